@@ -1,0 +1,55 @@
+# unokit: build and test entry points. Everything runs from the project's own .venv,
+# installed from the hashed lock in requirements/lock.txt.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.stamp
+
+# Lint whichever of these folders exist (git does not keep empty folders).
+LINT_PATHS := $(wildcard src tests benchmarks)
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: venv run test lint typecheck pytest lock clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements/lock.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --require-hashes -r requirements/lock.txt
+	$(BIN)/pip install --no-deps --no-build-isolation -e .
+	touch $@
+
+run: venv
+	$(BIN)/unokit selfplay --rules official --players 4 --seed 1
+
+test: venv
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2
+
+lint: venv
+	$(BIN)/ruff check $(LINT_PATHS)
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv
+	$(BIN)/python -m pytest -n 2
+
+# Regenerate requirements/lock.txt from requirements/lock.in with a throwaway uv.
+# The lock holds names, versions and hashes only: no index addresses.
+lock:
+	set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(PYTHON) -m venv "$$tmp/venv"; \
+	"$$tmp/venv/bin/pip" install --quiet uv; \
+	"$$tmp/venv/bin/uv" pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+		--custom-compile-command 'make lock' requirements/lock.in -o requirements/lock.txt; \
+	if grep -nE 'https?://' requirements/lock.txt; then \
+		echo 'requirements/lock.txt names an address; remove it' >&2; exit 1; fi
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf src/*.egg-info
+	find . -name __pycache__ -type d -not -path './.git/*' -prune -exec rm -rf {} +

@@ -1,0 +1,946 @@
+"""The rules engine: one match of UNO, round after round.
+
+A game is ``(rules, seed, actions)``. Any seat may ask for its legal actions at any
+moment (out-of-turn actions such as calling UNO or catching a missed call included),
+and :meth:`Game.apply` takes one action, checks it and returns the typed events it
+caused. An illegal action raises :class:`~unokit.errors.IllegalActionError` and changes
+nothing.
+
+>>> from unokit import Game, Rules, format_action
+>>> game = Game(Rules.preset("official", players=2, dealer="seat0"), seed=7)
+>>> game.phase, game.current_player
+(<Phase.PLAY: 'play'>, 1)
+>>> acts = game.legal_actions(1)
+>>> [format_action(a) for a in acts][-1]
+'1:draw'
+>>> events = game.apply(acts[-1])
+>>> events[0].kind
+<EventKind.DREW: 'drew'>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from unokit import actions as A
+from unokit.cards import (
+    COLOR_OF,
+    DRAW_TWO,
+    IS_NUMBER,
+    NO_COLOR,
+    NUM_KINDS,
+    RANK_OF,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_DRAW_FOUR,
+)
+from unokit.errors import IllegalActionError
+from unokit.events import Event, EventKind
+from unokit.rng import SplitMix64
+from unokit.rules import Rules
+from unokit.scoring import best_seat, lazy_loser, lowest_hand, partner, round_points
+
+
+class Phase(StrEnum):
+    """What the game waits for."""
+
+    PLAY = "play"
+    DRAWN = "drawn"
+    CHOOSE_COLOR = "choose_color"
+    CHALLENGE = "challenge"
+    RESPOND = "respond"
+    EXCHANGE = "exchange"
+    SLAP = "slap"
+    ROUND_OVER = "round_over"
+    MATCH_OVER = "match_over"
+
+
+PLAY, DRAWN, CHOOSE_COLOR, CHALLENGE = Phase.PLAY, Phase.DRAWN, Phase.CHOOSE_COLOR, Phase.CHALLENGE
+ROUND_OVER, MATCH_OVER = Phase.ROUND_OVER, Phase.MATCH_OVER
+K = EventKind
+
+
+def _playable_table() -> list[bytes]:
+    """``_PLAYABLE[top * 4 + colour][kind]``: whether ``kind`` may go on ``top`` when the
+    current colour is ``colour`` (matching colour, number or symbol; wilds always)."""
+    table = []
+    for top in range(NUM_KINDS):
+        for color in range(4):
+            row = bytearray(NUM_KINDS)
+            for kind in range(NUM_KINDS):
+                row[kind] = (
+                    kind >= WILD
+                    or COLOR_OF[kind] == color
+                    or (top < WILD and RANK_OF[kind] == RANK_OF[top])
+                )
+            table.append(bytes(row))
+    return table
+
+
+_PLAYABLE = _playable_table()
+_PLAIN = [[A.play(p, k) for k in range(NUM_KINDS)] for p in range(10)]
+_WILDS = [[[A.play(p, k, color=c) for c in range(4)] for k in range(NUM_KINDS)] for p in range(10)]
+_DRAW = [A.draw(p) for p in range(10)]
+_PASS = [A.pass_turn(p) for p in range(10)]
+_CHALLENGE = [A.challenge(p) for p in range(10)]
+_UNO = [A.call_uno(p) for p in range(10)]
+_CATCH = [[A.catch(p, t) for t in range(10)] for p in range(10)]
+_COLOR = [[A.choose_color(p, c) for c in range(4)] for p in range(10)]
+_NEXT = [A.next_round(p) for p in range(10)]
+_UNO_FLAG = A.UNO_FLAG
+_TURN_OVER = (ROUND_OVER, MATCH_OVER)
+
+# Fields that make up the state (everything but the rules, the log and caches).
+STATE_FIELDS = (
+    "seed", "deck", "hands", "draw_pile", "discard", "color", "direction", "current",
+    "phase", "dealer", "drawn", "pending", "wd4_by", "wd4_guilty", "wd4_color",
+    "uno_open", "active", "in_match", "finish_order", "levels", "idle", "scores",
+    "round_no", "round_wins", "round_losses", "round_winner", "round_loser",
+    "round_points", "match_winner", "seq", "first_next", "final_round",
+)
+
+
+class Game:
+    """One match under a rule set. See the module docstring for an example."""
+
+    __slots__ = (*STATE_FIELDS, "rules", "n", "rng", "log", "_out", "_version",
+                 "_cache_key", "_cache", "_draw_one", "_play_drawn", "_dwp", "_strict",
+                 "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
+                 "_viewers", "n_active")
+
+    # ------------------------------------------------------------------ set-up
+    def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
+                 *, start: bool = True) -> None:
+        self.rules = rules = Rules.load(rules)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer 0 <= seed < 2**64, got {seed!r}")
+        n = self.n = rules.players
+        self.seed = seed
+        self.rng = SplitMix64(seed)
+        self.deck = rules.deck_cards()
+        self.log: list[Event] = []
+        self._out: list[Event] = []
+        self._version = 0
+        self._cache_key = (-1, -1)
+        self._cache: tuple[int, ...] = ()
+        self._configure()
+        self.seq = 0
+        self.scores = [0] * n
+        self.round_no = 0
+        self.round_wins = [0] * n
+        self.round_losses = [0] * n
+        self.in_match = [True] * n
+        self.match_winner = -1
+        self.first_next = -1
+        self.final_round = False
+        self.dealer = 0
+        self._reset_round()
+        if start:
+            self.dealer = self._choose_dealer()
+            self._start_round()
+
+    def _configure(self) -> None:
+        r = self.rules
+        self._draw_one = r.draw == "one"
+        self._play_drawn = r.play_drawn
+        self._dwp = r.draw_when_playable
+        self._strict = r.wild_draw_four == "strict"
+        self._challenge_mode = r.wild_draw_four == "challenge"
+        self._misplay = r.misplay_penalty
+        self._false_catch = r.false_catch_penalty
+        self._self_catch = r.uno_self_catch
+        self._rev_skips = r.two_player_reverse_skips
+        self._viewers = [
+            (p,) if not r.partner_hands_visible else (p, partner(r, p)) for p in range(self.n)
+        ]
+
+    def _reset_round(self) -> None:
+        n = self.n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.draw_pile: list[int] = []
+        self.discard: list[int] = []
+        self.color = NO_COLOR
+        self.direction = 1
+        self.current = -1
+        self.phase = PLAY
+        self.drawn = -1
+        self.pending = 0
+        self.wd4_by = -1
+        self.wd4_guilty = False
+        self.wd4_color = NO_COLOR
+        self.uno_open = -1
+        self.active = list(self.in_match)
+        self.n_active = sum(self.active)
+        self.finish_order: list[int] = []
+        self.levels = [self.rules.hand_size] * n
+        self.idle = 0
+        self.round_winner = -1
+        self.round_loser = -1
+        self.round_points = [0] * n
+
+    def _choose_dealer(self) -> int:
+        how = self.rules.dealer
+        if how == "seat0":
+            return 0
+        if how == "random":
+            return self.rng.below(self.n)
+        contenders = list(range(self.n))
+        pile: list[int] = []
+        while True:
+            drawn: dict[int, int] = {}
+            for seat in contenders:
+                while True:
+                    if not pile:
+                        pile = list(self.deck)
+                        self.rng.shuffle(pile)
+                    card = pile.pop()
+                    self._emit(K.DEALER_DRAW, player=seat, card=card)
+                    if IS_NUMBER[card]:
+                        drawn[seat] = RANK_OF[card]
+                        break
+            best = max(drawn.values())
+            contenders = [seat for seat in contenders if drawn[seat] == best]
+            if len(contenders) == 1:
+                return contenders[0]
+
+    def _start_round(self) -> None:
+        """Shuffle, deal and turn the start card."""
+        self._reset_round()
+        self.round_no += 1
+        self.final_round = self.rules.scoring == "elimination" and sum(self.in_match) == 2
+        self._emit(K.ROUND_STARTED, player=self.dealer, count=self.round_no)
+        pile = list(self.deck)
+        self.rng.shuffle(pile)
+        self.draw_pile = pile
+        seats = self._seats_from(self._next(self.dealer))
+        for _ in range(self.rules.hand_size):
+            for seat in seats:
+                if pile:
+                    self.hands[seat].append(pile.pop())
+        for seat in range(self.n):
+            if self.active[seat]:
+                self._emit(K.DEALT, player=seat, cards=tuple(self.hands[seat]),
+                           count=len(self.hands[seat]), visible_to=self._viewers[seat])
+        first = self.first_next if self.first_next >= 0 else self._next(self.dealer)
+        self.first_next = -1
+        self._turn_start_card(first)
+
+    def _seats_from(self, start: int) -> list[int]:
+        """Active seats in the current direction, starting with ``start``."""
+        seats = [start]
+        seat = self._next(start)
+        while seat != start:
+            seats.append(seat)
+            seat = self._next(seat)
+        return seats
+
+    def _start_card_ok(self, card: int) -> bool:
+        if self.rules.first_card == "number_only":
+            return IS_NUMBER[card]
+        return card == WILD or (card < WILD and RANK_OF[card] <= DRAW_TWO)
+
+    def _turn_start_card(self, first: int) -> None:
+        """Turn the start card (RULES.md section 2, ``first_card``); ``first`` would play
+        first after a plain number."""
+        pile = self.draw_pile
+        if not any(self._start_card_ok(card) for card in pile):
+            from unokit.errors import SetupError
+
+            raise SetupError("no card in the draw pile can start the round")
+        while True:
+            card = pile.pop()
+            if self._start_card_ok(card):
+                break
+            pile.append(card)
+            self.rng.shuffle(pile)
+            self._emit(K.PUT_BACK, card=card)
+        self.discard.append(card)
+        self._emit(K.START_CARD, card=card)
+        self.color = COLOR_OF[card]
+        rank = RANK_OF[card]
+        if card == WILD:
+            self._set_turn(first, CHOOSE_COLOR)
+        elif rank == SKIP:
+            self._emit(K.SKIPPED, player=first)
+            self._set_turn(self._next(first))
+        elif rank == REVERSE:
+            self.direction = -1
+            self._emit(K.REVERSED, count=-1)
+            self._set_turn(self._next(first))
+        elif rank == DRAW_TWO:
+            self._draw(first, 2, "draw_two")
+            self._emit(K.SKIPPED, player=first)
+            self._set_turn(self._next(first))
+        else:
+            self._set_turn(first)
+
+    @classmethod
+    def from_setup(
+        cls,
+        rules: Rules | str | dict[str, Any],
+        *,
+        hands: Sequence[Sequence[int]],
+        draw_pile: Sequence[int],
+        discard: Sequence[int] | None = None,
+        dealer: int | None = None,
+        current_player: int | None = None,
+        direction: int = 1,
+        color: int | None = None,
+        scores: Sequence[int] | None = None,
+        seed: int = 0,
+    ) -> Game:
+        """A round already dealt: ``hands`` by seat, ``draw_pile`` with the first card to
+        be drawn first, ``discard`` bottom to top (absent: the start card is turned from
+        the draw pile and ``first_card`` applies). The cards given are the whole deck.
+        """
+        from unokit.errors import SetupError
+
+        game = cls(rules, seed, start=False)
+        n = game.n
+        if len(hands) != n:
+            raise SetupError(f"{len(hands)} hands for {n} players")
+        if dealer is not None and not 0 <= dealer < n:
+            raise SetupError(f"dealer {dealer} is not a seat")
+        if current_player is not None and not 0 <= current_player < n:
+            raise SetupError(f"current_player {current_player} is not a seat")
+        if direction not in (1, -1):
+            raise SetupError("direction must be cw or ccw")
+        game.dealer = n - 1 if dealer is None else dealer
+        game.round_no = 1
+        game._emit(K.ROUND_STARTED, player=game.dealer, count=1)
+        game.hands = [list(hand) for hand in hands]
+        game.draw_pile = list(reversed(draw_pile))
+        game.deck = sorted([c for hand in hands for c in hand] + list(draw_pile)
+                           + list(discard or []))
+        if scores is not None:
+            if len(scores) != n:
+                raise SetupError(f"{len(scores)} scores for {n} players")
+            game.scores = list(scores)
+        for seat in range(n):
+            game._emit(K.DEALT, player=seat, cards=tuple(game.hands[seat]),
+                       count=len(game.hands[seat]), visible_to=game._viewers[seat])
+        if discard:
+            game.discard = list(discard)
+            game.direction = direction
+            top = game.discard[-1]
+            if color is None and top >= WILD:
+                raise SetupError("the top card is a wild: give its colour")
+            game.color = COLOR_OF[top] if color is None else color
+            game._set_turn(game._next(game.dealer) if current_player is None else current_player)
+        else:
+            if not game.draw_pile:
+                raise SetupError("no discard pile and no draw pile to turn a start card from")
+            game._turn_start_card(game._next(game.dealer))
+            if direction == -1 and game.direction == 1:
+                game.direction = -1
+            if color is not None:
+                game.color = color
+            if current_player is not None:
+                game.current = current_player
+        game._out = []
+        return game
+
+    # ------------------------------------------------------------------- state
+    @property
+    def current_player(self) -> int | None:
+        """The seat whose turn or decision it is; ``None`` between rounds and at the end."""
+        return None if self.current < 0 else self.current
+
+    @property
+    def top(self) -> int:
+        """The top card of the discard pile (-1 if there is none)."""
+        return self.discard[-1] if self.discard else -1
+
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+        return self.phase is MATCH_OVER
+
+    def is_round_over(self) -> bool:
+        """Whether a round has ended (the match may go on)."""
+        return self.phase in _TURN_OVER
+
+    def pending_draw(self) -> int:
+        """Cards the current player would draw on accepting a pending penalty."""
+        return self.pending
+
+    def hand_sizes(self) -> list[int]:
+        """The number of cards in each hand."""
+        return [len(hand) for hand in self.hands]
+
+    # ----------------------------------------------------------- legal actions
+    def _can_play(self, player: int, card: int) -> bool:
+        top = self.discard[-1]
+        if not _PLAYABLE[top * 4 + self.color][card]:
+            return False
+        if card == WILD_DRAW_FOUR and self._strict:
+            color = self.color
+            return not any(COLOR_OF[c] == color for c in self.hands[player])
+        return True
+
+    def legal_actions(self, player: int) -> list[int]:
+        """Every action seat ``player`` may take now, in turn or out of turn.
+
+        The list is empty only for a seat that can do nothing at this moment (and for
+        everyone once the match is over)."""
+        key = (self._version, player)
+        if self._cache_key == key:
+            return list(self._cache)
+        acts: list[int] = []
+        phase = self.phase
+        if not 0 <= player < self.n:
+            return acts
+        if phase is ROUND_OVER:
+            acts.append(_NEXT[player])
+        elif phase is MATCH_OVER:
+            pass
+        else:
+            if player == self.current:
+                hand = self.hands[player]
+                if phase is PLAY:
+                    self._turn_actions(player, hand, acts)
+                elif phase is DRAWN:
+                    card = self.drawn
+                    self._add_play(player, card, len(hand) == 2, acts)
+                    if self._play_drawn != "must":
+                        acts.append(_PASS[player])
+                elif phase is CHALLENGE:
+                    acts.append(_DRAW[player])
+                    acts.append(_CHALLENGE[player])
+                elif phase is CHOOSE_COLOR:
+                    acts.extend(_COLOR[player])
+            vulnerable = self.uno_open
+            if vulnerable >= 0 and len(self.hands[vulnerable]) == 1:
+                if player == vulnerable:
+                    if self._self_catch:
+                        acts.append(_UNO[player])
+                else:
+                    acts.append(_CATCH[player][vulnerable])
+            else:
+                vulnerable = -1
+            if self._false_catch:
+                active = self.active
+                for target in range(self.n):
+                    if target != player and target != vulnerable and active[target]:
+                        acts.append(_CATCH[player][target])
+        self._cache_key = key
+        self._cache = tuple(acts)
+        return acts
+
+    def _add_play(self, player: int, card: int, uno_possible: bool, acts: list[int]) -> None:
+        if card >= WILD:
+            plays = _WILDS[player][card]
+            acts.extend(plays)
+            if uno_possible:
+                acts.extend(a | _UNO_FLAG for a in plays)
+        else:
+            act = _PLAIN[player][card]
+            acts.append(act)
+            if uno_possible:
+                acts.append(act | _UNO_FLAG)
+
+    def _turn_actions(self, player: int, hand: list[int], acts: list[int]) -> None:
+        row = _PLAYABLE[self.discard[-1] * 4 + self.color]
+        uno_possible = len(hand) == 2
+        seen = 0
+        can_play = False
+        misplay = self._misplay
+        for card in hand:
+            bit = 1 << card
+            if seen & bit:
+                continue
+            seen |= bit
+            if row[card]:
+                if card == WILD_DRAW_FOUR and self._strict and not self._can_play(player, card):
+                    continue
+                can_play = True
+                self._add_play(player, card, uno_possible, acts)
+            elif misplay:
+                acts.append(_PLAIN[player][card])
+        if self._dwp or not can_play:
+            acts.append(_DRAW[player])
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` may be applied now."""
+        return A.is_valid_encoding(action) and action in self.legal_actions(action & 15)
+
+    # ------------------------------------------------------------------- apply
+    def apply(self, action: int) -> list[Event]:
+        """Apply one action and return the events it caused.
+
+        Raises:
+            IllegalActionError: the action is not legal now; the game is unchanged.
+        """
+        if self._cache_key != (self._version, action & 15) or action not in self._cache:
+            if not self.is_legal(action):
+                raise IllegalActionError(self._action_text(action), self._why_illegal(action))
+        self._version += 1
+        self._out = out = []
+        player = action & 15
+        kind = (action >> 4) & 15
+        if kind == A.PLAY:
+            card = (action >> 8) & 127
+            if self.phase is PLAY and not self._can_play(player, card):
+                self._misplayed(player, card)
+            else:
+                self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG))
+        elif kind == A.DRAW:
+            if self.phase is CHALLENGE:
+                self._accept_penalty(player)
+            else:
+                self._turn_draw(player)
+        elif kind == A.PASS:
+            self.drawn = -1
+            self._emit(K.PASSED, player=player)
+            self._end_turn(player)
+        elif kind == A.CHALLENGE:
+            self._challenge(player)
+        elif kind == A.UNO:
+            self.uno_open = -1
+            self._emit(K.UNO_CALLED, player=player)
+        elif kind == A.CATCH:
+            self._catch(player, (action >> 18) & 15)
+        elif kind == A.COLOR:
+            self.color = (action >> 15) & 7
+            self._emit(K.COLOR_CHOSEN, player=player, color=self.color)
+            self.phase = PLAY
+        elif kind == A.NEXT_ROUND:
+            self._next_round()
+        return out
+
+    def _action_text(self, action: int) -> str:
+        try:
+            return A.format_action(action)
+        except ValueError:
+            return repr(action)
+
+    def _why_illegal(self, action: int) -> str:
+        """A sentence saying why an action is not legal now."""
+        if not A.is_valid_encoding(action):
+            return "not an action"
+        parts = A.describe(action)
+        player = parts.player
+        if player >= self.n:
+            return f"there is no seat {player} with {self.n} players"
+        phase = self.phase
+        if phase is MATCH_OVER:
+            return "the match is over"
+        if phase is ROUND_OVER:
+            return "the round is over: the only action is to start the next round"
+        if parts.type == "next":
+            return "the round is not over"
+        if parts.type == "catch":
+            return self._why_catch_illegal(player, parts.target)
+        if parts.type == "uno":
+            if self.uno_open != player:
+                return "only a player who just played down to one card without calling may call"
+            return "a late call is not safe under uno_self_catch = false"
+        if player != self.current:
+            return f"it is seat {self.current}'s turn (phase {phase.value}), not seat {player}'s"
+        expected = {
+            PLAY: "play a card or draw",
+            DRAWN: "play the drawn card or pass",
+            CHALLENGE: "accept the Wild Draw Four (draw) or challenge",
+            CHOOSE_COLOR: "name a colour",
+        }.get(phase, phase.value)
+        if parts.type == "play" and parts.card is not None:
+            return self._why_play_illegal(player, parts.card, parts.color, parts.uno) or expected
+        if parts.type == "draw" and phase is PLAY:
+            return "drawing is not allowed while holding a playable card (draw_when_playable)"
+        if parts.type == "pass" and phase is DRAWN:
+            return "the drawn card must be played (play_drawn = must)"
+        return f"phase {phase.value}: {expected}"
+
+    def _why_catch_illegal(self, player: int, target: int | None) -> str:
+        if target is None or target >= self.n or target == player:
+            return "catch another seat"
+        if self.uno_open == target and len(self.hands[target]) == 1:
+            return "cannot be caught"
+        return (f"seat {target} cannot be caught (only a player who played down to one card "
+                "without calling, before the next turn begins)")
+
+    def _why_play_illegal(self, player: int, card: int, color: int | None, uno: bool) -> str:
+        from unokit.cards import CODES
+
+        hand = self.hands[player]
+        if card not in hand:
+            return f"seat {player} holds no {CODES[card]}"
+        if self.phase is DRAWN and card != self.drawn:
+            return f"only the drawn card {CODES[self.drawn]} may be played now"
+        if self.phase not in (PLAY, DRAWN):
+            return ""
+        if (card >= WILD) != (color is not None):
+            return "a wild needs a colour; other cards take none"
+        if uno and len(hand) != 2:
+            return "UNO can be called only with a play that leaves one card"
+        if not _PLAYABLE[self.discard[-1] * 4 + self.color][card]:
+            return f"{CODES[card]} does not match the top card and colour"
+        if card == WILD_DRAW_FOUR and self._strict:
+            return "a Wild Draw Four may not be played while holding the current colour"
+        return ""
+
+    # ----------------------------------------------------------------- effects
+    def _emit(self, kind: EventKind, **fields: Any) -> None:
+        event = Event(self.seq, kind, **fields)
+        self.seq += 1
+        self.log.append(event)
+        self._out.append(event)
+
+    def _next(self, seat: int) -> int:
+        n = self.n
+        step = self.direction
+        seat = (seat + step) % n
+        if self.n_active != n:
+            active = self.active
+            while not active[seat]:
+                seat = (seat + step) % n
+        return seat
+
+    def _set_turn(self, seat: int, phase: Phase = PLAY) -> None:
+        self.current = seat
+        self.phase = phase
+
+    def _end_turn(self, player: int) -> None:
+        self.current = self._next(player)
+        self.phase = PLAY
+
+    def _take(self) -> int:
+        """The top card of the draw pile, reshuffling the discard pile if needed; -1 if
+        there is nothing to draw."""
+        pile = self.draw_pile
+        if not pile:
+            discard = self.discard
+            if len(discard) < 2:
+                return -1
+            top = discard.pop()
+            pile = discard
+            self.rng.shuffle(pile)
+            self.draw_pile = pile
+            self.discard = [top]
+            self._emit(K.RESHUFFLED, count=len(pile))
+        return pile.pop()
+
+    def _draw(self, player: int, count: int, reason: str) -> list[int]:
+        """``player`` draws up to ``count`` cards; what cannot be drawn is forgiven."""
+        got = []
+        for _ in range(count):
+            card = self._take()
+            if card < 0:
+                break
+            got.append(card)
+        self.hands[player].extend(got)
+        self._emit(K.DREW, player=player, cards=tuple(got), count=len(got), reason=reason,
+                   visible_to=self._viewers[player])
+        return got
+
+    def _play(self, player: int, card: int, color: int, uno: bool) -> None:
+        hand = self.hands[player]
+        prev_color = self.color
+        self.uno_open = -1
+        self.drawn = -1
+        self.idle = 0
+        hand.remove(card)
+        self.discard.append(card)
+        if card >= WILD:
+            self.color = color
+            self._emit(K.PLAYED, player=player, card=card, color=color)
+        else:
+            self.color = COLOR_OF[card]
+            self._emit(K.PLAYED, player=player, card=card)
+        if uno:
+            self._emit(K.UNO_CALLED, player=player)
+        elif len(hand) == 1:
+            self.uno_open = player
+        if not hand and self.rules.progressive_refill and self.levels[player] > 1:
+            level = self.levels[player] = self.levels[player] - 1
+            self._draw(player, level, "refill")
+            self._emit(K.REFILLED, player=player, count=level)
+        if not hand:
+            self._went_out(player, card)
+            return
+        rank = RANK_OF[card]
+        if rank == SKIP:
+            self._skip_next(player)
+        elif rank == REVERSE:
+            self._reverse(player)
+        elif rank == DRAW_TWO:
+            victim = self._next(player)
+            self._draw(victim, 2, "draw_two")
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
+        elif card == WILD_DRAW_FOUR:
+            victim = self._next(player)
+            if self._challenge_mode:
+                self.pending = 4
+                self.wd4_by = player
+                self.wd4_color = prev_color
+                self.wd4_guilty = any(COLOR_OF[c] == prev_color for c in hand)
+                self._set_turn(victim, CHALLENGE)
+            else:
+                self._draw(victim, 4, "wild_draw_four")
+                self._emit(K.SKIPPED, player=victim)
+                self._end_turn(victim)
+        else:
+            self._end_turn(player)
+
+    def _skip_next(self, player: int) -> None:
+        skipped = self._next(player)
+        self._emit(K.SKIPPED, player=skipped)
+        self._end_turn(skipped)
+
+    def _reverse(self, player: int) -> None:
+        self.direction = -self.direction
+        self._emit(K.REVERSED, count=self.direction)
+        if self.n_active == 2 and self._rev_skips:
+            self._skip_next(player)
+        else:
+            self._end_turn(player)
+
+    def _misplayed(self, player: int, card: int) -> None:
+        self.uno_open = -1
+        self._emit(K.MISPLAYED, player=player, card=card)
+        got = self._draw(player, self._misplay, "misplay")
+        self._turn_ended_idle(player, bool(got))
+
+    def _turn_ended_idle(self, player: int, progressed: bool) -> None:
+        """End a turn in which ``player`` did not play; a round in which every active
+        player in turn could neither play nor draw is blocked and ends."""
+        self.idle = 0 if progressed else self.idle + 1
+        if self.idle >= self.n_active:
+            self._blocked()
+        else:
+            self._end_turn(player)
+
+    def _turn_draw(self, player: int) -> None:
+        self.uno_open = -1
+        if self._draw_one:
+            got = self._draw(player, 1, "turn")
+        else:
+            got = []
+            while True:
+                card = self._take()
+                if card < 0:
+                    break
+                got.append(card)
+                if self._can_play(player, card):
+                    break
+            self.hands[player].extend(got)
+            self._emit(K.DREW, player=player, cards=tuple(got), count=len(got), reason="turn",
+                       visible_to=self._viewers[player])
+        if got and self._play_drawn != "never" and self._can_play(player, got[-1]):
+            self.idle = 0
+            self.drawn = got[-1]
+            self.phase = DRAWN
+        else:
+            self._turn_ended_idle(player, bool(got))
+
+    def _accept_penalty(self, player: int) -> None:
+        self.uno_open = -1
+        self._draw(player, self.pending, "wild_draw_four")
+        self.pending = 0
+        self.wd4_by = -1
+        self._emit(K.SKIPPED, player=player)
+        self._end_turn(player)
+
+    def _challenge(self, player: int) -> None:
+        self.uno_open = -1
+        accused = self.wd4_by
+        guilty = self.wd4_guilty
+        rules = self.rules
+        self._emit(K.CHALLENGED, player=player, target=accused,
+                   reason="guilty" if guilty else "innocent")
+        shown_to = tuple(sorted({player, *self._viewers[accused]}))
+        self._emit(K.HAND_SHOWN, player=player, target=accused,
+                   cards=tuple(self.hands[accused]), count=len(self.hands[accused]),
+                   visible_to=shown_to)
+        self.pending = 0
+        self.wd4_by = -1
+        if guilty:
+            if rules.challenge_guilty_takes_back:
+                card = self.discard.pop()
+                self.hands[accused].append(card)
+                self.color = self.wd4_color
+                self._emit(K.TOOK_BACK, player=accused, card=card, color=self.color)
+            self._draw(accused, rules.challenge_guilty_draw, "challenge_guilty")
+            self._set_turn(player)
+        else:
+            self._draw(player, rules.challenge_innocent_draw, "challenge_innocent")
+            self._emit(K.SKIPPED, player=player)
+            self._end_turn(player)
+
+    def _catch(self, player: int, target: int) -> None:
+        if target == self.uno_open and len(self.hands[target]) == 1:
+            self.uno_open = -1
+            self._emit(K.CAUGHT, player=player, target=target)
+            self._draw(target, self.rules.uno_penalty, "uno_penalty")
+        else:
+            self._emit(K.FALSE_CATCH, player=player, target=target)
+            self._draw(player, self._false_catch, "false_catch")
+
+    # ------------------------------------------------------------- round end
+    def _went_out(self, player: int, card: int) -> None:
+        """``player`` has played their last card."""
+        rank = RANK_OF[card]
+        victim = self._next(player)
+        if rank == DRAW_TWO:
+            self._draw(victim, 2, "draw_two")
+        elif card == WILD_DRAW_FOUR:
+            self._draw(victim, 4, "wild_draw_four")
+        self.finish_order.append(player)
+        self._emit(K.WENT_OUT, player=player, count=len(self.finish_order))
+        if len(self.finish_order) == 1:
+            self.round_winner = player
+            self._score_round(player, card)
+        if not self.rules.play_to_last:
+            self._close_round()
+            return
+        self.active[player] = False
+        self.n_active -= 1
+        if self.n_active <= 1:
+            self._close_round(loser=self._next(player))
+            return
+        if rank == DRAW_TWO or card == WILD_DRAW_FOUR:
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
+        elif rank == SKIP:
+            self._skip_next(player)
+        elif rank == REVERSE:
+            self._reverse(player)
+        else:
+            self._end_turn(player)
+
+    def _blocked(self) -> None:
+        """Nobody can play or draw: the lowest hand wins the round."""
+        candidates = self._seats_from(self._next(self.dealer))
+        winner = lowest_hand(self.hands, candidates, self.rules)
+        self.finish_order.append(winner)
+        self.round_winner = winner
+        self._score_round(winner, -1, blocked=True)
+        self._close_round(blocked=True)
+
+    def _score_round(self, winner: int, last_card: int, blocked: bool = False) -> None:
+        points = round_points(self.rules, self.hands, winner, last_card)
+        self.round_points = points
+        for seat in range(self.n):
+            self.scores[seat] += points[seat]
+        self.round_wins[winner] += 1
+
+    def _close_round(self, loser: int = -1, blocked: bool = False) -> None:
+        rules = self.rules
+        winner = self.round_winner
+        self.current = -1
+        self.uno_open = -1
+        if rules.scoring == "lazy":
+            if loser < 0:
+                seats = [s for s in self._seats_from(self._next(self.dealer)) if s != winner]
+                loser = lazy_loser(self.hands, seats, rules)
+            self.round_loser = loser
+            self.round_losses[loser] += 1
+        self._emit(K.ROUND_ENDED, player=winner, target=self.round_loser, data={
+            "round": self.round_no,
+            "points": list(self.round_points),
+            "scores": list(self.scores),
+            "hands": [[c for c in hand] for hand in self.hands],
+            "blocked": blocked,
+            "finish_order": list(self.finish_order),
+        })
+        winner_of_match = self._match_result()
+        if winner_of_match >= 0:
+            self.match_winner = winner_of_match
+            self.phase = MATCH_OVER
+            self._emit(K.MATCH_ENDED, player=winner_of_match, data={"scores": list(self.scores)})
+        else:
+            self.phase = ROUND_OVER
+
+    def _match_result(self) -> int:
+        """The match winner if the match is over after this round, else -1."""
+        rules = self.rules
+        scores = self.scores
+        winner = self.round_winner
+        last = rules.rounds is not None and self.round_no >= rules.rounds
+        seats = [s for s in range(self.n) if self.in_match[s]]
+        if rules.scoring == "lazy":
+            if not last:
+                return -1
+            values = [self.round_wins[s] * 1000 - self.round_losses[s] for s in range(self.n)]
+            return best_seat(values, seats, highest=True, prefer=-1)
+        if rules.scoring == "standard":
+            if last or max(scores) >= rules.target_score:
+                return best_seat(scores, seats, highest=True, prefer=winner)
+            return -1
+        if rules.scoring == "penalty":
+            if last or max(scores) >= rules.target_score:
+                return best_seat(scores, seats, highest=False, prefer=winner)
+            return -1
+        # elimination
+        if self.final_round:
+            return winner
+        for seat in seats:
+            if scores[seat] >= rules.target_score:
+                self.in_match[seat] = False
+                self._emit(K.ELIMINATED, player=seat)
+        remaining = [s for s in range(self.n) if self.in_match[s]]
+        if len(remaining) == 1:
+            return remaining[0]
+        if last:
+            return best_seat(scores, remaining, highest=False, prefer=winner)
+        return -1
+
+    def _next_round(self) -> None:
+        if self.rules.scoring == "lazy":
+            self.dealer = self.round_loser
+            self.first_next = self.round_winner
+        else:
+            seat = (self.dealer + 1) % self.n
+            while not self.in_match[seat]:
+                seat = (seat + 1) % self.n
+            self.dealer = seat
+        self._start_round()
+
+    # --------------------------------------------------------- copies, views
+    def copy(self) -> Game:
+        """An independent copy of the game (the event log is shared read-only)."""
+        clone = Game.__new__(Game)
+        for name in Game.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            setattr(clone, name, value)
+        clone.rng = SplitMix64(0)
+        clone.rng.state = self.rng.state
+        clone.log = list(self.log)
+        return clone
+
+    def snapshot(self) -> Game:
+        """A copy to :meth:`restore` later (undo)."""
+        return self.copy()
+
+    def restore(self, snapshot: Game) -> None:
+        """Return to a :meth:`snapshot` of this game."""
+        source = snapshot.copy()
+        for name in Game.__slots__:
+            setattr(self, name, getattr(source, name))
+        self._version += 1
+
+    def state_key(self) -> tuple[Any, ...]:
+        """Everything that makes up the state, for comparison."""
+        parts: list[Any] = [self.rules, self.rng.state]
+        for name in STATE_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            parts.append(value)
+        return tuple(parts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.state_key() == other.state_key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.rules.to_string()!r} seed={self.seed} round={self.round_no} "
+                f"phase={self.phase.value} current={self.current_player}>")
