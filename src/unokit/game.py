@@ -39,6 +39,7 @@ from unokit.cards import (
 )
 from unokit.errors import IllegalActionError
 from unokit.events import Event, EventKind
+from unokit.observation import Observation, observe
 from unokit.rng import SplitMix64
 from unokit.rules import Rules
 from unokit.scoring import best_seat, lazy_loser, lowest_hand, partner, round_points
@@ -923,6 +924,10 @@ class Game:
         for name in Game.__slots__:
             setattr(self, name, getattr(source, name))
         self._version += 1
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now (see :mod:`unokit.observation`)."""
+        return observe(self, seat)
 
     def state_key(self) -> tuple[Any, ...]:
         """Everything that makes up the state, for comparison."""
