@@ -23,7 +23,7 @@ so that legal-action lists are cheap to build and compare. Text forms:
 >>> parse_action("0:W+4>B") == a
 True
 >>> describe(parse_action("2:catch 0"))
-(2, 'catch', None, None, 0, False)
+ActionParts(player=2, type='catch', card=None, color=None, target=0, uno=False)
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ _CARD_SHIFT = 8
 _COLOR_SHIFT = 15
 _TARGET_SHIFT = 18
 UNO_FLAG = 1 << 22
-_EMPTY = (_NONE_CARD << _CARD_SHIFT) | (_NONE_COLOR << _COLOR_SHIFT) | (_NONE_TARGET << _TARGET_SHIFT)
+_EMPTY = (
+    (_NONE_CARD << _CARD_SHIFT) | (_NONE_COLOR << _COLOR_SHIFT) | (_NONE_TARGET << _TARGET_SHIFT)
+)
 _EMPTY_ARGS = _EMPTY
 
 
@@ -192,9 +194,10 @@ def format_action(action: int) -> str:
             raise ActionCodeError(f"{action} has an UNO flag on a {parts.type}")
         if kind in (DRAW, PASS, CHALLENGE, UNO, NEXT_ROUND) and args == _EMPTY_ARGS:
             return head + parts.type
-        if kind == CATCH and parts.target is not None and parts.card is None and parts.color is None:
+        no_card = parts.card is None
+        if kind == CATCH and parts.target is not None and no_card and parts.color is None:
             return f"{head}catch {parts.target}"
-        if kind == COLOR and parts.color is not None and parts.card is None and parts.target is None:
+        if kind == COLOR and parts.color is not None and no_card and parts.target is None:
             return f"{head}color {COLOR_LETTERS[parts.color]}"
     except (CardCodeError, IndexError):
         pass
@@ -226,16 +229,16 @@ def parse_action(text: str) -> int:
             return choose_color(player, parse_color(body[6:].strip()))
         uno = body.endswith("!")
         body = body.removesuffix("!")
-        target = None
+        seat_to: int | None = None
         if "@" in body:
             body, _, seat_text = body.partition("@")
             if not seat_text.isdigit() or int(seat_text) > 9:
                 raise ActionCodeError(f"{text!r}: bad target seat {seat_text!r}")
-            target = int(seat_text)
-        color = None
+            seat_to = int(seat_text)
+        color: int | None = None
         if ">" in body:
             body, _, letter = body.partition(">")
             color = parse_color(letter)
-        return play(player, parse_card(body), color=color, target=target, uno=uno)
+        return play(player, parse_card(body), color=color, target=seat_to, uno=uno)
     except CardCodeError as exc:
         raise ActionCodeError(f"{text!r}: {exc}") from None

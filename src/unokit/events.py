@@ -4,12 +4,12 @@ Every event has a sequence number ``seq`` (0, 1, 2, ... over the whole match), a
 :class:`EventKind`, and fields used by that kind. Cards that only some seats may see
 (a drawn card, a dealt hand, a hand shown to a challenger) are in ``cards`` with
 ``visible_to`` naming those seats; :func:`redact` is the one function that hides them
-from anyone else, keeping their number in ``count``.
+from anyone else, keeping their number in ``amount``.
 
->>> e = Event(seq=3, kind=EventKind.DREW, player=1, cards=(5, 6), count=2, visible_to=(1,))
+>>> e = Event(seq=3, kind=EventKind.DREW, player=1, cards=(5, 6), amount=2, visible_to=(1,))
 >>> redact(e, 1) == e
 True
->>> redact(e, 0).cards, redact(e, 0).count
+>>> redact(e, 0).cards, redact(e, 0).amount
 ((), 2)
 >>> redact(e, None).cards
 ()
@@ -27,7 +27,7 @@ class EventKind(StrEnum):
     """What happened."""
 
     ROUND_STARTED = "round_started"
-    """A round begins: ``player`` is the dealer, ``count`` the round number (1-based)."""
+    """A round begins: ``player`` is the dealer, ``amount`` the round number (1-based)."""
     DEALER_DRAW = "dealer_draw"
     """``player`` drew ``card`` to choose the dealer."""
     DEALT = "dealt"
@@ -37,17 +37,17 @@ class EventKind(StrEnum):
     PUT_BACK = "put_back"
     """The start card ``card`` went back into the draw pile, which was reshuffled."""
     RESHUFFLED = "reshuffled"
-    """The discard pile (all but its top card) became the new draw pile of ``count`` cards."""
+    """The discard pile (all but its top card) became the new draw pile of ``amount`` cards."""
     PLAYED = "played"
     """``player`` played ``card``; ``color`` named for a wild, ``target`` if any."""
     DREW = "drew"
-    """``player`` drew ``count`` cards (``cards``, private); ``reason`` says why."""
+    """``player`` drew ``amount`` cards (``cards``, private); ``reason`` says why."""
     PASSED = "passed"
     """``player`` kept the drawn card."""
     SKIPPED = "skipped"
     """``player`` loses the turn."""
     REVERSED = "reversed"
-    """The direction of play flipped; ``count`` is +1 (clockwise) or -1."""
+    """The direction of play flipped; ``amount`` is +1 (clockwise) or -1."""
     COLOR_CHOSEN = "color_chosen"
     """``player`` named ``color``."""
     TURN = "turn"
@@ -67,9 +67,9 @@ class EventKind(StrEnum):
     TOOK_BACK = "took_back"
     """``player`` took ``card`` back into the hand; the colour is ``color`` again."""
     WENT_OUT = "went_out"
-    """``player`` has no cards left (``count``: place in the finishing order, 1-based)."""
+    """``player`` has no cards left (``amount``: place in the finishing order, 1-based)."""
     REFILLED = "refilled"
-    """``player`` emptied the hand at a level above 1 and goes on at level ``count``."""
+    """``player`` emptied the hand at a level above 1 and goes on at level ``amount``."""
     ROUND_ENDED = "round_ended"
     """The round is over; ``player`` won it, ``data`` holds points, hands and scores."""
     MATCH_ENDED = "match_ended"
@@ -88,7 +88,7 @@ class Event(NamedTuple):
     card: int = -1
     color: int = -1
     cards: tuple[int, ...] = ()
-    count: int = 0
+    amount: int = 0
     reason: str = ""
     visible_to: tuple[int, ...] | None = None
     data: Any = None
@@ -106,8 +106,8 @@ class Event(NamedTuple):
             out["color"] = COLOR_LETTERS[self.color]
         if self.cards:
             out["cards"] = [CODES[c] for c in self.cards]
-        if self.count:
-            out["count"] = self.count
+        if self.amount:
+            out["amount"] = self.amount
         if self.reason:
             out["reason"] = self.reason
         if self.visible_to is not None:
@@ -119,7 +119,7 @@ class Event(NamedTuple):
 
 def redact(event: Event, viewer: int | None) -> Event:
     """The event as seat ``viewer`` may see it (``None``: a spectator, who sees only
-    public information). Private cards are removed; their number stays in ``count``."""
+    public information). Private cards are removed; their number stays in ``amount``."""
     if event.visible_to is None or (viewer is not None and viewer in event.visible_to):
         return event
     return event._replace(cards=())

@@ -212,7 +212,7 @@ class Game:
         self._reset_round()
         self.round_no += 1
         self.final_round = self.rules.scoring == "elimination" and sum(self.in_match) == 2
-        self._emit(K.ROUND_STARTED, player=self.dealer, count=self.round_no)
+        self._emit(K.ROUND_STARTED, player=self.dealer, amount=self.round_no)
         pile = list(self.deck)
         self.rng.shuffle(pile)
         self.draw_pile = pile
@@ -224,7 +224,7 @@ class Game:
         for seat in range(self.n):
             if self.active[seat]:
                 self._emit(K.DEALT, player=seat, cards=tuple(self.hands[seat]),
-                           count=len(self.hands[seat]), visible_to=self._viewers[seat])
+                           amount=len(self.hands[seat]), visible_to=self._viewers[seat])
         first = self.first_next if self.first_next >= 0 else self._next(self.dealer)
         self.first_next = -1
         self._turn_start_card(first)
@@ -269,7 +269,7 @@ class Game:
             self._set_turn(self._next(first))
         elif rank == REVERSE:
             self.direction = -1
-            self._emit(K.REVERSED, count=-1)
+            self._emit(K.REVERSED, amount=-1)
             self._set_turn(self._next(first))
         elif rank == DRAW_TWO:
             self._draw(first, 2, "draw_two")
@@ -311,7 +311,7 @@ class Game:
             raise SetupError("direction must be cw or ccw")
         game.dealer = n - 1 if dealer is None else dealer
         game.round_no = 1
-        game._emit(K.ROUND_STARTED, player=game.dealer, count=1)
+        game._emit(K.ROUND_STARTED, player=game.dealer, amount=1)
         game.hands = [list(hand) for hand in hands]
         game.draw_pile = list(reversed(draw_pile))
         game.deck = sorted([c for hand in hands for c in hand] + list(draw_pile)
@@ -322,7 +322,7 @@ class Game:
             game.scores = list(scores)
         for seat in range(n):
             game._emit(K.DEALT, player=seat, cards=tuple(game.hands[seat]),
-                       count=len(game.hands[seat]), visible_to=game._viewers[seat])
+                       amount=len(game.hands[seat]), visible_to=game._viewers[seat])
         if discard:
             game.discard = list(discard)
             game.direction = direction
@@ -474,11 +474,12 @@ class Game:
         Raises:
             IllegalActionError: the action is not legal now; the game is unchanged.
         """
-        if self._cache_key != (self._version, action & 15) or action not in self._cache:
-            if not self.is_legal(action):
-                raise IllegalActionError(self._action_text(action), self._why_illegal(action))
+        if (type(action) is not int or self._cache_key != (self._version, action & 15)
+                or action not in self._cache) and not self.is_legal(action):
+            raise IllegalActionError(self._action_text(action), self._why_illegal(action))
         self._version += 1
-        self._out = out = []
+        out: list[Event] = []
+        self._out = out
         player = action & 15
         kind = (action >> 4) & 15
         if kind == A.PLAY:
@@ -620,7 +621,7 @@ class Game:
             self.rng.shuffle(pile)
             self.draw_pile = pile
             self.discard = [top]
-            self._emit(K.RESHUFFLED, count=len(pile))
+            self._emit(K.RESHUFFLED, amount=len(pile))
         return pile.pop()
 
     def _draw(self, player: int, count: int, reason: str) -> list[int]:
@@ -632,7 +633,7 @@ class Game:
                 break
             got.append(card)
         self.hands[player].extend(got)
-        self._emit(K.DREW, player=player, cards=tuple(got), count=len(got), reason=reason,
+        self._emit(K.DREW, player=player, cards=tuple(got), amount=len(got), reason=reason,
                    visible_to=self._viewers[player])
         return got
 
@@ -657,7 +658,7 @@ class Game:
         if not hand and self.rules.progressive_refill and self.levels[player] > 1:
             level = self.levels[player] = self.levels[player] - 1
             self._draw(player, level, "refill")
-            self._emit(K.REFILLED, player=player, count=level)
+            self._emit(K.REFILLED, player=player, amount=level)
         if not hand:
             self._went_out(player, card)
             return
@@ -693,7 +694,7 @@ class Game:
 
     def _reverse(self, player: int) -> None:
         self.direction = -self.direction
-        self._emit(K.REVERSED, count=self.direction)
+        self._emit(K.REVERSED, amount=self.direction)
         if self.n_active == 2 and self._rev_skips:
             self._skip_next(player)
         else:
@@ -728,7 +729,7 @@ class Game:
                 if self._can_play(player, card):
                     break
             self.hands[player].extend(got)
-            self._emit(K.DREW, player=player, cards=tuple(got), count=len(got), reason="turn",
+            self._emit(K.DREW, player=player, cards=tuple(got), amount=len(got), reason="turn",
                        visible_to=self._viewers[player])
         if got and self._play_drawn != "never" and self._can_play(player, got[-1]):
             self.idle = 0
@@ -754,7 +755,7 @@ class Game:
                    reason="guilty" if guilty else "innocent")
         shown_to = tuple(sorted({player, *self._viewers[accused]}))
         self._emit(K.HAND_SHOWN, player=player, target=accused,
-                   cards=tuple(self.hands[accused]), count=len(self.hands[accused]),
+                   cards=tuple(self.hands[accused]), amount=len(self.hands[accused]),
                    visible_to=shown_to)
         self.pending = 0
         self.wd4_by = -1
@@ -790,7 +791,7 @@ class Game:
         elif card == WILD_DRAW_FOUR:
             self._draw(victim, 4, "wild_draw_four")
         self.finish_order.append(player)
-        self._emit(K.WENT_OUT, player=player, count=len(self.finish_order))
+        self._emit(K.WENT_OUT, player=player, amount=len(self.finish_order))
         if len(self.finish_order) == 1:
             self.round_winner = player
             self._score_round(player, card)
