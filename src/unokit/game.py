@@ -83,7 +83,14 @@ def _playable_table() -> list[bytes]:
 
 _PLAYABLE = _playable_table()
 _PLAIN = [[A.play(p, k) for k in range(NUM_KINDS)] for p in range(10)]
-_WILDS = [[[A.play(p, k, color=c) for c in range(4)] for k in range(NUM_KINDS)] for p in range(10)]
+_PLAYS = [
+    [(A.play(p, k),) if k < WILD else tuple(A.play(p, k, color=c) for c in range(4))
+     for k in range(NUM_KINDS)]
+    for p in range(10)
+]
+"""``_PLAYS[seat][kind]``: the plays of one card (a wild once per colour)."""
+_PLAYS_UNO = [[plays + tuple(a | A.UNO_FLAG for a in plays) for plays in row] for row in _PLAYS]
+"""As ``_PLAYS``, with the same plays calling UNO added (for a hand of two cards)."""
 _DRAW = [A.draw(p) for p in range(10)]
 _PASS = [A.pass_turn(p) for p in range(10)]
 _CHALLENGE = [A.challenge(p) for p in range(10)]
@@ -92,6 +99,8 @@ _CATCH = [[A.catch(p, t) for t in range(10)] for p in range(10)]
 _COLOR = [[A.choose_color(p, c) for c in range(4)] for p in range(10)]
 _NEXT = [A.next_round(p) for p in range(10)]
 _UNO_FLAG = A.UNO_FLAG
+_new_tuple = tuple.__new__
+_DREW, _PLAYED = EventKind.DREW, EventKind.PLAYED
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
 
 # Fields that make up the state (everything but the rules, the log and caches).
@@ -107,8 +116,8 @@ STATE_FIELDS = (
 class Game:
     """One match under a rule set. See the module docstring for an example."""
 
-    __slots__ = (*STATE_FIELDS, "rules", "n", "rng", "log", "_out", "_version",
-                 "_cache_key", "_cache", "_draw_one", "_play_drawn", "_dwp", "_strict",
+    __slots__ = (*STATE_FIELDS, "rules", "n", "rng", "log", "_version",
+                 "_cache_version", "_cache_player", "_cache", "_draw_one", "_play_drawn", "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active")
 
@@ -123,9 +132,9 @@ class Game:
         self.rng = SplitMix64(seed)
         self.deck = rules.deck_cards()
         self.log: list[Event] = []
-        self._out: list[Event] = []
         self._version = 0
-        self._cache_key = (-1, -1)
+        self._cache_version = -1
+        self._cache_player = -1
         self._cache: tuple[int, ...] = ()
         self._configure()
         self.seq = 0
@@ -341,7 +350,6 @@ class Game:
                 game.color = color
             if current_player is not None:
                 game.current = current_player
-        game._out = []
         return game
 
     # ------------------------------------------------------------------- state
@@ -386,25 +394,21 @@ class Game:
 
         The list is empty only for a seat that can do nothing at this moment (and for
         everyone once the match is over)."""
-        key = (self._version, player)
-        if self._cache_key == key:
+        if self._cache_version == self._version and self._cache_player == player:
             return list(self._cache)
         acts: list[int] = []
         phase = self.phase
-        if not 0 <= player < self.n:
+        if type(player) is not int or not 0 <= player < self.n:
             return acts
         if phase is ROUND_OVER:
             acts.append(_NEXT[player])
-        elif phase is MATCH_OVER:
-            pass
-        else:
+        elif phase is not MATCH_OVER:
             if player == self.current:
-                hand = self.hands[player]
                 if phase is PLAY:
-                    self._turn_actions(player, hand, acts)
+                    self._turn_actions(player, acts)
                 elif phase is DRAWN:
-                    card = self.drawn
-                    self._add_play(player, card, len(hand) == 2, acts)
+                    uno = len(self.hands[player]) == 2
+                    acts.extend((_PLAYS_UNO if uno else _PLAYS)[player][self.drawn])
                     if self._play_drawn != "must":
                         acts.append(_PASS[player])
                 elif phase is CHALLENGE:
@@ -413,51 +417,36 @@ class Game:
                 elif phase is CHOOSE_COLOR:
                     acts.extend(_COLOR[player])
             vulnerable = self.uno_open
-            if vulnerable >= 0 and len(self.hands[vulnerable]) == 1:
-                if player == vulnerable:
+            if vulnerable >= 0:
+                if len(self.hands[vulnerable]) != 1:
+                    vulnerable = -1
+                elif player == vulnerable:
                     if self._self_catch:
                         acts.append(_UNO[player])
                 else:
                     acts.append(_CATCH[player][vulnerable])
-            else:
-                vulnerable = -1
             if self._false_catch:
                 active = self.active
                 for target in range(self.n):
                     if target != player and target != vulnerable and active[target]:
                         acts.append(_CATCH[player][target])
-        self._cache_key = key
+        self._cache_version = self._version
+        self._cache_player = player
         self._cache = tuple(acts)
         return acts
 
-    def _add_play(self, player: int, card: int, uno_possible: bool, acts: list[int]) -> None:
-        if card >= WILD:
-            plays = _WILDS[player][card]
-            acts.extend(plays)
-            if uno_possible:
-                acts.extend(a | _UNO_FLAG for a in plays)
-        else:
-            act = _PLAIN[player][card]
-            acts.append(act)
-            if uno_possible:
-                acts.append(act | _UNO_FLAG)
-
-    def _turn_actions(self, player: int, hand: list[int], acts: list[int]) -> None:
+    def _turn_actions(self, player: int, acts: list[int]) -> None:
+        hand = self.hands[player]
         row = _PLAYABLE[self.discard[-1] * 4 + self.color]
-        uno_possible = len(hand) == 2
-        seen = 0
+        plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
         can_play = False
         misplay = self._misplay
-        for card in hand:
-            bit = 1 << card
-            if seen & bit:
-                continue
-            seen |= bit
+        for card in dict.fromkeys(hand):
             if row[card]:
                 if card == WILD_DRAW_FOUR and self._strict and not self._can_play(player, card):
                     continue
                 can_play = True
-                self._add_play(player, card, uno_possible, acts)
+                acts.extend(plays[card])
             elif misplay:
                 acts.append(_PLAIN[player][card])
         if self._dwp or not can_play:
@@ -474,17 +463,18 @@ class Game:
         Raises:
             IllegalActionError: the action is not legal now; the game is unchanged.
         """
-        if (type(action) is not int or self._cache_key != (self._version, action & 15)
-                or action not in self._cache) and not self.is_legal(action):
+        if (type(action) is not int or self._cache_version != self._version
+                or self._cache_player != action & 15 or action not in self._cache
+                ) and not self.is_legal(action):
             raise IllegalActionError(self._action_text(action), self._why_illegal(action))
         self._version += 1
-        out: list[Event] = []
-        self._out = out
+        log = self.log
+        start = len(log)
         player = action & 15
         kind = (action >> 4) & 15
         if kind == A.PLAY:
             card = (action >> 8) & 127
-            if self.phase is PLAY and not self._can_play(player, card):
+            if self._misplay and self.phase is PLAY and not self._can_play(player, card):
                 self._misplayed(player, card)
             else:
                 self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG))
@@ -510,7 +500,7 @@ class Game:
             self.phase = PLAY
         elif kind == A.NEXT_ROUND:
             self._next_round()
-        return out
+        return log[start:]
 
     def _action_text(self, action: int) -> str:
         try:
@@ -588,7 +578,15 @@ class Game:
         event = Event(self.seq, kind, **fields)
         self.seq += 1
         self.log.append(event)
-        self._out.append(event)
+
+    def _emit_fast(self, kind: EventKind, player: int, card: int, color: int,
+                   cards: tuple[int, ...], amount: int, reason: str,
+                   visible_to: tuple[int, ...] | None) -> None:
+        """:meth:`_emit` for the frequent events, with every field given in order."""
+        event = _new_tuple(Event, (self.seq, kind, player, -1, card, color, cards, amount,
+                                   reason, visible_to, None))
+        self.seq += 1
+        self.log.append(event)
 
     def _next(self, seat: int) -> int:
         n = self.n
@@ -633,8 +631,8 @@ class Game:
                 break
             got.append(card)
         self.hands[player].extend(got)
-        self._emit(K.DREW, player=player, cards=tuple(got), amount=len(got), reason=reason,
-                   visible_to=self._viewers[player])
+        self._emit_fast(_DREW, player, -1, -1, tuple(got), len(got), reason,
+                        self._viewers[player])
         return got
 
     def _play(self, player: int, card: int, color: int, uno: bool) -> None:
@@ -647,10 +645,10 @@ class Game:
         self.discard.append(card)
         if card >= WILD:
             self.color = color
-            self._emit(K.PLAYED, player=player, card=card, color=color)
+            self._emit_fast(_PLAYED, player, card, color, (), 0, "", None)
         else:
             self.color = COLOR_OF[card]
-            self._emit(K.PLAYED, player=player, card=card)
+            self._emit_fast(_PLAYED, player, card, -1, (), 0, "", None)
         if uno:
             self._emit(K.UNO_CALLED, player=player)
         elif len(hand) == 1:
@@ -685,7 +683,8 @@ class Game:
                 self._emit(K.SKIPPED, player=victim)
                 self._end_turn(victim)
         else:
-            self._end_turn(player)
+            self.current = self._next(player)
+            self.phase = PLAY
 
     def _skip_next(self, player: int) -> None:
         skipped = self._next(player)
@@ -718,7 +717,11 @@ class Game:
     def _turn_draw(self, player: int) -> None:
         self.uno_open = -1
         if self._draw_one:
-            got = self._draw(player, 1, "turn")
+            card = self.draw_pile.pop() if self.draw_pile else self._take()
+            got = [card] if card >= 0 else []
+            self.hands[player].extend(got)
+            self._emit_fast(_DREW, player, -1, -1, tuple(got), len(got), "turn",
+                            self._viewers[player])
         else:
             got = []
             while True:
@@ -729,8 +732,8 @@ class Game:
                 if self._can_play(player, card):
                     break
             self.hands[player].extend(got)
-            self._emit(K.DREW, player=player, cards=tuple(got), amount=len(got), reason="turn",
-                       visible_to=self._viewers[player])
+            self._emit_fast(_DREW, player, -1, -1, tuple(got), len(got), "turn",
+                            self._viewers[player])
         if got and self._play_drawn != "never" and self._can_play(player, got[-1]):
             self.idle = 0
             self.drawn = got[-1]
