@@ -100,7 +100,8 @@ _COLOR = [[A.choose_color(p, c) for c in range(4)] for p in range(10)]
 _NEXT = [A.next_round(p) for p in range(10)]
 _UNO_FLAG = A.UNO_FLAG
 _new_tuple = tuple.__new__
-_DREW, _PLAYED = EventKind.DREW, EventKind.PLAYED
+_T_PLAY, _T_DRAW, _T_PASS = A.PLAY, A.DRAW, A.PASS
+_DREW, _PLAYED, _PASSED = EventKind.DREW, EventKind.PLAYED, EventKind.PASSED
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
 
 # Fields that make up the state (everything but the rules, the log and caches).
@@ -119,7 +120,7 @@ class Game:
     __slots__ = (*STATE_FIELDS, "rules", "n", "rng", "log", "_version",
                  "_cache_version", "_cache_player", "_cache", "_draw_one", "_play_drawn", "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
-                 "_viewers", "n_active")
+                 "_viewers", "n_active", "history")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -132,6 +133,8 @@ class Game:
         self.rng = SplitMix64(seed)
         self.deck = rules.deck_cards()
         self.log: list[Event] = []
+        self.history: list[int] = []
+        """Every action applied so far, in order (what a game record stores)."""
         self._version = 0
         self._cache_version = -1
         self._cache_player = -1
@@ -405,7 +408,22 @@ class Game:
         elif phase is not MATCH_OVER:
             if player == self.current:
                 if phase is PLAY:
-                    self._turn_actions(player, acts)
+                    hand = self.hands[player]
+                    row = _PLAYABLE[self.discard[-1] * 4 + self.color]
+                    plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
+                    can_play = False
+                    misplay = self._misplay
+                    for card in dict.fromkeys(hand):
+                        if row[card]:
+                            if (card == WILD_DRAW_FOUR and self._strict
+                                    and not self._can_play(player, card)):
+                                continue
+                            can_play = True
+                            acts.extend(plays[card])
+                        elif misplay:
+                            acts.append(_PLAIN[player][card])
+                    if self._dwp or not can_play:
+                        acts.append(_DRAW[player])
                 elif phase is DRAWN:
                     uno = len(self.hands[player]) == 2
                     acts.extend((_PLAYS_UNO if uno else _PLAYS)[player][self.drawn])
@@ -435,23 +453,6 @@ class Game:
         self._cache = tuple(acts)
         return acts
 
-    def _turn_actions(self, player: int, acts: list[int]) -> None:
-        hand = self.hands[player]
-        row = _PLAYABLE[self.discard[-1] * 4 + self.color]
-        plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
-        can_play = False
-        misplay = self._misplay
-        for card in dict.fromkeys(hand):
-            if row[card]:
-                if card == WILD_DRAW_FOUR and self._strict and not self._can_play(player, card):
-                    continue
-                can_play = True
-                acts.extend(plays[card])
-            elif misplay:
-                acts.append(_PLAIN[player][card])
-        if self._dwp or not can_play:
-            acts.append(_DRAW[player])
-
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` may be applied now."""
         return A.is_valid_encoding(action) and action in self.legal_actions(action & 15)
@@ -468,25 +469,27 @@ class Game:
                 ) and not self.is_legal(action):
             raise IllegalActionError(self._action_text(action), self._why_illegal(action))
         self._version += 1
+        self.history.append(action)
         log = self.log
         start = len(log)
         player = action & 15
         kind = (action >> 4) & 15
-        if kind == A.PLAY:
+        if kind == _T_PLAY:
             card = (action >> 8) & 127
             if self._misplay and self.phase is PLAY and not self._can_play(player, card):
                 self._misplayed(player, card)
             else:
                 self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG))
-        elif kind == A.DRAW:
+        elif kind == _T_DRAW:
             if self.phase is CHALLENGE:
                 self._accept_penalty(player)
             else:
                 self._turn_draw(player)
-        elif kind == A.PASS:
+        elif kind == _T_PASS:
             self.drawn = -1
-            self._emit(K.PASSED, player=player)
-            self._end_turn(player)
+            self._emit_fast(_PASSED, player, -1, -1, (), 0, "", None)
+            self.current = self._next(player)
+            self.phase = PLAY
         elif kind == A.CHALLENGE:
             self._challenge(player)
         elif kind == A.UNO:
@@ -612,13 +615,17 @@ class Game:
         pile = self.draw_pile
         if not pile:
             discard = self.discard
-            if len(discard) < 2:
+            # A challengeable Wild Draw Four that a guilty player takes back must leave
+            # the card it covered on the pile, so that card stays out of the reshuffle.
+            keep = 2 if self.wd4_by >= 0 and self.rules.challenge_guilty_takes_back else 1
+            if len(discard) <= keep:
                 return -1
-            top = discard.pop()
+            top = discard[-keep:]
+            del discard[-keep:]
             pile = discard
             self.rng.shuffle(pile)
             self.draw_pile = pile
-            self.discard = [top]
+            self.discard = top
             self._emit(K.RESHUFFLED, amount=len(pile))
         return pile.pop()
 
@@ -643,16 +650,19 @@ class Game:
         self.idle = 0
         hand.remove(card)
         self.discard.append(card)
-        if card >= WILD:
-            self.color = color
-            self._emit_fast(_PLAYED, player, card, color, (), 0, "", None)
-        else:
-            self.color = COLOR_OF[card]
-            self._emit_fast(_PLAYED, player, card, -1, (), 0, "", None)
+        if card < WILD:
+            color = COLOR_OF[card]
+        self.color = color
+        seq = self.seq
+        self.seq = seq + 1
+        self.log.append(_new_tuple(Event, (seq, _PLAYED, player, -1, card,
+                                           color if card >= WILD else -1, (), 0, "", None, None)))
         if uno:
             self._emit(K.UNO_CALLED, player=player)
         elif len(hand) == 1:
             self.uno_open = player
+        # A Wild Draw Four is judged on the hand it was put down from (before any refill).
+        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
         if not hand and self.rules.progressive_refill and self.levels[player] > 1:
             level = self.levels[player] = self.levels[player] - 1
             self._draw(player, level, "refill")
@@ -676,14 +686,16 @@ class Game:
                 self.pending = 4
                 self.wd4_by = player
                 self.wd4_color = prev_color
-                self.wd4_guilty = any(COLOR_OF[c] == prev_color for c in hand)
+                self.wd4_guilty = guilty
                 self._set_turn(victim, CHALLENGE)
             else:
                 self._draw(victim, 4, "wild_draw_four")
                 self._emit(K.SKIPPED, player=victim)
                 self._end_turn(victim)
         else:
-            self.current = self._next(player)
+            n = self.n
+            self.current = ((player + self.direction) % n if self.n_active == n
+                            else self._next(player))
             self.phase = PLAY
 
     def _skip_next(self, player: int) -> None:
@@ -718,10 +730,24 @@ class Game:
         self.uno_open = -1
         if self._draw_one:
             card = self.draw_pile.pop() if self.draw_pile else self._take()
-            got = [card] if card >= 0 else []
-            self.hands[player].extend(got)
-            self._emit_fast(_DREW, player, -1, -1, tuple(got), len(got), "turn",
-                            self._viewers[player])
+            if card >= 0:
+                self.hands[player].append(card)
+                self._emit_fast(_DREW, player, -1, -1, (card,), 1, "turn",
+                                self._viewers[player])
+                if self._play_drawn != "never" and self._can_play(player, card):
+                    self.idle = 0
+                    self.drawn = card
+                    self.phase = DRAWN
+                elif self.idle:
+                    self._turn_ended_idle(player, True)
+                else:
+                    n = self.n
+                    self.current = ((player + self.direction) % n if self.n_active == n
+                                    else self._next(player))
+                    self.phase = PLAY
+                return
+            got = []
+            self._emit_fast(_DREW, player, -1, -1, (), 0, "turn", self._viewers[player])
         else:
             got = []
             while True:
@@ -821,8 +847,9 @@ class Game:
         candidates = self._seats_from(self._next(self.dealer))
         winner = lowest_hand(self.hands, candidates, self.rules)
         self.finish_order.append(winner)
-        self.round_winner = winner
-        self._score_round(winner, -1, blocked=True)
+        if self.round_winner < 0:  # with play_to_last the first one out has already scored
+            self.round_winner = winner
+            self._score_round(winner, -1, blocked=True)
         self._close_round(blocked=True)
 
     def _score_round(self, winner: int, last_card: int, blocked: bool = False) -> None:
@@ -889,6 +916,8 @@ class Game:
         remaining = [s for s in range(self.n) if self.in_match[s]]
         if len(remaining) == 1:
             return remaining[0]
+        if not remaining:  # everyone reached the target at once: the lowest total wins
+            return best_seat(scores, seats, highest=False, prefer=winner)
         if last:
             return best_seat(scores, remaining, highest=False, prefer=winner)
         return -1

@@ -64,11 +64,24 @@ class SplitMix64:
         return m >> 64
 
     def shuffle(self, items: list[Any]) -> None:
-        """Shuffle a list in place (Fisher-Yates, from the end)."""
-        below = self.below
+        """Shuffle a list in place (Fisher-Yates, from the end).
+
+        The same numbers as calling :meth:`below` for each position, with the generator
+        inlined for speed."""
+        state = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = below(i + 1)
+            n = i + 1
+            while True:
+                state = z = (state + _GOLDEN) & MASK64
+                z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+                z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+                m = (z ^ (z >> 31)) * n
+                low = m & MASK64
+                if low >= n or low >= ((1 << 64) - n) % n:
+                    break
+            j = m >> 64
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
     def random(self) -> float:
         """A float in ``[0, 1)`` with 53 random bits."""
