@@ -118,7 +118,8 @@ class Game:
     """One match under a rule set. See the module docstring for an example."""
 
     __slots__ = (*STATE_FIELDS, "rules", "n", "rng", "log", "_version",
-                 "_cache_version", "_cache_player", "_cache", "_draw_one", "_play_drawn", "_dwp", "_strict",
+                 "_cache_version", "_cache_player", "_cache", "_draw_one", "_play_drawn",
+                 "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history")
 
@@ -309,50 +310,12 @@ class Game:
         be drawn first, ``discard`` bottom to top (absent: the start card is turned from
         the draw pile and ``first_card`` applies). The cards given are the whole deck.
         """
-        from unokit.errors import SetupError
+        from unokit.setup import set_up_round
 
         game = cls(rules, seed, start=False)
-        n = game.n
-        if len(hands) != n:
-            raise SetupError(f"{len(hands)} hands for {n} players")
-        if dealer is not None and not 0 <= dealer < n:
-            raise SetupError(f"dealer {dealer} is not a seat")
-        if current_player is not None and not 0 <= current_player < n:
-            raise SetupError(f"current_player {current_player} is not a seat")
-        if direction not in (1, -1):
-            raise SetupError("direction must be cw or ccw")
-        game.dealer = n - 1 if dealer is None else dealer
-        game.round_no = 1
-        game._emit(K.ROUND_STARTED, player=game.dealer, amount=1)
-        game.hands = [list(hand) for hand in hands]
-        game.draw_pile = list(reversed(draw_pile))
-        game.deck = sorted([c for hand in hands for c in hand] + list(draw_pile)
-                           + list(discard or []))
-        if scores is not None:
-            if len(scores) != n:
-                raise SetupError(f"{len(scores)} scores for {n} players")
-            game.scores = list(scores)
-        for seat in range(n):
-            game._emit(K.DEALT, player=seat, cards=tuple(game.hands[seat]),
-                       amount=len(game.hands[seat]), visible_to=game._viewers[seat])
-        if discard:
-            game.discard = list(discard)
-            game.direction = direction
-            top = game.discard[-1]
-            if color is None and top >= WILD:
-                raise SetupError("the top card is a wild: give its colour")
-            game.color = COLOR_OF[top] if color is None else color
-            game._set_turn(game._next(game.dealer) if current_player is None else current_player)
-        else:
-            if not game.draw_pile:
-                raise SetupError("no discard pile and no draw pile to turn a start card from")
-            game._turn_start_card(game._next(game.dealer))
-            if direction == -1 and game.direction == 1:
-                game.direction = -1
-            if color is not None:
-                game.color = color
-            if current_player is not None:
-                game.current = current_player
+        set_up_round(game, hands=hands, draw_pile=draw_pile, discard=discard, dealer=dealer,
+                     current_player=current_player, direction=direction, color=color,
+                     scores=scores)
         return game
 
     # ------------------------------------------------------------------- state
@@ -512,69 +475,9 @@ class Game:
             return repr(action)
 
     def _why_illegal(self, action: int) -> str:
-        """A sentence saying why an action is not legal now."""
-        if not A.is_valid_encoding(action):
-            return "not an action"
-        parts = A.describe(action)
-        player = parts.player
-        if player >= self.n:
-            return f"there is no seat {player} with {self.n} players"
-        phase = self.phase
-        if phase is MATCH_OVER:
-            return "the match is over"
-        if phase is ROUND_OVER:
-            return "the round is over: the only action is to start the next round"
-        if parts.type == "next":
-            return "the round is not over"
-        if parts.type == "catch":
-            return self._why_catch_illegal(player, parts.target)
-        if parts.type == "uno":
-            if self.uno_open != player:
-                return "only a player who just played down to one card without calling may call"
-            return "a late call is not safe under uno_self_catch = false"
-        if player != self.current:
-            return f"it is seat {self.current}'s turn (phase {phase.value}), not seat {player}'s"
-        expected = {
-            PLAY: "play a card or draw",
-            DRAWN: "play the drawn card or pass",
-            CHALLENGE: "accept the Wild Draw Four (draw) or challenge",
-            CHOOSE_COLOR: "name a colour",
-        }.get(phase, phase.value)
-        if parts.type == "play" and parts.card is not None:
-            return self._why_play_illegal(player, parts.card, parts.color, parts.uno) or expected
-        if parts.type == "draw" and phase is PLAY:
-            return "drawing is not allowed while holding a playable card (draw_when_playable)"
-        if parts.type == "pass" and phase is DRAWN:
-            return "the drawn card must be played (play_drawn = must)"
-        return f"phase {phase.value}: {expected}"
+        from unokit.explain import why_illegal
 
-    def _why_catch_illegal(self, player: int, target: int | None) -> str:
-        if target is None or target >= self.n or target == player:
-            return "catch another seat"
-        if self.uno_open == target and len(self.hands[target]) == 1:
-            return "cannot be caught"
-        return (f"seat {target} cannot be caught (only a player who played down to one card "
-                "without calling, before the next turn begins)")
-
-    def _why_play_illegal(self, player: int, card: int, color: int | None, uno: bool) -> str:
-        from unokit.cards import CODES
-
-        hand = self.hands[player]
-        if card not in hand:
-            return f"seat {player} holds no {CODES[card]}"
-        if self.phase is DRAWN and card != self.drawn:
-            return f"only the drawn card {CODES[self.drawn]} may be played now"
-        if self.phase not in (PLAY, DRAWN):
-            return ""
-        if (card >= WILD) != (color is not None):
-            return "a wild needs a colour; other cards take none"
-        if uno and len(hand) != 2:
-            return "UNO can be called only with a play that leaves one card"
-        if not _PLAYABLE[self.discard[-1] * 4 + self.color][card]:
-            return f"{CODES[card]} does not match the top card and colour"
-        if card == WILD_DRAW_FOUR and self._strict:
-            return "a Wild Draw Four may not be played while holding the current colour"
-        return ""
+        return why_illegal(self, action)
 
     # ----------------------------------------------------------------- effects
     def _emit(self, kind: EventKind, **fields: Any) -> None:
@@ -746,7 +649,7 @@ class Game:
                                     else self._next(player))
                     self.phase = PLAY
                 return
-            got = []
+            got: list[int] = []
             self._emit_fast(_DREW, player, -1, -1, (), 0, "turn", self._viewers[player])
         else:
             got = []
@@ -957,6 +860,19 @@ class Game:
         for name in Game.__slots__:
             setattr(self, name, getattr(source, name))
         self._version += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as JSON-ready data (see :mod:`unokit.state_io`)."""
+        from unokit.state_io import state_to_dict
+
+        return state_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Game:
+        """A game in the state :meth:`to_dict` wrote."""
+        from unokit.state_io import state_from_dict
+
+        return state_from_dict(data)
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now (see :mod:`unokit.observation`)."""

@@ -1,0 +1,110 @@
+"""The state of a game as JSON-ready data, and back.
+
+The dict holds the rules, the generator's state and every state field (cards as
+codes), so a game restored from it continues exactly as the original would; the event
+log and the action history are not part of the state (a record keeps those).
+
+>>> from unokit import Game, Rules
+>>> game = Game(Rules.preset("official", players=3), seed=5)
+>>> data = state_to_dict(game)
+>>> data["hands"][0] == [card_code(c) for c in game.hands[0]]
+True
+>>> state_from_dict(data) == game
+True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from unokit.cards import card_code, parse_card
+from unokit.errors import SetupError, UnoError
+from unokit.rules import Rules
+
+if TYPE_CHECKING:
+    from unokit.game import Game
+
+STATE_FORMAT = "unokit-state"
+STATE_VERSION = 1
+
+_CARD_LISTS = ("deck", "draw_pile", "discard")
+_CARD_SCALARS = ("drawn",)
+
+
+def state_to_dict(game: Game) -> dict[str, Any]:
+    """Every field of the state, JSON-ready."""
+    from unokit.game import STATE_FIELDS
+
+    out: dict[str, Any] = {
+        "format": STATE_FORMAT,
+        "format_version": STATE_VERSION,
+        "rules": game.rules.to_dict(),
+        "rng_state": game.rng.state,
+    }
+    for name in STATE_FIELDS:
+        value = getattr(game, name)
+        if name in _CARD_LISTS:
+            value = [card_code(c) for c in value]
+        elif name == "hands":
+            value = [[card_code(c) for c in hand] for hand in value]
+        elif name in _CARD_SCALARS:
+            value = card_code(value) if value >= 0 else None
+        elif name == "phase":
+            value = value.value
+        elif isinstance(value, list):
+            value = list(value)
+        out[name] = value
+    return out
+
+
+def state_from_dict(data: Any) -> Game:
+    """A game in the state :func:`state_to_dict` wrote.
+
+    Raises:
+        SetupError: the data is not a state of this format, or is inconsistent.
+    """
+    from unokit.game import STATE_FIELDS, Game, Phase
+
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise SetupError("not a unokit state (format field missing or wrong)")
+    if data.get("format_version") != STATE_VERSION:
+        raise SetupError(f"unknown state format version {data.get('format_version')!r}")
+    missing = [name for name in (*STATE_FIELDS, "rules", "rng_state") if name not in data]
+    if missing:
+        raise SetupError(f"state fields missing: {', '.join(missing)}")
+    try:
+        rules = Rules.from_dict(data["rules"])
+        game = Game(rules, data["seed"], start=False)
+        for name in STATE_FIELDS:
+            value = data[name]
+            if name in _CARD_LISTS:
+                value = [parse_card(c) for c in value]
+            elif name == "hands":
+                value = [[parse_card(c) for c in hand] for hand in value]
+            elif name in _CARD_SCALARS:
+                value = parse_card(value) if value is not None else -1
+            elif name == "phase":
+                value = Phase(value)
+            setattr(game, name, value)
+        game.rng.state = int(data["rng_state"])
+        game.n_active = sum(game.active)
+    except (UnoError, TypeError, ValueError, KeyError) as exc:
+        raise SetupError(f"inconsistent state: {exc}") from None
+    if len(game.hands) != game.n:
+        raise SetupError(f"{len(game.hands)} hands for {game.n} players")
+    return game
+
+
+def state_to_json(game: Game) -> str:
+    """:func:`state_to_dict` as JSON text."""
+    return json.dumps(state_to_dict(game))
+
+
+def state_from_json(text: str) -> Game:
+    """The game of :func:`state_to_json` text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SetupError(f"not valid JSON: {exc}") from None
+    return state_from_dict(data)
