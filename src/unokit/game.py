@@ -82,6 +82,8 @@ def _playable_table() -> list[bytes]:
 
 
 _PLAYABLE = _playable_table()
+_PLAYABLE_SETS = [frozenset(k for k in range(NUM_KINDS) if row[k]) for row in _PLAYABLE]
+"""``_PLAYABLE_SETS[top * 4 + colour]``: the kinds that may be played there."""
 _PLAIN = [[A.play(p, k) for k in range(NUM_KINDS)] for p in range(10)]
 _PLAYS = [
     [(A.play(p, k),) if k < WILD else tuple(A.play(p, k, color=c) for c in range(4))
@@ -372,20 +374,19 @@ class Game:
             if player == self.current:
                 if phase is PLAY:
                     hand = self.hands[player]
-                    row = _PLAYABLE[self.discard[-1] * 4 + self.color]
-                    plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
-                    can_play = False
-                    misplay = self._misplay
-                    for card in dict.fromkeys(hand):
-                        if row[card]:
-                            if (card == WILD_DRAW_FOUR and self._strict
-                                    and not self._can_play(player, card)):
-                                continue
-                            can_play = True
+                    row = self.discard[-1] * 4 + self.color
+                    playable = _PLAYABLE_SETS[row].intersection(hand)
+                    if playable:
+                        if (self._strict and WILD_DRAW_FOUR in playable
+                                and not self._can_play(player, WILD_DRAW_FOUR)):
+                            playable = playable - {WILD_DRAW_FOUR}
+                        plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
+                        for card in sorted(playable):
                             acts.extend(plays[card])
-                        elif misplay:
-                            acts.append(_PLAIN[player][card])
-                    if self._dwp or not can_play:
+                    if self._misplay:
+                        plain = _PLAIN[player]
+                        acts.extend(plain[card] for card in sorted(set(hand) - _PLAYABLE_SETS[row]))
+                    if self._dwp or not playable:
                         acts.append(_DRAW[player])
                 elif phase is DRAWN:
                     uno = len(self.hands[player]) == 2
