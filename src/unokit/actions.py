@@ -204,6 +204,11 @@ def format_action(action: int) -> str:
     raise ActionCodeError(f"{action} does not encode an action")
 
 
+def _is_seat(text: str) -> bool:
+    """Whether ``text`` is a seat number 0-9 in ASCII digits."""
+    return text.isascii() and text.isdigit() and len(text) <= 2 and int(text) <= 9
+
+
 def parse_action(text: str) -> int:
     """The action of a text form such as ``"0:W+4>B"`` or ``"2:catch 0"``.
 
@@ -213,7 +218,7 @@ def parse_action(text: str) -> int:
     if not isinstance(text, str):
         raise ActionCodeError(f"expected text, got {text!r}")
     seat, sep, body = text.strip().partition(":")
-    if not sep or not seat.isdigit() or not 0 <= int(seat) <= 9:
+    if not sep or not _is_seat(seat):
         raise ActionCodeError(f"{text!r}: expected SEAT:ACTION, e.g. '0:R5'")
     player = int(seat)
     body = body.strip()
@@ -222,7 +227,7 @@ def parse_action(text: str) -> int:
             return _pack(player, _SIMPLE[body])
         if body.startswith("catch "):
             target = body[6:].strip()
-            if target.isdigit() and int(target) <= 9:
+            if _is_seat(target):
                 return catch(player, int(target))
             raise ActionCodeError(f"{text!r}: catch needs a seat number")
         if body.startswith("color "):
@@ -232,7 +237,7 @@ def parse_action(text: str) -> int:
         seat_to: int | None = None
         if "@" in body:
             body, _, seat_text = body.partition("@")
-            if not seat_text.isdigit() or int(seat_text) > 9:
+            if not _is_seat(seat_text):
                 raise ActionCodeError(f"{text!r}: bad target seat {seat_text!r}")
             seat_to = int(seat_text)
         color: int | None = None

@@ -228,14 +228,23 @@ class Game:
         self.round_no += 1
         self.final_round = self.rules.scoring == "elimination" and sum(self.in_match) == 2
         self._emit(K.ROUND_STARTED, player=self.dealer, amount=self.round_no)
-        pile = list(self.deck)
-        self.rng.shuffle(pile)
-        self.draw_pile = pile
         seats = self._seats_from(self._next(self.dealer))
-        for _ in range(self.rules.hand_size):
-            for seat in seats:
-                if pile:
-                    self.hands[seat].append(pile.pop())
+        while True:
+            pile = list(self.deck)
+            self.rng.shuffle(pile)
+            for _ in range(self.rules.hand_size):
+                for seat in seats:
+                    if pile:
+                        self.hands[seat].append(pile.pop())
+            if any(self._start_card_ok(card) for card in pile):
+                break
+            # A misdeal: no card left could start the round, so shuffle and deal again.
+            if not pile or not any(self._start_card_ok(card) for card in self.deck):
+                from unokit.errors import SetupError
+
+                raise SetupError("no card of the deck is left to start the round")
+            self.hands = [[] for _ in range(self.n)]
+        self.draw_pile = pile
         for seat in range(self.n):
             if self.active[seat]:
                 self._emit(K.DEALT, player=seat, cards=tuple(self.hands[seat]),
@@ -813,15 +822,15 @@ class Game:
         # elimination
         if self.final_round:
             return winner
-        for seat in seats:
-            if scores[seat] >= rules.target_score:
-                self.in_match[seat] = False
-                self._emit(K.ELIMINATED, player=seat)
+        out = [seat for seat in seats if scores[seat] >= rules.target_score]
+        if len(out) == len(seats):  # everyone reached the target at once: the lowest total wins
+            out.remove(best_seat(scores, seats, highest=False, prefer=winner))
+        for seat in out:
+            self.in_match[seat] = False
+            self._emit(K.ELIMINATED, player=seat)
         remaining = [s for s in range(self.n) if self.in_match[s]]
         if len(remaining) == 1:
             return remaining[0]
-        if not remaining:  # everyone reached the target at once: the lowest total wins
-            return best_seat(scores, seats, highest=False, prefer=winner)
         if last:
             return best_seat(scores, remaining, highest=False, prefer=winner)
         return -1

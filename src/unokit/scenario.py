@@ -34,6 +34,7 @@ _EXPECT_KEYS = {"current_player", "phase", "top", "color", "direction", "hand_si
                 "round_points", "scores", "match_winner", "finish_order"}
 _SETUP_KEYS = {"hands", "draw_pile", "discard", "dealer", "current_player", "direction",
                "color", "scores", "launcher", "seed"}
+_SCENARIO_KEYS = {"name", "rules", "setup", "steps", "comment"}
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,9 @@ def check_expect(game: Game, expect: Mapping[str, Any]) -> list[str]:
             if not isinstance(want, Mapping):
                 raise ScenarioError("expect.hands: expected {seat: [codes]}")
             for seat_text, codes in want.items():
-                if not str(seat_text).isdigit() or int(seat_text) >= game.n:
+                seat_text = str(seat_text)
+                if (not seat_text.isascii() or not seat_text.isdigit() or len(seat_text) > 2
+                        or int(seat_text) >= game.n):
                     raise ScenarioError(f"expect.hands: {seat_text!r} is not a seat")
                 got = Counter(CODES[c] for c in game.hands[int(seat_text)])
                 _cards(codes, f"expect.hands[{seat_text}]")
@@ -216,6 +219,9 @@ def run_scenario(data: Any, name: str | None = None) -> ScenarioResult:
     if not isinstance(data, Mapping):
         return ScenarioResult(name or "?", False, "a scenario must be a JSON object")
     name = str(data.get("name", name or "?"))
+    unknown = set(data) - _SCENARIO_KEYS
+    if unknown:
+        return ScenarioResult(name, False, f"unknown keys {', '.join(sorted(map(str, unknown)))}")
     try:
         game = build_game(data)
     except UnoError as exc:

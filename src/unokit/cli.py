@@ -1,0 +1,341 @@
+"""The ``unokit`` command line.
+
+========================================  ===========================================
+``unokit rules [PRESET]``                 the presets and every rule key
+``unokit scenario FILE_OR_DIR...``        run rule scenario files (exit 1 on a failure)
+``unokit replay FILE [--as SEAT]``        check a game record and print its transcript
+``unokit selfplay --rules R --seed S``    bots play one seeded match
+``unokit --version``                      the version
+========================================  ===========================================
+
+Errors in what the user gave (a rule set, a record) print a message and exit with
+status 2.
+
+>>> from typer.testing import CliRunner
+>>> result = CliRunner().invoke(app, ["--version"])
+>>> result.output.startswith("unokit ")
+True
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from unokit.bots import BOTS, BotError, make_bot, play
+from unokit.errors import RecordError, RulesError, UnoError
+from unokit.game import Game
+from unokit.record import Record, events_digest, replay_steps
+from unokit.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
+from unokit.scenario import ScenarioResult, run_file, scenario_files
+from unokit.transcript import EVERYONE, Viewer, describe_event
+
+NAMES = ("Alice", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Jack")
+"""The names ``selfplay`` gives to seats 0-9."""
+
+app = typer.Typer(
+    name="unokit",
+    help="UNO engine tools: rule sets, rule scenarios, game records and bot self-play.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from unokit import __version__
+
+        typer.echo(f"unokit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version_callback, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """UNO engine tools."""
+
+
+# ---------------------------------------------------------------------- rules
+def format_value(value: Any) -> str:
+    """A rule value as the compact rule string writes it.
+
+    >>> format_value(True), format_value(None), format_value((("WC", 4),))
+    ('true', 'none', '{WC:4}')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, tuple | dict):
+        return "{" + ",".join(f"{k}:{v}" for k, v in dict(value).items()) + "}"
+    return str(value)
+
+
+def describe_values(spec: KeySpec) -> str:
+    """The values a key takes, for the ``rules`` table."""
+    if spec.kind == "bool":
+        return "true | false"
+    if spec.kind == "choice":
+        return " | ".join(spec.choices)
+    if spec.kind == "cards":
+        if spec.name == "extra_cards":
+            return "code -> count of " + ", ".join(spec.choices)
+        return "card code -> points"
+    low, high = spec.choices
+    span = f"{low}..{'' if high is None else high}"
+    return span + (" or none" if spec.kind == "optional_int" else "")
+
+
+def _supported(spec: KeySpec, value: Any) -> bool:
+    """Whether the engine accepts ``value`` for this key (sections 1-3 for now)."""
+    try:
+        Rules.preset("official", **{spec.name: value})
+    except RulesError as exc:
+        return spec.name not in exc.keys
+    return True
+
+
+def _preset_supported(name: str) -> bool:
+    try:
+        Rules.preset(name)
+    except RulesError:
+        return False
+    return True
+
+
+@app.command("rules")
+def rules_command(
+    preset: Annotated[str | None, typer.Argument(help="Show this preset's values.")] = None,
+) -> None:
+    """List the presets and every rule key, or one preset's values."""
+    console = _console()
+    if preset is None:
+        table = Table(title="Presets")
+        table.add_column("preset", no_wrap=True)
+        table.add_column("meaning")
+        table.add_column("changes to official", overflow="fold")
+        table.add_column("supported", no_wrap=True)
+        for name, overrides in PRESETS.items():
+            changes = ", ".join(f"{k}={format_value(v)}" for k, v in overrides.items())
+            table.add_row(name, PRESET_MEANINGS.get(name, ""), changes or "-",
+                          "yes" if _preset_supported(name) else "not yet")
+        console.print(table)
+        keys = Table(title="Rule keys (defaults of the official preset)")
+        for column in ("key", "default", "values"):
+            keys.add_column(column, no_wrap=column == "key", overflow="fold")
+        keys.add_column("section", justify="right")
+        keys.add_column("meaning")
+        for spec in KEYS:
+            note = "" if _supported(spec, _other_value(spec)) else " (only the default for now)"
+            keys.add_row(spec.name, format_value(spec.default), describe_values(spec),
+                         str(spec.section), spec.meaning + note)
+        console.print(keys)
+        console.print("A rule set is a preset plus overrides, e.g. "
+                      "'official,players=3,target_score=200'.", markup=False)
+        return
+    if preset not in PRESETS:
+        _fail(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+    overrides = PRESETS[preset]
+    table = Table(title=f"Preset {preset}: {PRESET_MEANINGS.get(preset, '')}")
+    table.add_column("key", no_wrap=True)
+    table.add_column("value")
+    table.add_column("official")
+    table.add_column("meaning")
+    for spec in KEYS:
+        value = overrides.get(spec.name, spec.default)
+        changed = spec.name in overrides and value != spec.default
+        table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
+                      format_value(spec.default), spec.meaning)
+    console.print(table)
+    if not _preset_supported(preset):
+        console.print(f"The engine does not support preset {preset} yet.", markup=False)
+
+
+def _other_value(spec: KeySpec) -> Any:
+    """A non-default value of a key, to find out whether the key is implemented."""
+    if spec.kind == "bool":
+        return not spec.default
+    if spec.kind == "choice":
+        return next(c for c in spec.choices if c != spec.default)
+    if spec.kind == "float":
+        return 0.5 if spec.default != 0.5 else 0.25
+    if spec.kind == "int":
+        high = spec.choices[1]
+        return spec.default + 1 if high is None or spec.default < high else spec.default - 1
+    return spec.default
+
+
+# ------------------------------------------------------------------- scenario
+@app.command("scenario")
+def scenario_command(
+    paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders of them.")],
+) -> None:
+    """Run rule scenario files: one PASS or FAIL line each; exit 1 if any fails."""
+    failed = 0
+    count = 0
+    for path in scenario_files(paths):
+        count += 1
+        try:
+            result = run_file(path)
+        except Exception as exc:  # a broken file must be a FAIL line, never a traceback
+            result = ScenarioResult(path.stem, False, f"{type(exc).__name__}: {exc}")
+        typer.echo(result.line())
+        failed += not result.passed
+    if count == 0:
+        typer.echo("FAIL no scenario files found")
+        raise typer.Exit(1)
+    if failed:
+        raise typer.Exit(1)
+
+
+# --------------------------------------------------------------------- replay
+def _check_seat(seat: int | None, players: int) -> None:
+    if seat is not None and not 0 <= seat < players:
+        _fail(f"--as {seat}: there are seats 0..{players - 1}")
+
+
+@app.command("replay")
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON).")],
+    seat: Annotated[int | None, typer.Option("--as", help="Show this seat's view.")] = None,
+    markup: Annotated[bool, typer.Option("--color/--no-color", help="Colour card codes.")
+                      ] = False,
+) -> None:
+    """Check a game record and print its transcript (a spectator's view by default)."""
+    try:
+        record = Record.load(file)
+    except RecordError as exc:
+        _fail(str(exc))
+    try:
+        names = record.players
+        viewer: Viewer = seat
+        lines: list[str] = []
+        game: Game | None = None
+        for step in replay_steps(record):
+            if game is None:
+                game = step.game
+                _check_seat(seat, game.n)
+            lines.extend(describe_event(e, viewer, names, markup=markup) for e in step.events)
+    except RecordError as exc:
+        _fail(f"{file}: {exc}")
+    console = _console()
+    rules_text = game.rules.to_string() if game is not None else "?"
+    head = f"{file}: {len(record.actions)} actions, rules {rules_text}, seed {record.seed}"
+    console.print(head, markup=False)
+    console.print("Players: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)), markup=False)
+    for line in lines:
+        console.print(line, markup=markup)
+    console.print(f"Replay OK: events digest {record.events_sha256[:16]}... matches.",
+                  markup=False)
+
+
+# ------------------------------------------------------------------- selfplay
+def load_rules(text: str, players: int | None = None) -> Rules:
+    """Rules from the command line: a preset name, the compact string or a JSON object,
+    with ``players`` overriding the rule set's number of players.
+
+    Raises:
+        RulesError: naming the offending keys.
+    """
+    rules = Rules.load(text)
+    if players is not None and players != rules.players:
+        rules = rules.with_(players=players)
+    return rules
+
+
+@app.command("selfplay")
+def selfplay_command(
+    rules_text: Annotated[str, typer.Option(
+        "--rules", help="A preset name, 'official,players=3,rounds=2' or a JSON object.")
+    ] = "official",
+    players: Annotated[int | None, typer.Option(help="Number of players (overrides the rules).")
+                       ] = None,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="The game seed.")] = 0,
+    save: Annotated[Path | None, typer.Option(help="Save the game record to this file.")
+                    ] = None,
+    delay: Annotated[float, typer.Option(min=0.0, help="Seconds to wait after each action.")
+                     ] = 0.0,
+    bots: Annotated[str, typer.Option(
+        help=f"Bots by seat, comma-separated, repeated as needed: {', '.join(sorted(BOTS))}.")
+    ] = "playfirst",
+    show_all: Annotated[bool, typer.Option("--open", help="Show every card.")] = False,
+    markup: Annotated[bool, typer.Option("--color/--no-color", help="Colour card codes.")
+                      ] = True,
+) -> None:
+    """Bots play one seeded match; the transcript scrolls by, then the final scores."""
+    try:
+        rules = load_rules(rules_text, players)
+    except RulesError as exc:
+        _fail(str(exc))
+    kinds = [name.strip() for name in bots.split(",") if name.strip()]
+    if not kinds:
+        _fail("--bots: give at least one bot name")
+    try:
+        seats = [make_bot(kinds[seat % len(kinds)], seed * 16 + seat)
+                 for seat in range(rules.players)]
+    except ValueError as exc:
+        _fail(f"--bots: {exc}")
+    try:
+        game = Game(rules, seed)
+    except UnoError as exc:
+        _fail(str(exc))
+    names = list(NAMES[: rules.players])
+    viewer: Viewer = EVERYONE if show_all else None
+    console = _console()
+    console.print(f"Rules: {rules.to_string()}", markup=False)
+    console.print(f"Seed: {seed}", markup=False)
+    console.print("Players: " + ", ".join(f"{names[i]} ({bot.name})"
+                                          for i, bot in enumerate(seats)), markup=False)
+    try:
+        for step in play(game, seats):
+            for event in step.events:
+                console.print(describe_event(event, viewer, names, markup=markup),
+                              markup=markup)
+            if delay and step.action is not None:
+                time.sleep(delay)
+    except BotError as exc:
+        _fail(str(exc), code=1)
+    console.print("Final scores: " + ", ".join(f"{names[i]} {score}"
+                                               for i, score in enumerate(game.scores)),
+                  markup=False)
+    winner = game.match_winner
+    console.print(f"Winner: {names[winner] if winner >= 0 else 'none'} "
+                  f"after {game.round_no} round{'s' if game.round_no != 1 else ''}",
+                  markup=False)
+    if save is not None:
+        record = Record.from_game(game, players=names)
+        try:
+            record.save(save)
+        except OSError as exc:
+            _fail(f"cannot write {save}: {exc.strerror or exc}")
+        console.print(f"Record saved to {save} (events digest "
+                      f"{events_digest(game.log)[:16]}...)", markup=False)
+
+
+def main() -> None:
+    """Run the command line (the ``unokit`` console script)."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
