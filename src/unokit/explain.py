@@ -33,6 +33,8 @@ def why_illegal(game: Game, action: int) -> str:
         return "the round is over: the only action is to start the next round"
     if parts.type == "next":
         return "the round is not over"
+    if not game.active[player]:
+        return f"seat {player} is out of the {'round' if game.in_match[player] else 'match'}"
     if parts.type == "catch":
         return _why_catch_illegal(game, player, parts.target)
     if parts.type == "uno":

@@ -379,7 +379,7 @@ class Game:
             return acts
         if phase is ROUND_OVER:
             acts.append(_NEXT[player])
-        elif phase is not MATCH_OVER:
+        elif phase is not MATCH_OVER and self.active[player]:
             if player == self.current:
                 if phase is PLAY:
                     hand = self.hands[player]
