@@ -179,6 +179,8 @@ def format_action(action: int) -> str:
     if not isinstance(action, int) or isinstance(action, bool) or action < 0 or action >> 23:
         raise ActionCodeError(f"{action!r} does not encode an action")
     parts = describe(action)
+    if parts.player > 9 or (parts.target is not None and parts.target > 9):
+        raise ActionCodeError(f"{action} names a seat above 9")
     head = f"{parts.player}:"
     kind = action_type(action)
     args = action & ~(15 | (15 << 4) | UNO_FLAG)

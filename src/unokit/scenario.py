@@ -275,8 +275,9 @@ def scenario_files(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
-def run_file(path: Path) -> ScenarioResult:
+def run_file(path: str | Path) -> ScenarioResult:
     """Run a scenario file; a broken file is a failure with a clear message."""
+    path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
