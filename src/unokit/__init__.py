@@ -9,6 +9,8 @@ True
 from unokit.actions import format_action, parse_action
 from unokit.cards import card_code, parse_card
 from unokit.errors import (
+    ActionCodeError,
+    CardCodeError,
     IllegalActionError,
     RecordError,
     RulesError,
@@ -18,12 +20,18 @@ from unokit.errors import (
 )
 from unokit.events import Event, EventKind, redact
 from unokit.game import Game, Phase
+from unokit.observation import Observation
+from unokit.record import Record, replay
 from unokit.rules import PRESETS, Rules
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",
+    "ActionCodeError",
+    "CardCodeError",
+    "Observation",
+    "Record",
     "Event",
     "EventKind",
     "Game",
@@ -41,4 +49,5 @@ __all__ = [
     "parse_action",
     "parse_card",
     "redact",
+    "replay",
 ]

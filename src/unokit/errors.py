@@ -28,7 +28,11 @@ class RulesError(UnoError):
 
     def __init__(self, problems: dict[str, str]) -> None:
         self.problems = dict(problems)
-        self.keys: tuple[str, ...] = tuple(self.problems)
+        names: dict[str, None] = {}
+        for key in self.problems:
+            names.update(dict.fromkeys(part.strip() for part in key.split(",")))
+        self.keys: tuple[str, ...] = tuple(names)
+        """Every offending key once; a combination problem names each of its keys."""
         text = "; ".join(f"{key}: {why}" for key, why in self.problems.items())
         super().__init__(f"invalid rule set: {text}")
 

@@ -50,8 +50,6 @@ class EventKind(StrEnum):
     """The direction of play flipped; ``amount`` is +1 (clockwise) or -1."""
     COLOR_CHOSEN = "color_chosen"
     """``player`` named ``color``."""
-    TURN = "turn"
-    """It is ``player``'s turn in phase ``reason``."""
     UNO_CALLED = "uno_called"
     """``player`` called UNO."""
     CAUGHT = "caught"

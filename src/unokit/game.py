@@ -26,6 +26,7 @@ from typing import Any
 
 from unokit import actions as A
 from unokit.cards import (
+    CODES,
     COLOR_OF,
     DRAW_TWO,
     IS_NUMBER,
@@ -130,7 +131,9 @@ class Game:
                  *, start: bool = True) -> None:
         self.rules = rules = Rules.load(rules)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer 0 <= seed < 2**64, got {seed!r}")
+            from unokit.errors import SetupError
+
+            raise SetupError(f"seed must be an integer 0 <= seed < 2**64, got {seed!r}")
         n = self.n = rules.players
         self.seed = seed
         self.rng = SplitMix64(seed)
@@ -787,7 +790,7 @@ class Game:
             "round": self.round_no,
             "points": list(self.round_points),
             "scores": list(self.scores),
-            "hands": [[c for c in hand] for hand in self.hands],
+            "hands": [[CODES[c] for c in hand] for hand in self.hands],
             "blocked": blocked,
             "finish_order": list(self.finish_order),
         })
@@ -848,7 +851,7 @@ class Game:
 
     # --------------------------------------------------------- copies, views
     def copy(self) -> Game:
-        """An independent copy of the game (the event log is shared read-only)."""
+        """An independent copy of the game, with its own event log and history."""
         clone = Game.__new__(Game)
         for name in Game.__slots__:
             value = getattr(self, name)

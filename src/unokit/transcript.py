@@ -212,11 +212,6 @@ def _color_chosen(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} names {w.color(e.color)}."
 
 
-def _turn(e: Event, w: _Writer) -> str:
-    phase = f" ({e.reason.replace('_', ' ')})" if e.reason else ""
-    return f"It is {w.who(e.player)}'s turn{phase}."
-
-
 def _uno_called(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} calls UNO!"
 
@@ -306,7 +301,6 @@ _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
     EventKind.SKIPPED: _skipped,
     EventKind.REVERSED: _reversed,
     EventKind.COLOR_CHOSEN: _color_chosen,
-    EventKind.TURN: _turn,
     EventKind.UNO_CALLED: _uno_called,
     EventKind.CAUGHT: _caught,
     EventKind.FALSE_CATCH: _false_catch,
