@@ -648,9 +648,13 @@ class Game:
             card = self.draw_pile.pop() if self.draw_pile else self._take()
             if card >= 0:
                 self.hands[player].append(card)
-                self._emit_fast(_DREW, player, -1, -1, (card,), 1, "turn",
-                                self._viewers[player])
-                if self._play_drawn != "never" and self._can_play(player, card):
+                seq = self.seq
+                self.seq = seq + 1
+                self.log.append(_new_tuple(Event, (seq, _DREW, player, -1, -1, -1, (card,), 1,
+                                                   "turn", self._viewers[player], None)))
+                if (self._play_drawn != "never"
+                        and _PLAYABLE[self.discard[-1] * 4 + self.color][card]
+                        and (card != WILD_DRAW_FOUR or self._can_play(player, card))):
                     self.idle = 0
                     self.drawn = card
                     self.phase = DRAWN
