@@ -37,6 +37,12 @@ GOLDEN: tuple[tuple[str, str, int], ...] = (
     ("official", "official,scoring=penalty,target_score=100,rounds=2", 5),
     ("pairs", "pairs,rounds=2", 6),
     ("pairs", "pairs,rounds=2", 7),
+    ("classic_ru", "classic_ru,rounds=2", 8),
+    ("stacking", "stacking,rounds=2", 9),
+    ("seven_o", "seven_o,rounds=2", 10),
+    ("jump_in", "jump_in,rounds=2", 11),
+    ("party", "party,rounds=2", 12),
+    ("h2o", "h2o,rounds=2", 13),
 )
 """Every golden match."""
 

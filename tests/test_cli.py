@@ -52,9 +52,9 @@ def test_rules_of_one_preset() -> None:
     assert result.exit_code == 0, result.output
     assert "pairs *" in result.output
     assert "four players in two teams" in result.output
-    unsupported = run("rules", "stacking")
+    unsupported = run("rules", "attack")
     assert unsupported.exit_code == 0
-    assert "stack *" in unsupported.output and "does not support" in unsupported.output
+    assert "attack *" in unsupported.output and "does not support" in unsupported.output
 
 
 def test_rules_unknown_preset() -> None:
@@ -189,7 +189,7 @@ def test_selfplay_colours_only_on_request_of_a_terminal() -> None:
 
 @pytest.mark.parametrize(("args", "named"), [
     (["--rules", "official,colour=1"], "colour"),
-    (["--rules", '{"jump_in": true}'], "jump_in"),
+    (["--rules", '{"deck": "attack"}'], "deck"),
     (["--rules", "pairs", "--players", "3"], "teams, players"),
     (["--rules", "nope"], "preset"),
     (["--rules", "official", "--players", "11"], "players"),

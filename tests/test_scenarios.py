@@ -186,7 +186,7 @@ MALFORMED: list[tuple[str, Any, str]] = [
      "expect: unknown keys topp"),
     ("unknown rule key", _variant(("rules", "jump"), True), "jump: unknown key"),
     ("unknown preset", _variant(("rules", "preset"), "officail"), "unknown preset"),
-    ("rule of a later section", _variant(("rules", "jump_in"), True), "not supported yet"),
+    ("rule of a later section", _variant(("rules", "deck"), "attack"), "not supported yet"),
     ("unknown card in a hand", _variant(("setup", "hands", 0, 0), "X9"),
      "setup.hands[0]: unknown card code 'X9'"),
     ("lower-case card code", _variant(("setup", "draw_pile", 0), "y1"),

@@ -23,7 +23,7 @@ so that legal-action lists are cheap to build and compare. Text forms:
 >>> parse_action("0:W+4>B") == a
 True
 >>> describe(parse_action("2:catch 0"))
-ActionParts(player=2, type='catch', card=None, color=None, target=0, uno=False)
+ActionParts(player=2, type='catch', card=None, color=None, target=0, uno=False, give=None, extra=())
 """
 
 from __future__ import annotations
@@ -42,19 +42,31 @@ UNO = 4
 CATCH = 5
 COLOR = 6
 NEXT_ROUND = 7
+SLAP = 8
+SAY = 9
+GIVE = 10
 
-TYPE_NAMES = ("play", "draw", "pass", "challenge", "uno", "catch", "color", "next")
-_SIMPLE = {"draw": DRAW, "pass": PASS, "challenge": CHALLENGE, "uno": UNO, "next": NEXT_ROUND}
+TYPE_NAMES = ("play", "draw", "pass", "challenge", "uno", "catch", "color", "next", "slap",
+              "say", "give")
+_SIMPLE = {"draw": DRAW, "pass": PASS, "challenge": CHALLENGE, "uno": UNO, "next": NEXT_ROUND,
+           "slap": SLAP, "say": SAY}
 
 _NONE_CARD = 127
 _NONE_COLOR = 7
 _NONE_TARGET = 15
 
-# Bit layout: player 0-3, type 4-7, card 8-14, colour 15-17, target 18-21, uno 22.
+# Bit layout: player 0-3, type 4-7, card 8-14, colour 15-17, target 18-21, uno 22,
+# give 23-29 (card + 1, 0 = none), extra cards 30-32 (how many), their colours 33-46
+# (two bits each, in order; multi-play cards share the first card's number).
 _CARD_SHIFT = 8
 _COLOR_SHIFT = 15
 _TARGET_SHIFT = 18
 UNO_FLAG = 1 << 22
+_GIVE_SHIFT = 23
+_EXTRA_SHIFT = 30
+_EXTRA_COLORS_SHIFT = 33
+MAX_EXTRA = 7
+_MAX_BITS = 47
 _EMPTY = (
     (_NONE_CARD << _CARD_SHIFT) | (_NONE_COLOR << _COLOR_SHIFT) | (_NONE_TARGET << _TARGET_SHIFT)
 )
@@ -68,11 +80,38 @@ def _pack(player: int, kind: int, card: int = _NONE_CARD, color: int = _NONE_COL
 
 
 def play(player: int, card: int, color: int | None = None, target: int | None = None,
-         uno: bool = False) -> int:
-    """Play ``card``; ``color`` for a wild, ``target`` for a card that names a player,
-    ``uno`` to call UNO with the play."""
-    return _pack(player, PLAY, card, _NONE_COLOR if color is None else color,
-                 _NONE_TARGET if target is None else target, uno)
+         uno: bool = False, give: int | None = None, extra: tuple[int, ...] = ()) -> int:
+    """Play ``card``; ``color`` for a wild, ``target`` for a card that names a player (or
+    the player a 5 exchanges with), ``uno`` to call UNO with the play, ``give`` the card a
+    5 hands over, ``extra`` more cards of the same number played with it (multi-play)."""
+    action = _pack(player, PLAY, card, _NONE_COLOR if color is None else color,
+                   _NONE_TARGET if target is None else target, uno)
+    if give is not None:
+        action |= (give + 1) << _GIVE_SHIFT
+    if extra:
+        if len(extra) > MAX_EXTRA:
+            raise ActionCodeError(f"at most {MAX_EXTRA + 1} cards may be played at once")
+        action |= len(extra) << _EXTRA_SHIFT
+        for index, other in enumerate(extra):
+            if other >= 64 or other % 16 != card % 16:
+                raise ActionCodeError("cards played together must share one number")
+            action |= (other // 16) << (_EXTRA_COLORS_SHIFT + 2 * index)
+    return action
+
+
+def give_back(player: int, card: int) -> int:
+    """Give ``card`` back in phase ``exchange``."""
+    return _pack(player, GIVE, card)
+
+
+def slap(player: int) -> int:
+    """Slap the table (``uno_slap``)."""
+    return _pack(player, SLAP)
+
+
+def say(player: int) -> int:
+    """Say something (``silence``)."""
+    return _pack(player, SAY)
 
 
 def draw(player: int) -> int:
@@ -119,6 +158,23 @@ class ActionParts(NamedTuple):
     color: int | None
     target: int | None
     uno: bool
+    give: int | None = None
+    extra: tuple[int, ...] = ()
+
+
+def action_extra(action: int) -> tuple[int, ...]:
+    """The cards played together with the first one (multi-play), in order."""
+    count = (action >> _EXTRA_SHIFT) & 7
+    if not count:
+        return ()
+    rank = ((action >> _CARD_SHIFT) & 127) % 16
+    colors = action >> _EXTRA_COLORS_SHIFT
+    return tuple(((colors >> (2 * i)) & 3) * 16 + rank for i in range(count))
+
+
+def action_give(action: int) -> int:
+    """The card a 5 hands over (-1 when none)."""
+    return ((action >> _GIVE_SHIFT) & 127) - 1
 
 
 def describe(action: int) -> ActionParts:
@@ -126,6 +182,7 @@ def describe(action: int) -> ActionParts:
     card = (action >> _CARD_SHIFT) & 127
     color = (action >> _COLOR_SHIFT) & 7
     target = (action >> _TARGET_SHIFT) & 15
+    give = action_give(action)
     return ActionParts(
         action & 15,
         TYPE_NAMES[(action >> 4) & 15] if (action >> 4) & 15 < len(TYPE_NAMES) else "?",
@@ -133,6 +190,8 @@ def describe(action: int) -> ActionParts:
         None if color == _NONE_COLOR else color,
         None if target == _NONE_TARGET else target,
         bool(action & UNO_FLAG),
+        None if give < 0 else give,
+        action_extra(action),
     )
 
 
@@ -165,7 +224,7 @@ def is_valid_encoding(action: object) -> bool:
     """Whether an object is an int that :func:`format_action` can write."""
     if not isinstance(action, int) or isinstance(action, bool) or action < 0:
         return False
-    if action >> 23:
+    if action >> _MAX_BITS:
         return False
     try:
         format_action(action)
@@ -176,7 +235,8 @@ def is_valid_encoding(action: object) -> bool:
 
 def format_action(action: int) -> str:
     """The text form of an action; :func:`parse_action` reads it back."""
-    if not isinstance(action, int) or isinstance(action, bool) or action < 0 or action >> 23:
+    if (not isinstance(action, int) or isinstance(action, bool) or action < 0
+            or action >> _MAX_BITS):
         raise ActionCodeError(f"{action!r} does not encode an action")
     parts = describe(action)
     if parts.player > 9 or (parts.target is not None and parts.target > 9):
@@ -184,18 +244,30 @@ def format_action(action: int) -> str:
     head = f"{parts.player}:"
     kind = action_type(action)
     args = action & ~(15 | (15 << 4) | UNO_FLAG)
+    unused_high = action >> _EXTRA_COLORS_SHIFT >> (2 * len(parts.extra))
     try:
-        if kind == PLAY and parts.card is not None:
-            text = card_code(parts.card)
+        if kind == PLAY and parts.card is not None and not unused_high:
+            if parts.extra and (parts.card >= 64 or parts.card % 16 > 9):
+                raise ActionCodeError(f"{action}: only number cards are played together")
+            if parts.card < 64 and parts.color is not None:
+                raise ActionCodeError(f"{action}: only a wild takes a colour")
+            text = ",".join(card_code(c) for c in (parts.card, *parts.extra))
             if parts.color is not None:
                 text += ">" + COLOR_LETTERS[parts.color]
             if parts.target is not None:
                 text += f"@{parts.target}"
+            if parts.give is not None:
+                text += "/" + card_code(parts.give)
             return head + text + ("!" if parts.uno else "")
         if parts.uno:
             raise ActionCodeError(f"{action} has an UNO flag on a {parts.type}")
-        if kind in (DRAW, PASS, CHALLENGE, UNO, NEXT_ROUND) and args == _EMPTY_ARGS:
+        if action >> _GIVE_SHIFT:
+            raise ActionCodeError(f"{action} has play arguments on a {parts.type}")
+        if kind in (DRAW, PASS, CHALLENGE, UNO, NEXT_ROUND, SLAP, SAY) and args == _EMPTY_ARGS:
             return head + parts.type
+        if (kind == GIVE and parts.card is not None and parts.color is None
+                and parts.target is None):
+            return f"{head}give {card_code(parts.card)}"
         no_card = parts.card is None
         if kind == CATCH and parts.target is not None and no_card and parts.color is None:
             return f"{head}catch {parts.target}"
@@ -234,8 +306,16 @@ def parse_action(text: str) -> int:
             raise ActionCodeError(f"{text!r}: catch needs a seat number")
         if body.startswith("color "):
             return choose_color(player, parse_color(body[6:].strip()))
+        if body.startswith("say"):
+            return say(player)
+        if body.startswith("give "):
+            return give_back(player, parse_card(body[5:].strip()))
         uno = body.endswith("!")
         body = body.removesuffix("!")
+        given: int | None = None
+        if "/" in body:
+            body, _, given_code = body.partition("/")
+            given = parse_card(given_code)
         seat_to: int | None = None
         if "@" in body:
             body, _, seat_text = body.partition("@")
@@ -246,6 +326,8 @@ def parse_action(text: str) -> int:
         if ">" in body:
             body, _, letter = body.partition(">")
             color = parse_color(letter)
-        return play(player, parse_card(body), color=color, target=seat_to, uno=uno)
+        cards = [parse_card(code) for code in body.split(",")]
+        return play(player, cards[0], color=color, target=seat_to, uno=uno, give=given,
+                    extra=tuple(cards[1:]))
     except CardCodeError as exc:
         raise ActionCodeError(f"{text!r}: {exc}") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from unokit import actions as A
 from unokit.cards import CODES, WILD, WILD_DRAW_FOUR
+from unokit.errors import ActionCodeError
 from unokit.game import _PLAYABLE as PLAYABLE
 from unokit.game import Game, Phase
 
@@ -21,6 +22,10 @@ CHOOSE_COLOR, ROUND_OVER, MATCH_OVER = Phase.CHOOSE_COLOR, Phase.ROUND_OVER, Pha
 def why_illegal(game: Game, action: int) -> str:
     """A sentence saying why an action is not legal now."""
     if not A.is_valid_encoding(action):
+        try:
+            A.format_action(action)
+        except ActionCodeError as exc:
+            return f"not an action ({exc})"
         return "not an action"
     parts = A.describe(action)
     player = parts.player
@@ -78,7 +83,7 @@ def _why_play_illegal(game: Game, player: int, card: int, color: int | None, uno
         return "a wild needs a colour; other cards take none"
     if uno and len(hand) != 2:
         return "UNO can be called only with a play that leaves one card"
-    if not PLAYABLE[game.discard[-1] * 4 + game.color][card]:
+    if not PLAYABLE[game.match * 4 + game.color][card]:
         return f"{CODES[card]} does not match the top card and colour"
     if card == WILD_DRAW_FOUR and game._strict:
         return "a Wild Draw Four may not be played while holding the current colour"

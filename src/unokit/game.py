@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from unokit import actions as A
+from unokit import house
 from unokit.cards import (
     CODES,
     COLOR_OF,
@@ -36,7 +37,12 @@ from unokit.cards import (
     REVERSE,
     SKIP,
     WILD,
+    WILD_BLANK,
+    WILD_DOWNPOUR_ONE,
+    WILD_DOWNPOUR_TWO,
     WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
+    WILD_SWAP_HANDS,
 )
 from unokit.errors import IllegalActionError
 from unokit.events import Event, EventKind
@@ -61,6 +67,7 @@ class Phase(StrEnum):
 
 
 PLAY, DRAWN, CHOOSE_COLOR, CHALLENGE = Phase.PLAY, Phase.DRAWN, Phase.CHOOSE_COLOR, Phase.CHALLENGE
+RESPOND, EXCHANGE, SLAP = Phase.RESPOND, Phase.EXCHANGE, Phase.SLAP
 ROUND_OVER, MATCH_OVER = Phase.ROUND_OVER, Phase.MATCH_OVER
 K = EventKind
 
@@ -113,7 +120,9 @@ STATE_FIELDS = (
     "phase", "dealer", "drawn", "pending", "wd4_by", "wd4_guilty", "wd4_color",
     "uno_open", "active", "in_match", "finish_order", "levels", "idle", "scores",
     "round_no", "round_wins", "round_losses", "round_winner", "round_loser",
-    "round_points", "match_winner", "seq", "first_next", "final_round",
+    "round_points", "match_winner", "seq", "first_next", "final_round", "match",
+    "pending_kind", "wd4_match", "skip_from", "fresh", "exchange_from", "slap_left",
+    "resume_current", "resume_phase", "silence_seat", "silence_color",
 )
 
 
@@ -124,7 +133,8 @@ class Game:
                  "_cache_version", "_cache_player", "_cache", "_draw_one", "_play_drawn",
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
-                 "_viewers", "n_active", "history")
+                 "_viewers", "n_active", "history", "_simple", "_out_of_turn",
+                 "_answer_two", "_answer_four")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -175,6 +185,13 @@ class Game:
         self._viewers = [
             (p,) if not r.partner_hands_visible else (p, partner(r, p)) for p in range(self.n)
         ]
+        self._simple = not (r.seven_swap or r.five_exchange or r.multi_play != "off"
+                            or r.wild_color != "chosen" or r.blank_card_effect == "transparent"
+                            or WILD_SWAP_HANDS in self.deck)
+        """Whether every play is a card and, for a wild, a colour (the precomputed tables)."""
+        self._out_of_turn = r.jump_in or r.skip_on_skip != "none" or r.silence != "off"
+        self._answer_two = house.answers_exist(self, DRAW_TWO)
+        self._answer_four = house.answers_exist(self, WILD_DRAW_FOUR)
 
     def _reset_round(self) -> None:
         n = self.n
@@ -199,6 +216,17 @@ class Game:
         self.round_winner = -1
         self.round_loser = -1
         self.round_points = [0] * n
+        self.match = -1
+        self.pending_kind = -1
+        self.wd4_match = -1
+        self.skip_from = -1
+        self.fresh = True
+        self.exchange_from = -1
+        self.slap_left: list[int] = []
+        self.resume_current = -1
+        self.resume_phase = PLAY
+        self.silence_seat = -1
+        self.silence_color = NO_COLOR
 
     def _choose_dealer(self) -> int:
         how = self.rules.dealer
@@ -286,6 +314,7 @@ class Game:
             self.rng.shuffle(pile)
             self._emit(K.PUT_BACK, card=card)
         self.discard.append(card)
+        self.match = card
         self._emit(K.START_CARD, card=card)
         self.color = COLOR_OF[card]
         rank = RANK_OF[card]
@@ -361,8 +390,7 @@ class Game:
 
     # ----------------------------------------------------------- legal actions
     def _can_play(self, player: int, card: int) -> bool:
-        top = self.discard[-1]
-        if not _PLAYABLE[top * 4 + self.color][card]:
+        if not _PLAYABLE[self.match * 4 + self.color][card]:
             return False
         if card == WILD_DRAW_FOUR and self._strict:
             color = self.color
@@ -386,48 +414,93 @@ class Game:
             if player == self.current:
                 if phase is PLAY:
                     hand = self.hands[player]
-                    row = self.discard[-1] * 4 + self.color
+                    row = self.match * 4 + self.color
                     playable = _PLAYABLE_SETS[row].intersection(hand)
                     if playable:
                         if (self._strict and WILD_DRAW_FOUR in playable
                                 and not self._can_play(player, WILD_DRAW_FOUR)):
                             playable = playable - {WILD_DRAW_FOUR}
-                        plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
-                        for card in sorted(playable):
-                            acts.extend(plays[card])
+                        if self._simple:
+                            plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
+                            for card in sorted(playable):
+                                acts.extend(plays[card])
+                        else:
+                            self._house_plays(player, playable, acts)
                     if self._misplay:
                         plain = _PLAIN[player]
                         acts.extend(plain[card] for card in sorted(set(hand) - _PLAYABLE_SETS[row]))
                     if self._dwp or not playable:
                         acts.append(_DRAW[player])
                 elif phase is DRAWN:
-                    uno = len(self.hands[player]) == 2
-                    acts.extend((_PLAYS_UNO if uno else _PLAYS)[player][self.drawn])
+                    left = len(self.hands[player]) - 1
+                    if self._simple:
+                        acts.extend((_PLAYS_UNO if left == 1 else _PLAYS)[player][self.drawn])
+                    else:
+                        acts.extend(house.card_plays(self, player, self.drawn, left))
                     if self._play_drawn != "must":
                         acts.append(_PASS[player])
-                elif phase is CHALLENGE:
+                elif phase is CHALLENGE or phase is RESPOND:
                     acts.append(_DRAW[player])
-                    acts.append(_CHALLENGE[player])
+                    if phase is RESPOND:
+                        self._answers(player, acts)
+                    if self.wd4_by >= 0:
+                        acts.append(_CHALLENGE[player])
                 elif phase is CHOOSE_COLOR:
                     acts.extend(_COLOR[player])
-            vulnerable = self.uno_open
-            if vulnerable >= 0:
-                if len(self.hands[vulnerable]) != 1:
-                    vulnerable = -1
-                elif player == vulnerable:
-                    if self._self_catch:
-                        acts.append(_UNO[player])
-                else:
-                    acts.append(_CATCH[player][vulnerable])
-            if self._false_catch:
-                active = self.active
-                for target in range(self.n):
-                    if target != player and target != vulnerable and active[target]:
-                        acts.append(_CATCH[player][target])
+                elif phase is EXCHANGE:
+                    hand_kinds = sorted(set(self.hands[player]))
+                    acts.extend(A.give_back(player, card) for card in hand_kinds)
+            if phase is SLAP:
+                if player in self.slap_left:
+                    acts.append(A.slap(player))
+            else:
+                if self._out_of_turn:
+                    self._out_of_turn_plays(player, acts)
+                vulnerable = self.uno_open
+                if vulnerable >= 0:
+                    if len(self.hands[vulnerable]) != 1:
+                        vulnerable = -1
+                    elif player == vulnerable:
+                        if self._self_catch:
+                            acts.append(_UNO[player])
+                    else:
+                        acts.append(_CATCH[player][vulnerable])
+                if self._false_catch:
+                    active = self.active
+                    for target in range(self.n):
+                        if target != player and target != vulnerable and active[target]:
+                            acts.append(_CATCH[player][target])
+            if self.rules.silence != "off":
+                acts.append(A.say(player))
         self._cache_version = self._version
         self._cache_player = player
         self._cache = tuple(acts)
         return acts
+
+    def _house_plays(self, player: int, playable: frozenset[int], acts: list[int]) -> None:
+        left = len(self.hands[player]) - 1
+        for card in sorted(playable):
+            acts.extend(house.card_plays(self, player, card, left))
+        if self.rules.multi_play != "off":
+            acts.extend(house.multi_plays(self, player, playable))
+
+    def _answers(self, player: int, acts: list[int]) -> None:
+        """The cards that may answer the pending penalty."""
+        hand = self.hands[player]
+        left = len(hand) - 1
+        for card in sorted(set(hand)):
+            if house.answer_allowed(self, card) and (
+                    card != WILD_DRAW_FOUR or not self._strict or self._can_play(player, card)):
+                acts.extend(house.card_plays(self, player, card, left))
+
+    def _out_of_turn_plays(self, player: int, acts: list[int]) -> None:
+        """Jump-ins and skip answers open to ``player``."""
+        if self.phase is not PLAY:
+            return
+        if player == self.skip_from:
+            acts.extend(house.skip_answers(self, player))
+        if self.rules.jump_in and player != self.current:
+            acts.extend(a for a in house.jump_in_plays(self, player) if a not in acts)
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` may be applied now."""
@@ -441,9 +514,11 @@ class Game:
             IllegalActionError: the action is not legal now; the game is unchanged.
         """
         if (type(action) is not int or self._cache_version != self._version
-                or self._cache_player != action & 15 or action not in self._cache
-                ) and not self.is_legal(action):
-            raise IllegalActionError(self._action_text(action), self._why_illegal(action))
+                or self._cache_player != action & 15 or action not in self._cache):
+            if type(action) is int and action >> 30:
+                action = house.normalize(action)
+            if not self.is_legal(action):
+                raise IllegalActionError(self._action_text(action), self._why_illegal(action))
         self._version += 1
         self.history.append(action)
         log = self.log
@@ -454,10 +529,13 @@ class Game:
             card = (action >> 8) & 127
             if self._misplay and self.phase is PLAY and not self._can_play(player, card):
                 self._misplayed(player, card)
+            elif action >> 18 == 15:  # one plain card: no target, give or extra cards
+                self._play(player, card, (action >> 15) & 7, False)
             else:
-                self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG))
+                self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG),
+                           (action >> 18) & 15, A.action_give(action), A.action_extra(action))
         elif kind == _T_DRAW:
-            if self.phase is CHALLENGE:
+            if self.phase is CHALLENGE or self.phase is RESPOND:
                 self._accept_penalty(player)
             else:
                 self._turn_draw(player)
@@ -466,11 +544,21 @@ class Game:
             self._emit_fast(_PASSED, player, -1, -1, (), 0, "", None)
             self.current = self._next(player)
             self.phase = PLAY
-        elif kind == A.CHALLENGE:
+        else:
+            self._apply_other(player, kind, action)
+        if self.silence_seat >= 0 or self.silence_color >= 0:
+            self._check_silence(player, kind)
+        return log[start:]
+
+    def _apply_other(self, player: int, kind: int, action: int) -> None:
+        """The less frequent actions."""
+        if kind == A.CHALLENGE:
+            self.skip_from = -1
             self._challenge(player)
         elif kind == A.UNO:
             self.uno_open = -1
             self._emit(K.UNO_CALLED, player=player)
+            self._maybe_slap(player)
         elif kind == A.CATCH:
             self._catch(player, (action >> 18) & 15)
         elif kind == A.COLOR:
@@ -479,7 +567,55 @@ class Game:
             self.phase = PLAY
         elif kind == A.NEXT_ROUND:
             self._next_round()
-        return log[start:]
+        elif kind == A.GIVE:
+            card = (action >> 8) & 127
+            receiver = self.exchange_from
+            self.hands[player].remove(card)
+            self.hands[receiver].append(card)
+            self._emit(K.GAVE, player=player, target=receiver, cards=(card,), amount=1,
+                       visible_to=tuple(sorted({player, receiver})))
+            self.exchange_from = -1
+            self._end_turn(receiver)
+        elif kind == A.SLAP:
+            self.slap_left.remove(player)
+            self._emit(K.SLAPPED, player=player)
+            if len(self.slap_left) == 1:
+                last = self.slap_left.pop()
+                self._draw(last, self.rules.uno_penalty, "slap")
+                self.current = self.resume_current
+                self.phase = self.resume_phase
+        elif kind == A.SAY:
+            self._emit(K.SAID, player=player)
+            if self.silence_seat >= 0 or self.silence_color >= 0:
+                self._draw(player, self.rules.silence_penalty, "silence")
+                self._end_silence()
+
+    def _maybe_slap(self, caller: int) -> None:
+        """With ``uno_slap``, an UNO call makes everyone else slap."""
+        if not self.rules.uno_slap or self.n_active < 3 or self.phase in _TURN_OVER:
+            return
+        self.slap_left = [seat for seat in range(self.n) if self.active[seat] and seat != caller]
+        self.resume_current = self.current
+        self.resume_phase = self.phase
+        self.current = -1
+        self.phase = SLAP
+        self._emit(K.SLAP_STARTED, player=caller)
+
+    def _check_silence(self, player: int, kind: int) -> None:
+        """End a silence whose time is up (``silence``)."""
+        if self.phase in _TURN_OVER:
+            self._end_silence()
+        elif self.silence_seat >= 0:
+            if self.current == self.silence_seat and player != self.silence_seat:
+                self._end_silence()
+        elif self.color != self.silence_color:
+            self._end_silence()
+
+    def _end_silence(self) -> None:
+        if self.silence_seat >= 0 or self.silence_color >= 0:
+            self.silence_seat = -1
+            self.silence_color = NO_COLOR
+            self._emit(K.SILENCE, amount=0)
 
     def _action_text(self, action: int) -> str:
         try:
@@ -558,61 +694,148 @@ class Game:
                         self._viewers[player])
         return got
 
-    def _play(self, player: int, card: int, color: int, uno: bool) -> None:
+    def _play(self, player: int, card: int, color: int, uno: bool, target: int = 15,
+              give: int = -1, extra: tuple[int, ...] = ()) -> None:
         hand = self.hands[player]
         prev_color = self.color
+        responding = self.phase is RESPOND
         self.uno_open = -1
         self.drawn = -1
         self.idle = 0
+        self.skip_from = -1
+        if player != self.current:  # a jump-in or a skip passed on: the turn moves here
+            self.current = player
         hand.remove(card)
         self.discard.append(card)
+        for other in extra:
+            hand.remove(other)
+            self.discard.append(other)
+        last = extra[-1] if extra else card
+        transparent = card == WILD_BLANK and self.rules.blank_card_effect == "transparent"
         if card < WILD:
-            color = COLOR_OF[card]
+            color = COLOR_OF[last]
+        elif transparent:
+            color = self.color
+        elif color == 7:
+            color = house.wheel_color(self.color, self.direction)
         self.color = color
+        prev_match = self.match
+        if not transparent:
+            self.match = last
+        self.fresh = False
         seq = self.seq
         self.seq = seq + 1
-        self.log.append(_new_tuple(Event, (seq, _PLAYED, player, -1, card,
-                                           color if card >= WILD else -1, (), 0, "", None, None)))
+        self.log.append(_new_tuple(Event, (seq, _PLAYED, player, -1 if target == 15 else target,
+                                           card, color if card >= WILD else -1, extra, 0, "",
+                                           None, None)))
+        # A Wild Draw Four is judged on the hand it was put down from (before any refill).
+        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
         if uno:
             self._emit(K.UNO_CALLED, player=player)
         elif len(hand) == 1:
             self.uno_open = player
-        # A Wild Draw Four is judged on the hand it was put down from (before any refill).
-        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
         if not hand and self.rules.progressive_refill and self.levels[player] > 1:
             level = self.levels[player] = self.levels[player] - 1
             self._draw(player, level, "refill")
             self._emit(K.REFILLED, player=player, amount=level)
-        if not hand:
-            self._went_out(player, card)
-            return
-        rank = RANK_OF[card]
-        if rank == SKIP:
-            self._skip_next(player)
-        elif rank == REVERSE:
-            self._reverse(player)
-        elif rank == DRAW_TWO:
-            victim = self._next(player)
-            self._draw(victim, 2, "draw_two")
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
-        elif card == WILD_DRAW_FOUR:
-            victim = self._next(player)
-            if self._challenge_mode:
-                self.pending = 4
-                self.wd4_by = player
-                self.wd4_color = prev_color
-                self.wd4_guilty = guilty
-                self._set_turn(victim, CHALLENGE)
-            else:
-                self._draw(victim, 4, "wild_draw_four")
-                self._emit(K.SKIPPED, player=victim)
-                self._end_turn(victim)
+        if self.rules.silence != "off":
+            self._start_silence(player, card)
+        if not hand and card != WILD_SHUFFLE_HANDS:
+            self._went_out(player, card, target, responding)
         else:
+            self._effect(player, card, target, give, responding, guilty, prev_color, prev_match)
+        if uno and self.phase is not MATCH_OVER:
+            self._maybe_slap(player)
+
+    def _effect(self, player: int, card: int, target: int, give: int, responding: bool,
+                guilty: bool, prev_color: int, prev_match: int) -> None:
+        """What a card does once played (not as the last card)."""
+        rank = RANK_OF[card]
+        if card < WILD and rank <= 9:
+            if rank == 7 and target != 15:
+                house.swap_hands(self, player, target)
+            elif rank == 0 and self.rules.zero_rotate:
+                house.rotate_hands(self)
+            elif rank == 5 and give >= 0:
+                self.hands[player].remove(give)
+                self.hands[target].append(give)
+                self._emit(K.GAVE, player=player, target=target, cards=(give,), amount=1,
+                           visible_to=tuple(sorted({player, target})))
+                self.exchange_from = player
+                self._set_turn(target, EXCHANGE)
+                return
             n = self.n
             self.current = ((player + self.direction) % n if self.n_active == n
                             else self._next(player))
             self.phase = PLAY
+        elif rank == SKIP:
+            skipped = self._next(player)
+            self._skip_next(player)
+            if self.rules.skip_on_skip != "none":
+                self.skip_from = skipped
+        elif rank == REVERSE:
+            if responding:
+                self.direction = -self.direction
+                self._emit(K.REVERSED, amount=self.direction)
+                self._set_turn(self._next(player), RESPOND)
+                self._emit(K.PENALTY, player=self.current, amount=self.pending)
+            else:
+                self._reverse(player)
+        elif rank == DRAW_TWO:
+            self._penalty(player, DRAW_TWO, house.new_pending(self, card) if responding else 2)
+        elif card == WILD_DRAW_FOUR:
+            self.wd4_by = player if self._challenge_mode else -1
+            self.wd4_color = prev_color
+            self.wd4_guilty = guilty
+            self.wd4_match = prev_match
+            self._penalty(player, WILD_DRAW_FOUR, self.pending + 4 if responding else 4)
+        elif card == WILD_SWAP_HANDS:
+            house.swap_hands(self, player, target)
+            self._end_turn(player)
+        elif card == WILD_SHUFFLE_HANDS:
+            house.shuffle_hands(self, player)
+            self._end_turn(player)
+        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO):
+            house.downpour(self, player, 1 if card == WILD_DOWNPOUR_ONE else 2)
+            self._end_turn(player)
+        elif card == WILD_BLANK and self.rules.blank_card_effect == "draw_ten":
+            victim = self._next(player)
+            self._draw(victim, 10, "draw_ten")
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
+        else:
+            self._end_turn(player)
+
+    def _penalty(self, player: int, kind: int, amount: int) -> None:
+        """A Draw Two or Wild Draw Four (``kind``) now asks ``amount`` cards of the next
+        player: answered, challenged or drawn at once, as the rules allow."""
+        victim = self._next(player)
+        answerable = self._answer_two if kind == DRAW_TWO else self._answer_four
+        if answerable or (kind == WILD_DRAW_FOUR and self._challenge_mode):
+            self.pending = amount
+            self.pending_kind = kind
+            if kind != WILD_DRAW_FOUR:
+                self.wd4_by = -1
+            self._set_turn(victim, RESPOND if answerable else CHALLENGE)
+            if answerable:
+                self._emit(K.PENALTY, player=victim, amount=amount)
+        else:
+            self.pending = 0
+            self.pending_kind = -1
+            self._draw(victim, amount, "draw_two" if kind == DRAW_TWO else "wild_draw_four")
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
+
+    def _start_silence(self, player: int, card: int) -> None:
+        mode = self.rules.silence
+        if mode == "twos" and card < WILD and RANK_OF[card] == 2:
+            self.silence_seat = player
+            self.silence_color = NO_COLOR
+            self._emit(K.SILENCE, player=player, amount=1, reason="twos")
+        elif mode == "wilds" and card >= WILD:
+            self.silence_seat = -1
+            self.silence_color = self.color
+            self._emit(K.SILENCE, player=player, amount=1, reason="wilds")
 
     def _skip_next(self, player: int) -> None:
         skipped = self._next(player)
@@ -653,7 +876,7 @@ class Game:
                 self.log.append(_new_tuple(Event, (seq, _DREW, player, -1, -1, -1, (card,), 1,
                                                    "turn", self._viewers[player], None)))
                 if (self._play_drawn != "never"
-                        and _PLAYABLE[self.discard[-1] * 4 + self.color][card]
+                        and _PLAYABLE[self.match * 4 + self.color][card]
                         and (card != WILD_DRAW_FOUR or self._can_play(player, card))):
                     self.idle = 0
                     self.drawn = card
@@ -689,8 +912,11 @@ class Game:
 
     def _accept_penalty(self, player: int) -> None:
         self.uno_open = -1
-        self._draw(player, self.pending, "wild_draw_four")
+        self.skip_from = -1
+        reason = "draw_two" if self.pending_kind == DRAW_TWO else "wild_draw_four"
+        self._draw(player, self.pending, reason)
         self.pending = 0
+        self.pending_kind = -1
         self.wd4_by = -1
         self._emit(K.SKIPPED, player=player)
         self._end_turn(player)
@@ -706,18 +932,21 @@ class Game:
         self._emit(K.HAND_SHOWN, player=player, target=accused,
                    cards=tuple(self.hands[accused]), amount=len(self.hands[accused]),
                    visible_to=shown_to)
+        stacked = self.pending - 4
         self.pending = 0
+        self.pending_kind = -1
         self.wd4_by = -1
         if guilty:
             if rules.challenge_guilty_takes_back:
                 card = self.discard.pop()
                 self.hands[accused].append(card)
                 self.color = self.wd4_color
+                self.match = self.wd4_match
                 self._emit(K.TOOK_BACK, player=accused, card=card, color=self.color)
-            self._draw(accused, rules.challenge_guilty_draw, "challenge_guilty")
+            self._draw(accused, stacked + rules.challenge_guilty_draw, "challenge_guilty")
             self._set_turn(player)
         else:
-            self._draw(player, rules.challenge_innocent_draw, "challenge_innocent")
+            self._draw(player, stacked + rules.challenge_innocent_draw, "challenge_innocent")
             self._emit(K.SKIPPED, player=player)
             self._end_turn(player)
 
@@ -731,20 +960,40 @@ class Game:
             self._draw(player, self._false_catch, "false_catch")
 
     # ------------------------------------------------------------- round end
-    def _went_out(self, player: int, card: int) -> None:
+    def _went_out(self, player: int, card: int, target: int = 15,
+                  responding: bool = False) -> None:
         """``player`` has played their last card."""
         rank = RANK_OF[card]
+        rules = self.rules
         victim = self._next(player)
-        if rank == DRAW_TWO:
-            self._draw(victim, 2, "draw_two")
+        penalty = 0
+        reason = "draw_two"
+        if rank == DRAW_TWO and card < WILD:
+            penalty = house.new_pending(self, card) if responding else 2
         elif card == WILD_DRAW_FOUR:
-            self._draw(victim, 4, "wild_draw_four")
+            penalty = self.pending + 4 if responding else 4
+            reason = "wild_draw_four"
+        elif card == WILD_BLANK and rules.blank_card_effect == "draw_ten":
+            penalty = 10
+            reason = "draw_ten"
+        self.pending = 0
+        self.pending_kind = -1
+        self.wd4_by = -1
+        if penalty:
+            self._draw(victim, penalty, reason)
+        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO):
+            house.downpour(self, player, 1 if card == WILD_DOWNPOUR_ONE else 2)
+        elif card < WILD and rules.seven_zero_last_card == "apply":
+            if rank == 7 and target != 15:
+                house.swap_hands(self, player, target)
+            elif rank == 0 and rules.zero_rotate:
+                house.rotate_hands(self)
         self.finish_order.append(player)
         self._emit(K.WENT_OUT, player=player, amount=len(self.finish_order))
         if len(self.finish_order) == 1:
             self.round_winner = player
             self._score_round(player, card)
-        if not self.rules.play_to_last:
+        if not rules.play_to_last:
             self._close_round()
             return
         self.active[player] = False
@@ -752,7 +1001,7 @@ class Game:
         if self.n_active <= 1:
             self._close_round(loser=self._next(player))
             return
-        if rank == DRAW_TWO or card == WILD_DRAW_FOUR:
+        if penalty:
             self._emit(K.SKIPPED, player=victim)
             self._end_turn(victim)
         elif rank == SKIP:

@@ -170,17 +170,12 @@ PRESET_MEANINGS: dict[str, str] = {
 }
 
 NOT_SUPPORTED_YET = "not supported yet"
-_SUPPORTED_EXTRA = frozenset({"WC"})
-
-
 def _supported(name: str, value: Any) -> bool:
-    """Whether the engine implements this key at this value (RULES.md sections 1-3)."""
+    """Whether the engine implements this key at this value (UNO Attack is not yet)."""
     spec = SPEC[name]
     if name == "deck":
-        return bool(value == "classic")
-    if name == "extra_cards":
-        return all(code in _SUPPORTED_EXTRA for code, _ in value)
-    if spec.section >= 4:
+        return bool(value != "attack")
+    if spec.section >= 6:
         return bool(value == spec.default)
     return True
 

@@ -128,32 +128,37 @@ def action_from_step(do: Mapping[str, Any]) -> int:
     try:
         if "play" in do:
             play = do["play"]
-            if isinstance(play, list):
-                if len(play) != 1:
-                    raise ScenarioError("do.play: several cards at once is not supported yet")
-                play = play[0]
+            cards = [play] if not isinstance(play, list) else play
+            if not cards:
+                raise ScenarioError("do.play: no card")
+            kinds = [parse_card(code) for code in cards]
             color = do.get("color")
-            target = do.get("target")
+            target = do.get("target", do.get("exchange_with"))
             if target is not None:
                 target = _seat(target, "do.target")
-            return A.play(player, parse_card(play),
+            give = do.get("give")
+            return A.play(player, kinds[0],
                           color=parse_color(color) if color is not None else None,
-                          target=target, uno=do.get("uno") is True)
+                          target=target, uno=do.get("uno") is True,
+                          give=parse_card(give) if give is not None else None,
+                          extra=tuple(kinds[1:]))
         for flag, build in (("draw", A.draw), ("pass", A.pass_turn),
                             ("challenge", A.challenge), ("uno", A.call_uno),
-                            ("next_round", A.next_round)):
+                            ("next_round", A.next_round), ("slap", A.slap)):
             if do.get(flag) is True:
                 return build(player)
+        if "say" in do:
+            return A.say(player)
         if "catch" in do:
             return A.catch(player, _seat(do["catch"], "do.catch"))
+        if "give" in do:
+            return A.give_back(player, parse_card(do["give"]))
         if "color" in do:
             return A.choose_color(player, parse_color(do["color"]))
     except UnoError as exc:
         if isinstance(exc, ScenarioError):
             raise
         raise ScenarioError(f"do: {exc}") from None
-    if any(key in do for key in ("slap", "say", "give", "exchange_with")):
-        raise ScenarioError("do: slap, say and exchanges are not supported yet")
     raise ScenarioError(f"do: no action in {dict(do)!r}")
 
 

@@ -60,6 +60,8 @@ def set_up_round(
                    amount=len(game.hands[seat]), visible_to=game._viewers[seat])
     if discard:
         game.discard = list(discard)
+        game.match = game.discard[-1]
+        game.fresh = False
         game.direction = direction
         top = game.discard[-1]
         if color is None and top >= WILD:

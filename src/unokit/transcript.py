@@ -49,6 +49,10 @@ DRAW_REASONS: dict[str, str] = {
     "misplay": "misplay",
     "false_catch": "false catch",
     "refill": "refill",
+    "draw_ten": "+10",
+    "downpour": "Downpour",
+    "slap": "last to slap",
+    "silence": "broke the silence",
 }
 """Why cards are drawn, as shown in brackets after the count (empty: nothing shown)."""
 
@@ -177,6 +181,8 @@ def _reshuffled(e: Event, w: _Writer) -> str:
 
 def _played(e: Event, w: _Writer) -> str:
     text = f"{w.who(e.player)} plays {w.card(e.card)}"
+    if e.cards:
+        text += " with " + w.cards(e.cards)
     if e.color >= 0:
         text += f" and names {w.color(e.color)}"
     if e.target >= 0:
@@ -288,6 +294,45 @@ def _eliminated(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} reaches the target score and is out of the match."
 
 
+def _hands_swapped(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} and {w.who(e.target)} swap hands."
+
+
+def _hands_rotated(e: Event, w: _Writer) -> str:
+    return "Every hand passes to the next player."
+
+
+def _hands_shuffled(e: Event, w: _Writer) -> str:
+    return "All hands are gathered, shuffled and dealt out again."
+
+
+def _gave(e: Event, w: _Writer) -> str:
+    text = f"{w.who(e.player)} gives {w.who(e.target)} a card"
+    return f"{text}: {w.cards(e.cards)}." if e.cards else f"{text}."
+
+
+def _slap_started(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} called UNO: everyone slaps the table!"
+
+
+def _slapped(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} slaps."
+
+
+def _said(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} says {e.reason!r}." if e.reason else f"{w.who(e.player)} speaks."
+
+
+def _silence(e: Event, w: _Writer) -> str:
+    if e.amount == 0:
+        return "The silence ends."
+    return f"Silence ({e.reason})! Nobody may speak."
+
+
+def _penalty(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} faces {_count(e.amount, 'card')} to draw."
+
+
 _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
     EventKind.ROUND_STARTED: _round_started,
     EventKind.DEALER_DRAW: _dealer_draw,
@@ -313,6 +358,15 @@ _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
     EventKind.ROUND_ENDED: _round_ended,
     EventKind.MATCH_ENDED: _match_ended,
     EventKind.ELIMINATED: _eliminated,
+    EventKind.HANDS_SWAPPED: _hands_swapped,
+    EventKind.HANDS_ROTATED: _hands_rotated,
+    EventKind.HANDS_SHUFFLED: _hands_shuffled,
+    EventKind.GAVE: _gave,
+    EventKind.SLAP_STARTED: _slap_started,
+    EventKind.SLAPPED: _slapped,
+    EventKind.SAID: _said,
+    EventKind.SILENCE: _silence,
+    EventKind.PENALTY: _penalty,
 }
 
 

@@ -1,0 +1,266 @@
+"""House rules (RULES.md section 4): the plays they add and the effects they have.
+
+The engine (:mod:`unokit.game`) calls these functions only when a house rule is on, so
+the official game keeps its short path. Each function takes the game and changes it the
+way the rule says; the choices where RULES.md is silent are in ``docs/rules.md``.
+
+>>> from unokit import Game, Rules, parse_card
+>>> game = Game.from_setup(Rules.preset("seven_o", players=3),
+...     hands=[[parse_card("R7"), parse_card("G1")], [parse_card("Y1")], [parse_card("B1")]],
+...     draw_pile=[parse_card("G3")], discard=[parse_card("R3")], current_player=0)
+>>> from unokit import format_action
+>>> [format_action(a) for a in game.legal_actions(0)][:3]
+['0:R7@1', '0:R7@2', '0:R7@1!']
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import TYPE_CHECKING
+
+from unokit import actions as A
+from unokit.cards import (
+    COLOR_OF,
+    DRAW_TWO,
+    IS_NUMBER,
+    RANK_OF,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_BLANK,
+    WILD_DRAW_FOUR,
+    WILD_SWAP_HANDS,
+)
+from unokit.events import EventKind
+
+if TYPE_CHECKING:
+    from unokit.game import Game
+
+K = EventKind
+
+# The colour wheel of ``wild_color = "next_in_circle"``: R -> B -> G -> Y -> R.
+_WHEEL = (0, 3, 2, 1)
+_NEXT_ON_WHEEL = {_WHEEL[i]: _WHEEL[(i + 1) % 4] for i in range(4)}
+_PREV_ON_WHEEL = {_WHEEL[(i + 1) % 4]: _WHEEL[i] for i in range(4)}
+
+
+def wheel_color(color: int, direction: int) -> int:
+    """The colour a wild sets under ``next_in_circle``.
+
+    >>> wheel_color(0, 1), wheel_color(0, -1)
+    (3, 1)
+    """
+    if color < 0:
+        return 0
+    return (_NEXT_ON_WHEEL if direction == 1 else _PREV_ON_WHEEL)[color]
+
+
+def answer_allowed(game: Game, card: int) -> bool:
+    """Whether ``card`` may answer the pending penalty (phase ``respond``)."""
+    rules = game.rules
+    kind = game.pending_kind
+    if card < WILD:
+        rank = RANK_OF[card]
+        if rank == REVERSE:
+            return rules.reverse_deflects_draw and COLOR_OF[card] == game.color
+        if rank != DRAW_TWO:
+            return False
+        if kind == DRAW_TWO:
+            return rules.draw_two_on_draw_two != "none"
+        return rules.draw_two_on_draw_four != "none" and COLOR_OF[card] == game.color
+    if card != WILD_DRAW_FOUR:
+        return False
+    if kind == DRAW_TWO:
+        return rules.draw_four_on_draw_two == "stack"
+    return rules.draw_four_on_draw_four == "stack"
+
+
+def answers_exist(game: Game, kind: int) -> bool:
+    """Whether the rules let any card answer a penalty of this kind (``DRAW_TWO`` or
+    ``WILD_DRAW_FOUR``), whatever the victim holds."""
+    rules = game.rules
+    if rules.reverse_deflects_draw:
+        return True
+    if kind == DRAW_TWO:
+        return rules.draw_two_on_draw_two != "none" or rules.draw_four_on_draw_two == "stack"
+    return rules.draw_four_on_draw_four == "stack" or rules.draw_two_on_draw_four != "none"
+
+
+def new_pending(game: Game, card: int) -> int:
+    """The pending penalty after ``card`` answers (or starts) a chain."""
+    rules = game.rules
+    pending = game.pending
+    if card == WILD_DRAW_FOUR:
+        return pending + 4
+    if pending == 0:
+        return 2
+    mode = (rules.draw_two_on_draw_two if game.pending_kind == DRAW_TWO
+            else rules.draw_two_on_draw_four)
+    return 2 if mode == "deflect" else pending + 2
+
+
+def others(game: Game, player: int) -> list[int]:
+    """The other seats still in the round, from the next one on."""
+    return [seat for seat in game._seats_from(game._next(player)) if seat != player]
+
+
+def card_plays(game: Game, player: int, card: int, cards_left: int) -> list[int]:
+    """Every way ``player`` may play ``card`` (colours, targets, exchanges), each with and
+    without an UNO call when it leaves one card. ``cards_left``: cards in hand after it."""
+    rules = game.rules
+    variants: list[int] = []
+    last = cards_left == 0
+    if card >= WILD:
+        if card == WILD_BLANK and rules.blank_card_effect == "transparent":
+            colors: tuple[int | None, ...] = (None,)
+        elif rules.wild_color == "next_in_circle":
+            colors = (None,)
+        else:
+            colors = (0, 1, 2, 3)
+        targets: list[int | None] = [None]
+        if card == WILD_SWAP_HANDS and not last:
+            targets = list(others(game, player))
+        for color in colors:
+            for target in targets:
+                variants.append(A.play(player, card, color=color, target=target))
+    else:
+        rank = RANK_OF[card]
+        seven = rank == 7 and rules.seven_swap and (
+            not last or rules.seven_zero_last_card == "apply")
+        if seven:
+            variants.extend(A.play(player, card, target=t) for t in others(game, player))
+        else:
+            variants.append(A.play(player, card))
+        if rank == 5 and rules.five_exchange and not last:
+            hand = list(game.hands[player])
+            hand.remove(card)
+            for target in others(game, player):
+                for give in sorted(set(hand)):
+                    variants.append(A.play(player, card, target=target, give=give))
+    if cards_left == 1:
+        variants += [v | A.UNO_FLAG for v in variants]
+    return variants
+
+
+def multi_plays(game: Game, player: int, playable: set[int] | frozenset[int]) -> list[int]:
+    """Plays of several number cards of one number (``multi_play = "same_number"``): the
+    first playable, the last setting the colour, the middle ones in card order."""
+    hand = game.hands[player]
+    out: list[int] = []
+    by_number: dict[int, list[int]] = {}
+    for card in hand:
+        if IS_NUMBER[card]:
+            by_number.setdefault(RANK_OF[card], []).append(card)
+    for cards in by_number.values():
+        if len(cards) < 2:
+            continue
+        seen: set[tuple[int, ...]] = set()
+        for size in range(2, min(len(cards), A.MAX_EXTRA + 1) + 1):
+            for combo in permutations(cards, size):
+                first, *middle, last = combo
+                key = (first, *sorted(middle), last)
+                if first not in playable or key in seen:
+                    continue
+                seen.add(key)
+                left = len(hand) - size
+                extra = (*sorted(middle), last)
+                for base in _multi_variants(game, player, first, extra, left):
+                    out.append(base)
+    return out
+
+
+def _multi_variants(game: Game, player: int, first: int, extra: tuple[int, ...],
+                    left: int) -> list[int]:
+    rules = game.rules
+    rank = RANK_OF[first]
+    variants: list[int] = []
+    if rank == 7 and rules.seven_swap and (left or rules.seven_zero_last_card == "apply"):
+        variants = [A.play(player, first, target=t, extra=extra) for t in others(game, player)]
+    else:
+        variants = [A.play(player, first, extra=extra)]
+    if rank == 5 and rules.five_exchange and left:
+        hand = list(game.hands[player])
+        for card in (first, *extra):
+            hand.remove(card)
+        for target in others(game, player):
+            variants += [A.play(player, first, target=target, give=give, extra=extra)
+                         for give in sorted(set(hand))]
+    if left == 1:
+        variants += [v | A.UNO_FLAG for v in variants]
+    return variants
+
+
+def normalize(action: int) -> int:
+    """The canonical form of a multi-play (middle cards in card order)."""
+    extra = A.action_extra(action)
+    if len(extra) < 3:
+        return action
+    middle = tuple(sorted(extra[:-1]))
+    if middle == extra[:-1]:
+        return action
+    parts = A.describe(action)
+    assert parts.card is not None
+    return A.play(parts.player, parts.card, color=parts.color, target=parts.target,
+                  uno=parts.uno, give=parts.give, extra=(*middle, extra[-1]))
+
+
+def jump_in_plays(game: Game, player: int) -> list[int]:
+    """The jump-ins open to ``player``: a card identical to the top card."""
+    top = game.discard[-1] if game.discard else -1
+    if top < 0 or top == WILD_DRAW_FOUR or game.fresh or top not in game.hands[player]:
+        return []
+    return card_plays(game, player, top, len(game.hands[player]) - 1)
+
+
+def skip_answers(game: Game, player: int) -> list[int]:
+    """The Skips with which a skipped player may pass the skip on."""
+    top = game.discard[-1]
+    same = game.rules.skip_on_skip == "same_color"
+    cards = {c for c in game.hands[player]
+             if c < WILD and RANK_OF[c] == SKIP and (not same or c == top)}
+    left = len(game.hands[player]) - 1
+    out: list[int] = []
+    for card in sorted(cards):
+        out += card_plays(game, player, card, left)
+    return out
+
+
+# ------------------------------------------------------------------ effects
+def swap_hands(game: Game, player: int, target: int) -> None:
+    """``player`` and ``target`` swap hands."""
+    hands = game.hands
+    hands[player], hands[target] = hands[target], hands[player]
+    game._emit(K.HANDS_SWAPPED, player=player, target=target)
+
+
+def rotate_hands(game: Game) -> None:
+    """Every hand passes to the next player in the direction of play."""
+    seats = [seat for seat in range(game.n) if game.active[seat]]
+    old = {seat: game.hands[seat] for seat in seats}
+    for seat in seats:
+        game.hands[game._next(seat)] = old[seat]
+    game._emit(K.HANDS_ROTATED, amount=game.direction)
+
+
+def shuffle_hands(game: Game, player: int) -> None:
+    """All hands are gathered, shuffled and dealt one by one from ``next(player)``."""
+    seats = [s for s in range(game.n) if game.active[s]]
+    cards = [card for seat in seats for card in game.hands[seat]]
+    game.rng.shuffle(cards)
+    for seat in seats:
+        game.hands[seat] = []
+    order = game._seats_from(game._next(player))
+    index = 0
+    while cards:
+        game.hands[order[index % len(order)]].append(cards.pop())
+        index += 1
+    game._emit(K.HANDS_SHUFFLED, player=player)
+    for seat in seats:
+        game._emit(K.DEALT, player=seat, cards=tuple(game.hands[seat]),
+                   amount=len(game.hands[seat]), visible_to=game._viewers[seat])
+
+
+def downpour(game: Game, player: int, count: int) -> None:
+    """Every other player in the round draws ``count`` cards."""
+    for seat in others(game, player):
+        game._draw(seat, count, "downpour")
