@@ -852,6 +852,7 @@ class Game:
 
     def _misplayed(self, player: int, card: int) -> None:
         self.uno_open = -1
+        self.skip_from = -1
         self._emit(K.MISPLAYED, player=player, card=card)
         got = self._draw(player, self._misplay, "misplay")
         self._turn_ended_idle(player, bool(got))
@@ -867,6 +868,7 @@ class Game:
 
     def _turn_draw(self, player: int) -> None:
         self.uno_open = -1
+        self.skip_from = -1
         if self._draw_one:
             card = self.draw_pile.pop() if self.draw_pile else self._take()
             if card >= 0:
@@ -1022,7 +1024,7 @@ class Game:
         self._close_round(blocked=True)
 
     def _score_round(self, winner: int, last_card: int, blocked: bool = False) -> None:
-        points = round_points(self.rules, self.hands, winner, last_card)
+        points = round_points(self.rules, self.hands, winner, last_card, went_out=not blocked)
         self.round_points = points
         for seat in range(self.n):
             self.scores[seat] += points[seat]

@@ -23,7 +23,7 @@ from typing import Any
 
 from unokit import actions as A
 from unokit.cards import CODES, COLOR_LETTERS, parse_card, parse_color
-from unokit.errors import ScenarioError, UnoError
+from unokit.errors import ActionCodeError, ScenarioError, UnoError
 from unokit.game import Game
 from unokit.rules import Rules
 
@@ -156,8 +156,8 @@ def action_from_step(do: Mapping[str, Any]) -> int:
         if "color" in do:
             return A.choose_color(player, parse_color(do["color"]))
     except UnoError as exc:
-        if isinstance(exc, ScenarioError):
-            raise
+        if isinstance(exc, ScenarioError | ActionCodeError):
+            raise  # an action that cannot be encoded is rejected like an illegal one
         raise ScenarioError(f"do: {exc}") from None
     raise ScenarioError(f"do: no action in {dict(do)!r}")
 
@@ -251,7 +251,12 @@ def _run_step(game: Game, step: Any) -> str:
     if unknown:
         raise ScenarioError(f"unknown step keys {', '.join(sorted(unknown))}")
     if "do" in step:
-        action = action_from_step(step["do"])
+        try:
+            action = action_from_step(step["do"])
+        except ActionCodeError as exc:
+            if step.get("error") is True:
+                return "; ".join(check_expect(game, step.get("expect", {})))
+            return f"the action was rejected: {exc}"
         if step.get("error") is True:
             before = game.copy()
             try:

@@ -36,9 +36,12 @@ def round_points(
     hands: Sequence[Sequence[int]],
     winner: int,
     last_card: int = -1,
+    went_out: bool = True,
 ) -> list[int]:
     """What each seat's match total changes by when ``winner`` wins the round with the
-    ``hands`` left. With teams, both partners show the team's change."""
+    ``hands`` left. With teams, both partners show the team's change. A winner who went
+    out counts no cards of their own (even if a last-card 7 or 0 gave them some); the
+    winner of a blocked round counts their hand."""
     n = len(hands)
     points = [hand_points(hand, rules.lone_zero_points) for hand in hands]
     out = [0] * n
@@ -52,6 +55,8 @@ def round_points(
         return out
     bonus = dict(rules.going_out_bonus).get(CODES[last_card], 0) if last_card >= 0 else 0
     own = list(points)
+    if went_out:
+        own[winner] = 0
     own[winner] -= bonus
     for seat in range(n):
         out[seat] = sum(own[mate] for mate in teammates(rules, seat))
