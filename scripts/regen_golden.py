@@ -43,6 +43,7 @@ GOLDEN: tuple[tuple[str, str, int], ...] = (
     ("jump_in", "jump_in,rounds=2", 11),
     ("party", "party,rounds=2", 12),
     ("h2o", "h2o,rounds=2", 13),
+    ("attack", "attack,rounds=2", 14),
 )
 """Every golden match."""
 

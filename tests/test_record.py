@@ -173,7 +173,7 @@ DROP = object()
     ({"engine_version": 1}, "engine_version: expected text"),
     ({"rules": "official"}, "rules: expected an object"),
     ({"rules": {"preset": "official", "colour": 2}}, "rules: invalid rule set: colour"),
-    ({"rules": {"preset": "official", "deck": "attack"}}, "deck: attack is not supported"),
+    ({"rules": {"preset": "official", "colour": "R"}}, "colour: unknown key"),
     ({"seed": -1}, "seed: expected an integer"),
     ({"seed": 2**64}, "seed: expected an integer"),
     ({"seed": 1.5}, "seed: expected an integer"),

@@ -105,8 +105,7 @@ EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "h2o": {"deck": "h2o"},
     "pairs": {"teams": "pairs", "players": 4},
 }
-SUPPORTED_PRESETS = {"official", "pairs", "classic_ru", "stacking", "seven_o", "jump_in",
-                     "party", "h2o"}
+SUPPORTED_PRESETS = set(PRESETS)
 
 
 def named_keys(error: RulesError) -> set[str]:
@@ -186,20 +185,6 @@ def test_supported_presets_load(name: str) -> None:
     assert Rules.from_dict({"preset": name}) == rules
     assert rules.to_string() == name
     assert rules.to_dict() == {"preset": name}
-
-
-@pytest.mark.parametrize("name", sorted(set(PRESETS) - SUPPORTED_PRESETS))
-def test_presets_with_house_rules_are_not_supported_yet(name: str) -> None:
-    with pytest.raises(RulesError) as info:
-        Rules.preset(name)
-    error = info.value
-    assert "not supported yet" in str(error)
-    # every key of the preset that leaves sections 1-3 is named
-    unsupported = {key for key in EXPECTED_PRESETS[name]
-                   if SPEC[key].section >= 6 or key == "deck"}
-    assert unsupported and unsupported <= set(error.keys)
-    for key in unsupported:
-        assert "not supported yet" in error.problems[key]
 
 
 def test_pairs_preset_overrides() -> None:
@@ -413,12 +398,9 @@ def non_default(name: str) -> list[Any]:
     raise AssertionError(name)
 
 
-UNSUPPORTED = [(spec.name, value) for spec in KEYS if spec.section >= 6
-               for value in non_default(spec.name)]
-UNSUPPORTED += [("deck", "attack")]
-SUPPORTED = [(spec.name, value) for spec in KEYS if spec.section in (4, 5)
+SUPPORTED = [(spec.name, value) for spec in KEYS if spec.section >= 4
              for value in non_default(spec.name)]
-SUPPORTED += [("deck", "h2o"), ("extra_cards", {"WSW": 1, "WC": 3}),
+SUPPORTED += [("deck", "h2o"), ("deck", "attack"), ("extra_cards", {"WSW": 1, "WC": 3}),
               ("extra_cards", {"WSH": 1}), ("extra_cards", {"WD1": 2, "WD2": 2})]
 
 
@@ -428,15 +410,16 @@ def test_house_rules_are_supported(key: str, value: Any) -> None:
     assert Rules.from_string(rules.to_string()) == rules
 
 
-@pytest.mark.parametrize("key, value", UNSUPPORTED)
-def test_uno_attack_is_not_supported_yet(key: str, value: Any) -> None:
-    with pytest.raises(RulesError) as info:
-        Rules.from_dict({key: value})
-    assert key in info.value.keys
-    assert "not supported yet" in info.value.problems[key]
-    assert "not supported yet" in str(info.value) and key in str(info.value)
-    with pytest.raises(RulesError, match="not supported yet"):
-        Rules.from_string(f"official,{key}={_text(value)}")
+def test_every_key_and_value_is_played() -> None:
+    """No key of RULES.md is refused as unplayed: each non-default value builds."""
+    for spec in KEYS:
+        if spec.kind == "cards":
+            continue  # maps: see test_house_rules_are_supported
+        values = [3] if spec.kind == "optional_int" else non_default(spec.name)
+        for value in values:
+            extra = {"rounds": 3} if (spec.name, value) == ("scoring", "lazy") else {}
+            rules = Rules.from_dict({spec.name: value, **extra})
+            assert getattr(rules, spec.name) == value
 
 
 def _text(value: Any) -> str:

@@ -106,23 +106,6 @@ def describe_values(spec: KeySpec) -> str:
     return span + (" or none" if spec.kind == "optional_int" else "")
 
 
-def _supported(spec: KeySpec, value: Any) -> bool:
-    """Whether the engine accepts ``value`` for this key (sections 1-3 for now)."""
-    try:
-        Rules.preset("official", **{spec.name: value})
-    except RulesError as exc:
-        return spec.name not in exc.keys
-    return True
-
-
-def _preset_supported(name: str) -> bool:
-    try:
-        Rules.preset(name)
-    except RulesError:
-        return False
-    return True
-
-
 @app.command("rules")
 def rules_command(
     preset: Annotated[str | None, typer.Argument(help="Show this preset's values.")] = None,
@@ -134,11 +117,9 @@ def rules_command(
         table.add_column("preset", no_wrap=True)
         table.add_column("meaning")
         table.add_column("changes to official", overflow="fold")
-        table.add_column("supported", no_wrap=True)
         for name, overrides in PRESETS.items():
             changes = ", ".join(f"{k}={format_value(v)}" for k, v in overrides.items())
-            table.add_row(name, PRESET_MEANINGS.get(name, ""), changes or "-",
-                          "yes" if _preset_supported(name) else "not yet")
+            table.add_row(name, PRESET_MEANINGS.get(name, ""), changes or "-")
         console.print(table)
         keys = Table(title="Rule keys (defaults of the official preset)")
         for column in ("key", "default", "values"):
@@ -146,9 +127,8 @@ def rules_command(
         keys.add_column("section", justify="right")
         keys.add_column("meaning")
         for spec in KEYS:
-            note = "" if _supported(spec, _other_value(spec)) else " (only the default for now)"
             keys.add_row(spec.name, format_value(spec.default), describe_values(spec),
-                         str(spec.section), spec.meaning + note)
+                         str(spec.section), spec.meaning)
         console.print(keys)
         console.print("A rule set is a preset plus overrides, e.g. "
                       "'official,players=3,target_score=200'.", markup=False)
@@ -167,22 +147,6 @@ def rules_command(
         table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
                       format_value(spec.default), spec.meaning)
     console.print(table)
-    if not _preset_supported(preset):
-        console.print(f"The engine does not support preset {preset} yet.", markup=False)
-
-
-def _other_value(spec: KeySpec) -> Any:
-    """A non-default value of a key, to find out whether the key is implemented."""
-    if spec.kind == "bool":
-        return not spec.default
-    if spec.kind == "choice":
-        return next(c for c in spec.choices if c != spec.default)
-    if spec.kind == "float":
-        return 0.5 if spec.default != 0.5 else 0.25
-    if spec.kind == "int":
-        high = spec.choices[1]
-        return spec.default + 1 if high is None or spec.default < high else spec.default - 1
-    return spec.default
 
 
 # ------------------------------------------------------------------- scenario

@@ -90,6 +90,11 @@ class EventKind(StrEnum):
     """``player`` said something (``reason``: the text, if any)."""
     SILENCE = "silence"
     """A silence began (``reason``: why) or, with ``amount`` 0, ended."""
+    PRESSED = "pressed"
+    """UNO Attack: ``player`` pressed the launcher ``target`` times; ``amount`` cards
+    (``cards``, private) came out; ``reason`` says why."""
+    DISCARDED = "discarded"
+    """UNO Attack: with a Discard All, ``player`` also discarded ``cards``."""
     PENALTY = "penalty"
     """A pending penalty changed: ``amount`` cards now wait for ``player``."""
 

@@ -25,22 +25,27 @@ from enum import StrEnum
 from typing import Any
 
 from unokit import actions as A
-from unokit import house
+from unokit import attack, house
 from unokit.cards import (
     CODES,
     COLOR_OF,
+    DISCARD_ALL,
     DRAW_TWO,
+    HIT_TWO,
     IS_NUMBER,
     NO_COLOR,
     NUM_KINDS,
     RANK_OF,
     REVERSE,
     SKIP,
+    TRADE_HANDS,
     WILD,
+    WILD_ALL_HIT,
     WILD_BLANK,
     WILD_DOWNPOUR_ONE,
     WILD_DOWNPOUR_TWO,
     WILD_DRAW_FOUR,
+    WILD_HIT_FIRE,
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
@@ -122,7 +127,7 @@ STATE_FIELDS = (
     "round_no", "round_wins", "round_losses", "round_winner", "round_loser",
     "round_points", "match_winner", "seq", "first_next", "final_round", "match",
     "pending_kind", "wd4_match", "skip_from", "fresh", "exchange_from", "slap_left",
-    "resume_current", "resume_phase", "silence_seat", "silence_color",
+    "resume_current", "resume_phase", "silence_seat", "silence_color", "launcher",
 )
 
 
@@ -134,7 +139,7 @@ class Game:
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
-                 "_answer_two", "_answer_four")
+                 "_answer_two", "_answer_four", "_attack")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -166,6 +171,8 @@ class Game:
         self.first_next = -1
         self.final_round = False
         self.dealer = 0
+        self.launcher: list[int] = []
+        """Cards each successive launcher press ejects, fixed by a scenario (UNO Attack)."""
         self._reset_round()
         if start:
             self.dealer = self._choose_dealer()
@@ -185,9 +192,10 @@ class Game:
         self._viewers = [
             (p,) if not r.partner_hands_visible else (p, partner(r, p)) for p in range(self.n)
         ]
+        self._attack = r.deck == "attack"
         self._simple = not (r.seven_swap or r.five_exchange or r.multi_play != "off"
                             or r.wild_color != "chosen" or r.blank_card_effect == "transparent"
-                            or WILD_SWAP_HANDS in self.deck)
+                            or WILD_SWAP_HANDS in self.deck or self._attack)
         """Whether every play is a card and, for a wild, a colour (the precomputed tables)."""
         self._out_of_turn = r.jump_in or r.skip_on_skip != "none" or r.silence != "off"
         self._answer_two = house.answers_exist(self, DRAW_TWO)
@@ -296,6 +304,8 @@ class Game:
     def _start_card_ok(self, card: int) -> bool:
         if self.rules.first_card == "number_only":
             return IS_NUMBER[card]
+        if self._attack:
+            return card >= WILD or RANK_OF[card] != TRADE_HANDS
         return card == WILD or (card < WILD and RANK_OF[card] <= DRAW_TWO)
 
     def _turn_start_card(self, first: int) -> None:
@@ -327,10 +337,19 @@ class Game:
             self.direction = -1
             self._emit(K.REVERSED, amount=-1)
             self._set_turn(self._next(first))
-        elif rank == DRAW_TWO:
-            self._draw(first, 2, "draw_two")
+        elif rank in (DRAW_TWO, HIT_TWO):
+            self._draw(first, 2, "draw_two" if rank == DRAW_TWO else "hit_two")
             self._emit(K.SKIPPED, player=first)
             self._set_turn(self._next(first))
+        elif card == WILD_ALL_HIT:
+            for seat in self._seats_from(self._next(self.dealer)):
+                if seat != self.dealer:
+                    attack.press(self, seat, 1, "all_hit")
+            self._set_turn(first, CHOOSE_COLOR)
+        elif card == WILD_HIT_FIRE:
+            attack.press_until_fired(self, first, "hit_fire")
+            self._emit(K.SKIPPED, player=first)
+            self._set_turn(self._next(first), CHOOSE_COLOR)
         else:
             self._set_turn(first)
 
@@ -348,6 +367,7 @@ class Game:
         color: int | None = None,
         scores: Sequence[int] | None = None,
         seed: int = 0,
+        launcher: Sequence[int] | None = None,
     ) -> Game:
         """A round already dealt: ``hands`` by seat, ``draw_pile`` with the first card to
         be drawn first, ``discard`` bottom to top (absent: the start card is turned from
@@ -358,7 +378,7 @@ class Game:
         game = cls(rules, seed, start=False)
         set_up_round(game, hands=hands, draw_pile=draw_pile, discard=discard, dealer=dealer,
                      current_player=current_player, direction=direction, color=color,
-                     scores=scores)
+                     scores=scores, launcher=launcher)
         return game
 
     # ------------------------------------------------------------------- state
@@ -429,7 +449,7 @@ class Game:
                     if self._misplay:
                         plain = _PLAIN[player]
                         acts.extend(plain[card] for card in sorted(set(hand) - _PLAYABLE_SETS[row]))
-                    if self._dwp or not playable:
+                    if self._dwp or not playable or self._attack:
                         acts.append(_DRAW[player])
                 elif phase is DRAWN:
                     left = len(self.hands[player]) - 1
@@ -682,7 +702,10 @@ class Game:
         return pile.pop()
 
     def _draw(self, player: int, count: int, reason: str) -> list[int]:
-        """``player`` draws up to ``count`` cards; what cannot be drawn is forgiven."""
+        """``player`` draws up to ``count`` cards; what cannot be drawn is forgiven. In UNO
+        Attack each card to draw is a press of the launcher."""
+        if self._attack:
+            return attack.press(self, player, count, reason)
         got = []
         for _ in range(count):
             card = self._take()
@@ -728,6 +751,8 @@ class Game:
         self.log.append(_new_tuple(Event, (seq, _PLAYED, player, -1 if target == 15 else target,
                                            card, color if card >= WILD else -1, extra, 0, "",
                                            None, None)))
+        if self._attack and card < WILD and RANK_OF[card] == DISCARD_ALL:
+            attack.discard_all(self, player, card)
         # A Wild Draw Four is judged on the hand it was put down from (before any refill).
         guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
         if uno:
@@ -783,6 +808,23 @@ class Game:
                 self._reverse(player)
         elif rank == DRAW_TWO:
             self._penalty(player, DRAW_TWO, house.new_pending(self, card) if responding else 2)
+        elif rank == HIT_TWO:
+            victim = self._next(player)
+            attack.press(self, victim, 2, "hit_two")
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
+        elif rank == TRADE_HANDS:
+            house.swap_hands(self, player, target)
+            self._end_turn(player)
+        elif card == WILD_ALL_HIT:
+            for seat in house.others(self, player):
+                attack.press(self, seat, 1, "all_hit")
+            self._end_turn(player)
+        elif card == WILD_HIT_FIRE:
+            victim = self._next(player)
+            attack.press_until_fired(self, victim, "hit_fire")
+            self._emit(K.SKIPPED, player=victim)
+            self._end_turn(victim)
         elif card == WILD_DRAW_FOUR:
             self.wd4_by = player if self._challenge_mode else -1
             self.wd4_color = prev_color
@@ -869,6 +911,10 @@ class Game:
     def _turn_draw(self, player: int) -> None:
         self.uno_open = -1
         self.skip_from = -1
+        if self._attack:  # a press ends the turn, whatever comes out
+            pressed = attack.press(self, player, 1, "turn")
+            self._turn_ended_idle(player, bool(pressed) or bool(self.draw_pile))
+            return
         if self._draw_one:
             card = self.draw_pile.pop() if self.draw_pile else self._take()
             if card >= 0:
@@ -978,13 +1024,18 @@ class Game:
         elif card == WILD_BLANK and rules.blank_card_effect == "draw_ten":
             penalty = 10
             reason = "draw_ten"
+        elif rank == HIT_TWO and card < WILD:
+            penalty = 2
+            reason = "hit_two"
         self.pending = 0
         self.pending_kind = -1
         self.wd4_by = -1
         if penalty:
             self._draw(victim, penalty, reason)
-        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO):
-            house.downpour(self, player, 1 if card == WILD_DOWNPOUR_ONE else 2)
+        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO, WILD_ALL_HIT):
+            house.downpour(self, player, 2 if card == WILD_DOWNPOUR_TWO else 1)
+        elif card == WILD_HIT_FIRE:
+            attack.press_until_fired(self, victim, "hit_fire")
         elif card < WILD and rules.seven_zero_last_card == "apply":
             if rank == 7 and target != 15:
                 house.swap_hands(self, player, target)

@@ -19,13 +19,16 @@ from itertools import permutations
 from typing import TYPE_CHECKING
 
 from unokit import actions as A
+from unokit import attack
 from unokit.cards import (
     COLOR_OF,
+    DISCARD_ALL,
     DRAW_TWO,
     IS_NUMBER,
     RANK_OF,
     REVERSE,
     SKIP,
+    TRADE_HANDS,
     WILD,
     WILD_BLANK,
     WILD_DRAW_FOUR,
@@ -127,7 +130,12 @@ def card_plays(game: Game, player: int, card: int, cards_left: int) -> list[int]
         rank = RANK_OF[card]
         seven = rank == 7 and rules.seven_swap and (
             not last or rules.seven_zero_last_card == "apply")
-        if seven:
+        if rank == DISCARD_ALL and game._attack:
+            cards_left = attack.cards_left_after(game, player, card)
+        if rank == TRADE_HANDS:
+            if not last:  # Trade Hands cannot be the last card
+                variants.extend(A.play(player, card, target=t) for t in others(game, player))
+        elif seven:
             variants.extend(A.play(player, card, target=t) for t in others(game, player))
         else:
             variants.append(A.play(player, card))

@@ -169,17 +169,6 @@ PRESET_MEANINGS: dict[str, str] = {
     "pairs": "four players in two teams of partners",
 }
 
-NOT_SUPPORTED_YET = "not supported yet"
-def _supported(name: str, value: Any) -> bool:
-    """Whether the engine implements this key at this value (UNO Attack is not yet)."""
-    spec = SPEC[name]
-    if name == "deck":
-        return bool(value != "attack")
-    if spec.section >= 6:
-        return bool(value == spec.default)
-    return True
-
-
 @dataclass(frozen=True, slots=True)
 class Rules:
     """One complete rule set. Build it with :meth:`from_dict`, :meth:`from_string`,
@@ -374,16 +363,8 @@ class Rules:
 
     # -------------------------------------------------------------- validation
     def validate(self) -> None:
-        """Check ranges, combinations and support; raise :class:`RulesError` naming the
-        keys."""
+        """Check the combination of keys; raise :class:`RulesError` naming the keys."""
         problems: dict[str, str] = {}
-        for spec in KEYS:
-            value = getattr(self, spec.name)
-            if not _supported(spec.name, value):
-                problems[spec.name] = (
-                    f"{_format_scalar(value)} is {NOT_SUPPORTED_YET} "
-                    f"(RULES.md section {spec.section})"
-                )
         deck_size = len(self.deck_cards())
         if self.players * self.hand_size >= deck_size:
             problems["players, hand_size"] = (

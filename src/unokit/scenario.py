@@ -82,8 +82,10 @@ def build_game(data: Mapping[str, Any]) -> Game:
     rules_data = dict(rules_data)
     rules_data.setdefault("players", len(hands))
     rules = Rules.from_dict(rules_data)
-    if "launcher" in setup:
-        raise ScenarioError("setup.launcher: UNO Attack is not supported yet")
+    launcher = setup.get("launcher")
+    if launcher is not None and (not isinstance(launcher, list) or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in launcher)):
+        raise ScenarioError("setup.launcher: expected a list of card counts >= 0")
     direction = setup.get("direction", "cw")
     if direction not in ("cw", "ccw"):
         raise ScenarioError(f"setup.direction: expected cw or ccw, got {direction!r}")
@@ -108,6 +110,7 @@ def build_game(data: Mapping[str, Any]) -> Game:
             color=parse_color(color) if color is not None else None,
             scores=scores,
             seed=seed,
+            launcher=launcher,
         )
     except UnoError as exc:
         if isinstance(exc, ScenarioError):

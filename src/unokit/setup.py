@@ -32,6 +32,7 @@ def set_up_round(
     direction: int,
     color: int | None,
     scores: Sequence[int] | None,
+    launcher: Sequence[int] | None = None,
 ) -> None:
     """Put a fresh, unstarted ``game`` into the position described (see
     :meth:`unokit.Game.from_setup`). The cards given become the game's whole deck."""
@@ -48,6 +49,10 @@ def set_up_round(
     game.round_no = 1
     game._emit(EventKind.ROUND_STARTED, player=game.dealer, amount=1)
     game.hands = [list(hand) for hand in hands]
+    if launcher is not None:
+        if any(not isinstance(k, int) or isinstance(k, bool) or k < 0 for k in launcher):
+            raise SetupError("launcher: expected a list of card counts >= 0")
+        game.launcher = list(launcher)
     game.draw_pile = list(reversed(draw_pile))
     game.deck = sorted([c for hand in hands for c in hand] + list(draw_pile)
                        + list(discard or []))

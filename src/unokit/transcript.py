@@ -53,6 +53,9 @@ DRAW_REASONS: dict[str, str] = {
     "downpour": "Downpour",
     "slap": "last to slap",
     "silence": "broke the silence",
+    "hit_two": "Hit 2",
+    "all_hit": "Wild All Hit",
+    "hit_fire": "Wild Hit-Fire",
 }
 """Why cards are drawn, as shown in brackets after the count (empty: nothing shown)."""
 
@@ -329,6 +332,20 @@ def _silence(e: Event, w: _Writer) -> str:
     return f"Silence ({e.reason})! Nobody may speak."
 
 
+def _pressed(e: Event, w: _Writer) -> str:
+    why = DRAW_REASONS.get(e.reason, e.reason.replace("_", " "))
+    times = _count(e.target, "time") if e.target > 0 else "once"
+    text = f"{w.who(e.player)} presses the launcher {times}" + (f" ({why})" if why else "")
+    if not e.amount:
+        return text + ": nothing comes out."
+    out = f": {_count(e.amount, 'card')} come out"
+    return text + (f"{out}: {w.cards(e.cards)}." if e.cards else out + ".")
+
+
+def _discarded(e: Event, w: _Writer) -> str:
+    return f"{w.who(e.player)} discards {w.cards(e.cards)} with it."
+
+
 def _penalty(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} faces {_count(e.amount, 'card')} to draw."
 
@@ -367,6 +384,8 @@ _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
     EventKind.SAID: _said,
     EventKind.SILENCE: _silence,
     EventKind.PENALTY: _penalty,
+    EventKind.PRESSED: _pressed,
+    EventKind.DISCARDED: _discarded,
 }
 
 
