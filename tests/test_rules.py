@@ -417,7 +417,8 @@ def test_every_key_and_value_is_played() -> None:
             continue  # maps: see test_house_rules_are_supported
         values = [3] if spec.kind == "optional_int" else non_default(spec.name)
         for value in values:
-            extra = {"rounds": 3} if (spec.name, value) == ("scoring", "lazy") else {}
+            extra = {"scoring": {"rounds": 3},
+                     "partner_hands_visible": {"teams": "pairs"}}.get(spec.name, {})
             rules = Rules.from_dict({spec.name: value, **extra})
             assert getattr(rules, spec.name) == value
 
