@@ -139,7 +139,7 @@ class Game:
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
-                 "_answer_two", "_answer_four", "_attack")
+                 "_answer_two", "_answer_four", "_attack", "_plain")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -197,6 +197,9 @@ class Game:
                             or r.wild_color != "chosen" or r.blank_card_effect == "transparent"
                             or WILD_SWAP_HANDS in self.deck or self._attack)
         """Whether every play is a card and, for a wild, a colour (the precomputed tables)."""
+        self._plain = (self._simple and not r.zero_rotate and r.silence == "off"
+                       and not r.progressive_refill and max(self.deck) <= WILD_DRAW_FOUR)
+        """Whether a plain play of a number card needs nothing but the basic steps."""
         self._out_of_turn = r.jump_in or r.skip_on_skip != "none" or r.silence != "off"
         self._answer_two = house.answers_exist(self, DRAW_TWO)
         self._answer_four = house.answers_exist(self, WILD_DRAW_FOUR)
@@ -550,7 +553,10 @@ class Game:
             if self._misplay and self.phase is PLAY and not self._can_play(player, card):
                 self._misplayed(player, card)
             elif action >> 18 == 15:  # one plain card: no target, give or extra cards
-                self._play(player, card, (action >> 15) & 7, False)
+                if self._plain and self.phase is not RESPOND:
+                    self._play_plain(player, card, (action >> 15) & 7)
+                else:
+                    self._play(player, card, (action >> 15) & 7, False)
             else:
                 self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG),
                            (action >> 18) & 15, A.action_give(action), A.action_extra(action))
@@ -771,6 +777,42 @@ class Game:
             self._effect(player, card, target, give, responding, guilty, prev_color, prev_match)
         if uno and self.phase is not MATCH_OVER:
             self._maybe_slap(player)
+
+    def _play_plain(self, player: int, card: int, color: int) -> None:
+        """:meth:`_play` for one card without UNO call, target or house-rule effect."""
+        hand = self.hands[player]
+        self.uno_open = -1
+        self.drawn = -1
+        self.idle = 0
+        self.skip_from = -1
+        self.current = player
+        hand.remove(card)
+        self.discard.append(card)
+        prev_color = self.color
+        if card < WILD:
+            color = COLOR_OF[card]
+        self.color = color
+        prev_match = self.match
+        self.match = card
+        self.fresh = False
+        seq = self.seq
+        self.seq = seq + 1
+        self.log.append(_new_tuple(Event, (seq, _PLAYED, player, -1, card,
+                                           color if card >= WILD else -1, (), 0, "", None,
+                                           None)))
+        if len(hand) == 1:
+            self.uno_open = player
+        elif not hand:
+            self._went_out(player, card)
+            return
+        if card < WILD and RANK_OF[card] <= 9:
+            n = self.n
+            self.current = ((player + self.direction) % n if self.n_active == n
+                            else self._next(player))
+            self.phase = PLAY
+            return
+        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
+        self._effect(player, card, 15, -1, False, guilty, prev_color, prev_match)
 
     def _effect(self, player: int, card: int, target: int, give: int, responding: bool,
                 guilty: bool, prev_color: int, prev_match: int) -> None:
