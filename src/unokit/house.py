@@ -207,7 +207,8 @@ def normalize(action: int) -> int:
     if middle == extra[:-1]:
         return action
     parts = A.describe(action)
-    assert parts.card is not None
+    if action < 0 or parts.card is None or parts.type != "play":
+        return action  # not a play: apply() rejects it as it is
     return A.play(parts.player, parts.card, color=parts.color, target=parts.target,
                   uno=parts.uno, give=parts.give, extra=(*middle, extra[-1]))
 

@@ -53,6 +53,8 @@ class Observation:
     levels: tuple[int, ...]
     round_winner: int | None
     match_winner: int | None
+    slap_left: tuple[int, ...] = ()
+    """Seats that still have to slap (phase ``slap``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with card codes and colour letters."""
@@ -81,6 +83,7 @@ class Observation:
             "levels": list(self.levels),
             "round_winner": self.round_winner,
             "match_winner": self.match_winner,
+            "slap_left": list(self.slap_left),
         }
 
 
@@ -113,4 +116,5 @@ def observe(game: Game, seat: int) -> Observation:
         levels=tuple(game.levels),
         round_winner=game.round_winner if game.round_winner >= 0 else None,
         match_winner=game.match_winner if game.match_winner >= 0 else None,
+        slap_left=tuple(game.slap_left),
     )

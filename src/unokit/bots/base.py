@@ -46,7 +46,9 @@ class Bot(Protocol):
 def must_act(observation: Observation) -> bool:
     """Whether the seat of ``observation`` has to act now: it is its turn, or the round
     is over (every seat may start the next one, and the one asked must)."""
-    return observation.current_player == observation.seat or observation.phase == "round_over"
+    return (observation.current_player == observation.seat
+            or observation.phase == "round_over"
+            or (observation.phase == "slap" and observation.seat in observation.slap_left))
 
 
 class SeededBot:
@@ -87,11 +89,11 @@ class Step(NamedTuple):
 
 def asking_order(game: Game) -> tuple[list[int], int]:
     """``(out-of-turn seats, lead seat)``: the seats asked first, in seat order after
-    the lead, and the lead, who must answer. The lead is the current player, or seat 0
-    when there is none (between rounds)."""
+    the lead, and the lead, who must answer. The lead is the current player, or the
+    first seat still to slap, or seat 0 between rounds."""
     lead = game.current_player
     if lead is None:
-        lead = 0
+        lead = game.slap_left[0] if game.slap_left else 0
     others = [(lead + offset) % game.n for offset in range(1, game.n)]
     return others, lead
 

@@ -83,6 +83,8 @@ class PlayFirstBot(SeededBot):
             return None
         if obs.phase == "round_over":
             return A.next_round(seat) if A.next_round(seat) in legal else min(legal)
+        if A.slap(seat) in legal:
+            return A.slap(seat)
         vulnerable = obs.uno_open
         if vulnerable is not None:
             if vulnerable == seat and A.call_uno(seat) in legal:
@@ -114,10 +116,12 @@ class PlayFirstBot(SeededBot):
                 rest = list(obs.hand)
                 rest.remove(card)
                 color = favourite_color(rest, self.rng.randrange(4))
-            for uno in (True, False):
-                action = A.play(seat, card, color=color, uno=uno)
-                if action in legal:
-                    return action
+            ways = sorted(a for a in legal if A.action_type(a) == A.PLAY
+                          and A.action_card(a) == card and not A.action_extra(a))
+            preferred = [a for a in ways if A.action_color(a) in (7, color)] or ways
+            with_uno = [a for a in preferred if a & A.UNO_FLAG]
+            if preferred:
+                return self.rng.choice(with_uno or preferred)
         for fallback in (A.pass_turn(seat), A.draw(seat)):
             if fallback in legal:
                 return fallback
