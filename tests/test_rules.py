@@ -471,3 +471,17 @@ def test_rules_are_frozen_and_hashable() -> None:
     with pytest.raises(AttributeError):
         rules.players = 3  # type: ignore[misc]
     assert {rules: 1}[Rules.preset("official")] == 1
+
+
+@pytest.mark.parametrize("key, value", [
+    ("draw", "until_playable"), ("play_drawn", "must"), ("draw_when_playable", False),
+    ("draw_two_on_draw_two", "stack"), ("draw_four_on_draw_four", "stack"),
+    ("draw_two_on_draw_four", "deflect"), ("draw_four_on_draw_two", "stack"),
+    ("reverse_deflects_draw", True),
+])
+def test_attack_refuses_drawing_rules(key: str, value: Any) -> None:
+    """UNO Attack presses instead of drawing and has no draw cards: such keys are refused."""
+    with pytest.raises(RulesError) as info:
+        Rules.from_dict({"preset": "attack", key: value})
+    assert {"deck", key} <= set(info.value.keys)
+    assert "UNO Attack" in str(info.value)

@@ -169,6 +169,12 @@ PRESET_MEANINGS: dict[str, str] = {
     "pairs": "four players in two teams of partners",
 }
 
+_NOT_IN_ATTACK = ("draw", "play_drawn", "draw_when_playable", "draw_two_on_draw_two",
+                  "draw_four_on_draw_four", "draw_two_on_draw_four", "draw_four_on_draw_two",
+                  "reverse_deflects_draw")
+"""Keys that cannot work with ``deck = "attack"``: drawing and draw-card chains."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """One complete rule set. Build it with :meth:`from_dict`, :meth:`from_string`,
@@ -385,6 +391,13 @@ class Rules:
             problems["going_out_bonus, scoring"] = (
                 "a going-out bonus needs penalty or elimination scoring"
             )
+        if self.deck == "attack":
+            inert = [key for key in _NOT_IN_ATTACK if getattr(self, key) != SPEC[key].default]
+            if inert:
+                problems[", ".join(["deck", *inert])] = (
+                    "UNO Attack has no draw pile to draw from (a press replaces drawing) "
+                    "and no Draw Two or Wild Draw Four to answer"
+                )
         if self.scoring == "elimination" and self.players < 3:
             problems["scoring, players"] = "elimination needs at least 3 players"
         if problems:
