@@ -124,17 +124,27 @@ def all_legal(game: Game) -> dict[int, list[int]]:
 def pick_action(game: Game, rng: random.Random) -> int:
     """A random legal action of any seat.
 
-    Usually one of the current player's turn actions (a play, draw, pass, challenge or
-    colour), preferring plays so that matches end; otherwise any legal action of any
-    seat, so that UNO calls, catches and false catches happen out of turn at random
-    moments. (Choosing uniformly among all actions would mostly pick catches when
-    ``false_catch_penalty`` makes every catch legal, and a match would hardly move.)"""
+    While a player who did not call UNO can be caught, often that player's late call or
+    someone's catch; otherwise usually one of the current player's turn actions (a play,
+    draw, pass, challenge or colour), preferring plays so that matches end; and now and
+    then any legal action of any seat, so that calls, catches and false catches also
+    happen at other random moments. (Choosing uniformly among all actions would mostly
+    pick false catches when ``false_catch_penalty`` makes them legal, and a match would
+    hardly move.)"""
     legal = all_legal(game)
     if not legal:
         raise AssertionError(f"no seat has a legal action in phase {game.phase}")
+    roll = rng.random()
     current = game.current_player
-    if current is not None and current in legal and rng.random() < 0.88:
-        turn = [a for a in legal[current] if describe(a).type not in ("uno", "catch")]
+    if current is not None and roll < 0.93:
+        open_seat = game.observation(current).uno_open
+        if open_seat is not None and roll < 0.3:
+            answers = [a for acts in legal.values() for a in acts
+                       if describe(a).type == "uno"
+                       or (describe(a).type == "catch" and describe(a).target == open_seat)]
+            if answers:
+                return rng.choice(answers)
+        turn = [a for a in legal.get(current, []) if describe(a).type not in ("uno", "catch")]
         plays = [a for a in turn if describe(a).type == "play"]
         if plays and rng.random() < 0.85:
             return rng.choice(plays)
