@@ -77,11 +77,13 @@ def press(game: Game, player: int, times: int, reason: str) -> list[int]:
 def press_until_fired(game: Game, player: int, reason: str) -> list[int]:
     """``player`` presses until cards come out (or nothing is left to eject)."""
     presses = 0
+    never_fires = game.rules.launcher_fire_chance == 0
     while True:
+        scripted = bool(game.launcher)
         cards, loaded = press_once(game, player)
         presses += 1
-        if cards or not loaded:
-            break
+        if cards or not loaded or (never_fires and not scripted and not game.launcher):
+            break  # a launcher that cannot fire is pressed once
     game._emit(K.PRESSED, player=player, cards=tuple(cards), amount=len(cards), reason=reason,
                target=presses, visible_to=game._viewers[player])
     return cards
