@@ -113,6 +113,7 @@ _UNO = [A.call_uno(p) for p in range(10)]
 _CATCH = [[A.catch(p, t) for t in range(10)] for p in range(10)]
 _COLOR = [[A.choose_color(p, c) for c in range(4)] for p in range(10)]
 _NEXT = [A.next_round(p) for p in range(10)]
+_SAY = [A.say(p) for p in range(10)]
 _UNO_FLAG = A.UNO_FLAG
 _new_tuple = tuple.__new__
 _T_PLAY, _T_DRAW, _T_PASS = A.PLAY, A.DRAW, A.PASS
@@ -139,7 +140,7 @@ class Game:
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
-                 "_answer_two", "_answer_four", "_attack", "_plain")
+                 "_answer_two", "_answer_four", "_attack", "_plain", "_say")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -200,6 +201,7 @@ class Game:
         self._plain = (self._simple and not r.zero_rotate and r.silence == "off"
                        and not r.progressive_refill and max(self.deck) <= WILD_DRAW_FOUR)
         """Whether a plain play of a number card needs nothing but the basic steps."""
+        self._say = r.silence != "off"
         self._out_of_turn = r.jump_in or r.skip_on_skip != "none" or r.silence != "off"
         self._answer_two = house.answers_exist(self, DRAW_TWO)
         self._answer_four = house.answers_exist(self, WILD_DRAW_FOUR)
@@ -493,8 +495,8 @@ class Game:
                     for target in range(self.n):
                         if target != player and target != vulnerable and active[target]:
                             acts.append(_CATCH[player][target])
-            if self.rules.silence != "off":
-                acts.append(A.say(player))
+            if self._say:
+                acts.append(_SAY[player])
         self._cache_version = self._version
         self._cache_player = player
         self._cache = tuple(acts)
@@ -572,7 +574,7 @@ class Game:
             self.phase = PLAY
         else:
             self._apply_other(player, kind, action)
-        if self.silence_seat >= 0 or self.silence_color >= 0:
+        if self._say and (self.silence_seat >= 0 or self.silence_color >= 0):
             self._check_silence(player, kind)
         return log[start:]
 
