@@ -485,3 +485,9 @@ def test_attack_refuses_drawing_rules(key: str, value: Any) -> None:
         Rules.from_dict({"preset": "attack", key: value})
     assert {"deck", key} <= set(info.value.keys)
     assert "UNO Attack" in str(info.value)
+
+
+def test_choice_value_none_round_trips_in_the_compact_form() -> None:
+    rules = Rules.preset("stacking", draw_four_on_draw_four="none", players=3, rounds=1)
+    assert "draw_four_on_draw_four=none" in rules.to_string()
+    assert Rules.from_string(rules.to_string()) == rules

@@ -140,7 +140,7 @@ class Game:
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
-                 "_answer_two", "_answer_four", "_attack", "_plain", "_say")
+                 "_answer_two", "_answer_four", "_attack", "_plain", "_say", "_turn_only")
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -202,6 +202,10 @@ class Game:
                        and not r.progressive_refill and max(self.deck) <= WILD_DRAW_FOUR)
         """Whether a plain play of a number card needs nothing but the basic steps."""
         self._say = r.silence != "off"
+        self._turn_only = (self._simple and not self._attack and not r.misplay_penalty
+                           and not r.false_catch_penalty and not self._say and not r.jump_in
+                           and r.skip_on_skip == "none")
+        """Whether a plain turn offers only plays and a draw (nothing out of turn)."""
         self._out_of_turn = r.jump_in or r.skip_on_skip != "none" or r.silence != "off"
         self._answer_two = house.answers_exist(self, DRAW_TWO)
         self._answer_four = house.answers_exist(self, WILD_DRAW_FOUR)
@@ -429,7 +433,26 @@ class Game:
         everyone once the match is over)."""
         if self._cache_version == self._version and self._cache_player == player:
             return list(self._cache)
-        acts: list[int] = []
+        if self._turn_only and player == self.current and self.phase is PLAY \
+                and self.uno_open < 0:
+            # The common case: a plain turn, with nothing any seat may do out of turn.
+            hand = self.hands[player]
+            playable = _PLAYABLE_SETS[self.match * 4 + self.color].intersection(hand)
+            acts: list[int] = []
+            if playable:
+                if (self._strict and WILD_DRAW_FOUR in playable
+                        and not self._can_play(player, WILD_DRAW_FOUR)):
+                    playable = playable - {WILD_DRAW_FOUR}
+                plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
+                for card in sorted(playable):
+                    acts += plays[card]
+            if self._dwp or not playable:
+                acts.append(_DRAW[player])
+            self._cache_version = self._version
+            self._cache_player = player
+            self._cache = tuple(acts)
+            return acts
+        acts = []
         phase = self.phase
         if type(player) is not int or not 0 <= player < self.n:
             return acts
@@ -957,7 +980,9 @@ class Game:
         self.skip_from = -1
         if self._attack:  # a press ends the turn, whatever comes out
             pressed = attack.press(self, player, 1, "turn")
-            self._turn_ended_idle(player, bool(pressed) or bool(self.draw_pile))
+            # A launcher that holds cards and can fire counts as a draw that was possible.
+            can_fire = self.rules.launcher_fire_chance > 0 or bool(self.launcher)
+            self._turn_ended_idle(player, bool(pressed) or (bool(self.draw_pile) and can_fire))
             return
         if self._draw_one:
             card = self.draw_pile.pop() if self.draw_pile else self._take()

@@ -430,6 +430,8 @@ def _coerce(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
             return float(value)
         problems[name] = f"expected a number, got {value!r}"
     elif kind == "choice":
+        if value is None and "none" in spec.choices:
+            return "none"  # the compact form writes the value none like a missing number
         if isinstance(value, str) and value in spec.choices:
             return value
         problems[name] = f"expected one of {', '.join(spec.choices)}, got {value!r}"
