@@ -5,6 +5,8 @@
 ``unokit scenario FILE_OR_DIR...``        run rule scenario files (exit 1 on a failure)
 ``unokit replay FILE [--as SEAT]``        check a game record and print its transcript
 ``unokit selfplay --rules R --seed S``    bots play one seeded match
+``unokit soak --games N --seed S``        random games under random rule sets, checked
+                                          after every action (exit 1 on a failure)
 ``unokit --version``                      the version
 ========================================  ===========================================
 
@@ -294,6 +296,76 @@ def selfplay_command(
             _fail(f"cannot write {save}: {exc.strerror or exc}")
         console.print(f"Record saved to {save} (events digest "
                       f"{events_digest(game.log)[:16]}...)", markup=False)
+
+
+# ----------------------------------------------------------------------- soak
+@app.command("soak")
+def soak_command(
+    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 1000,
+    seed: Annotated[int, typer.Option(
+        min=0, max=2**64 - 1, help="Seed of the first game; game i has seed + i.")] = 0,
+    jobs: Annotated[int, typer.Option(min=1, help="Processes to play the games in.")] = 1,
+    max_steps: Annotated[int, typer.Option(
+        "--max-steps", min=1, help="Actions after which a match that goes on is a failure.")
+    ] = 50_000,
+    rules_text: Annotated[str | None, typer.Option(
+        "--rules", help="Play every game under this rule set instead of random ones.")
+    ] = None,
+) -> None:
+    """Play random games under random rule sets, checking invariants after every action.
+
+    Every failure names the seed and rule set that reproduce it; exit 1 on any failure.
+    """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from unokit.soak import GameResult, run_soak
+
+    fixed: Rules | None = None
+    if rules_text is not None:
+        try:
+            fixed = Rules.load(rules_text)
+        except RulesError as exc:
+            _fail(str(exc))
+    console = _console()
+    failed = 0
+    progress = Progress(
+        TextColumn("soak"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=False,
+    )
+
+    def advance(result: GameResult) -> None:
+        nonlocal failed
+        failed += bool(result.failures)
+        progress.update(task, advance=1, failed=failed)
+
+    with progress:
+        task = progress.add_task("soak", total=games, failed=0)
+        report = run_soak(games, seed, jobs=jobs, max_steps=max_steps, rules=fixed,
+                          on_result=advance)
+    for failure in report.failures:
+        console.print(failure.line(), markup=False)
+        console.print(f"  reproduce: {failure.command()}", markup=False)
+    where = f"rules {fixed.to_string()}" if fixed is not None else "random rule sets"
+    console.print(
+        f"Soak: {report.games} game{'s' if report.games != 1 else ''} ({where}; "
+        f"seeds {seed}..{seed + games - 1}; "
+        f"{jobs} job{'s' if jobs != 1 else ''}), {report.actions} actions, "
+        f"{report.ended} matches ended, {report.seconds:.1f} s, "
+        f"{report.games_per_second():.1f} games/s", markup=False)
+    kinds = report.by_kind()
+    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    console.print(f"Failures: {len(report.failures)}" + (f" ({summary})" if summary else ""),
+                  markup=False)
+    if report.failures:
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -112,7 +112,8 @@ def card_plays(game: Game, player: int, card: int, cards_left: int) -> list[int]
     without an UNO call when it leaves one card. ``cards_left``: cards in hand after it."""
     rules = game.rules
     variants: list[int] = []
-    last = cards_left == 0
+    # A card that empties the hand is the last one unless a refill follows it.
+    last = cards_left == 0 and not (rules.progressive_refill and game.levels[player] > 1)
     if card >= WILD:
         if card == WILD_BLANK and rules.blank_card_effect == "transparent":
             colors: tuple[int | None, ...] = (None,)
@@ -182,7 +183,9 @@ def _multi_variants(game: Game, player: int, first: int, extra: tuple[int, ...],
     rules = game.rules
     rank = RANK_OF[first]
     variants: list[int] = []
-    if rank == 7 and rules.seven_swap and (left or rules.seven_zero_last_card == "apply"):
+    refill = rules.progressive_refill and game.levels[player] > 1
+    if rank == 7 and rules.seven_swap and (left or refill
+                                           or rules.seven_zero_last_card == "apply"):
         variants = [A.play(player, first, target=t, extra=extra) for t in others(game, player)]
     else:
         variants = [A.play(player, first, extra=extra)]

@@ -31,9 +31,11 @@ and now and then (each with its own probability):
 
 At the end of a match, ``replay``: the action history applied to a fresh
 ``Game(rules, seed)`` gives an equal state and the same events. A match still running
-after ``max_steps`` actions is a ``did_not_end`` failure, and a rule set whose compact
-string does not read back to itself is a ``rules_roundtrip`` failure (the string is what
-reproduces a game).
+after ``max_steps`` actions is a ``did_not_end`` failure; dealing or one action that takes
+more than :data:`STEP_TIMEOUT` seconds (an endless loop inside the engine) is a
+``timeout``. A rule set whose compact string does not read back to itself is a
+``rules_roundtrip`` failure (the game is played all the same, and its failures name the
+rule set in JSON, which ``--rules`` also takes).
 
 >>> report = run_soak(games=3, seed=5)
 >>> report.games, report.failures
@@ -49,16 +51,19 @@ import multiprocessing
 import queue
 import random
 import shlex
+import signal
+import threading
 import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Protocol, TypeVar
 
 from unokit import actions as A
-from unokit.cards import CODES, COLOR_OF, NUM_KINDS, RANK_OF, WILD, build_deck
+from unokit.cards import CODES, COLOR_OF, NUM_KINDS, RANK_OF, WILD, WILD_SHUFFLE_HANDS, build_deck
 from unokit.errors import IllegalActionError, RulesError
 from unokit.game import Game
 from unokit.rules import KEYS, PRESETS, SPEC, KeySpec, Rules
@@ -73,6 +78,14 @@ ILLEGAL_RATE = 0.05
 PRIVACY_RATE = 0.05
 """Chance, after each action, of checking one seat's observation against hidden cards."""
 
+LONG_MATCH = 5000
+"""Actions after which the copy-based checks run 20 times less often (a copy takes time in
+proportion to the event log)."""
+
+STEP_TIMEOUT = 10.0
+"""Seconds of wall time after which dealing or a single action is a ``timeout`` failure:
+an endless loop inside the engine, which ``max_steps`` cannot catch."""
+
 KINDS = (
     "conservation",
     "no_legal_action",
@@ -84,6 +97,7 @@ KINDS = (
     "privacy",
     "replay",
     "did_not_end",
+    "timeout",
     "rules_roundtrip",
 )
 """The kinds of failure a soak reports."""
@@ -135,13 +149,12 @@ _INT_RANGES = {
     "false_catch_penalty": (0, 2),
     "misplay_penalty": (0, 3),
     "silence_penalty": (0, 4),
-    "lone_zero_points": (0, 50),
-    "launcher_max_burst": (1, 8),
+    "launcher_max_burst": (1, 6),
 }
 """Ranges kept small so that random matches end (other integer keys: 10 above the low
 end of their range)."""
 
-_FLOATS = (0.05, 0.3, 0.5, 0.9, 1.0)
+_FLOATS = (0.0, 0.05, 0.3, 0.5, 1.0)
 """Values of probability keys (``launcher_fire_chance``)."""
 
 _BONUS_CODES = ("W", "W+4", "WC", "WSW", "WSH", "WD1", "WD2", "R0", "G+2", "BS", "YR", "B9")
@@ -161,15 +174,15 @@ def _value(pick: Picker, spec: KeySpec, attack: bool) -> Any:
         return pick.choice(options)
     if spec.kind == "float":
         return pick.choice(_FLOATS)
+    if spec.name == "lone_zero_points":
+        return pick.choice((0, 50))  # the seeds' "Reset zero" value
     if spec.kind in ("int", "optional_int"):
         low, high = _INT_RANGES.get(spec.name, (spec.choices[0], spec.choices[0] + 10))
         if spec.choices[1] is not None:
             high = min(high, spec.choices[1])
-        if spec.name == "lone_zero_points":
-            return pick.choice((0, 50))
         return pick.integer(low, high)
     if spec.kind == "cards":
-        counts = {code: pick.choice((0, 1, 2, 4)) for code in spec.choices}
+        counts = {code: pick.choice((0, 0, 1, 2)) for code in spec.choices}
         return {code: count for code, count in counts.items() if count}
     return spec.default
 
@@ -177,7 +190,8 @@ def _value(pick: Picker, spec: KeySpec, attack: bool) -> Any:
 def random_rule_dict(pick: Picker, *, attack: bool = True) -> dict[str, Any]:
     """A rule set as a mapping for :meth:`Rules.from_dict`: a random preset, then each key
     of RULES.md set to a random value with chance :data:`OVERRIDE_CHANCE`, then players,
-    hand size, teams, target and rounds chosen to fit (small targets, at most 3 rounds).
+    hand size, teams, target and rounds chosen to fit (small targets, at most 3 rounds,
+    at most half the deck dealt, so that random matches end).
 
     With ``attack=False`` nothing of RULES.md section 6 (UNO Attack) is drawn. The result
     is valid except where the engine refuses a combination it does not support
@@ -209,16 +223,23 @@ def random_rule_dict(pick: Picker, *, attack: bool = True) -> dict[str, Any]:
         data["players"] = pick.integer(3 if now("scoring") == "elimination" else 2, 10)
         data["partner_hands_visible"] = False
     extra = now("extra_cards")
+    if extra and data["players"] > 6 and "extra_cards" in data:
+        # Hand swaps, shuffles and downpours at a big table: one of each at most.
+        extra = data["extra_cards"] = {code: min(count, 1) for code, count in extra.items()}
     deck_size = len(build_deck(now("deck"), dict(extra) if extra else None))
-    max_hand = min(8, (deck_size - 1) // data["players"])
-    if now("progressive_refill"):
-        max_hand = min(max_hand, 4)
+    # At most half the deck dealt: with most cards in hands, random play hardly ends.
+    max_hand = max(1, min(8, (deck_size - 1) // data["players"],
+                          deck_size // (2 * data["players"])))
+    if now("progressive_refill"):  # a hand is emptied up to hand_size times
+        max_hand = min(max_hand, 4 if data["players"] <= 5 else 2)
     data["hand_size"] = pick.integer(1, max_hand)
     scoring = now("scoring")
     data["target_score"] = pick.integer(1, 60 if scoring == "elimination" else 200)
     rounds = pick.choice((None, 1, 2, 3))
     if scoring == "lazy" and rounds is None:
         rounds = pick.integer(1, 3)
+    if now("progressive_refill") and data["players"] > 6:
+        rounds = 1  # long rounds: one is enough
     data["rounds"] = rounds
     if scoring in ("penalty", "elimination") and pick.chance(0.5):
         data["going_out_bonus"] = {pick.choice(_BONUS_CODES): pick.integer(1, 60)
@@ -246,9 +267,14 @@ _TURN_TYPES = frozenset({A.PLAY, A.DRAW, A.PASS, A.CHALLENGE, A.COLOR, A.GIVE, A
                          A.SLAP})
 """Action types that make up a turn or a decision (the rest: calls, catches, speech)."""
 
-OUT_OF_TURN_CHANCE = 0.12
-"""Chance that someone other than the player to act acts (or that player calls, catches
-or speaks) instead of taking a turn action."""
+OUT_OF_TURN_CHANCE = 0.08
+"""Chance of an interesting out-of-turn action when there is one: a play out of turn
+(jump-in, a skipped player's Skip), an UNO call, a catch of the open player."""
+
+NOISE_CHANCE = 0.02
+"""Chance of any other action of a seat that is not to act, or of the current player's
+calls, catches and speech (false catches, speech in a silence: they cost cards, so they
+stay rare)."""
 
 
 def all_legal(game: Game) -> dict[int, list[int]]:
@@ -271,14 +297,34 @@ def _misplay(game: Game, action: int) -> bool:
     return COLOR_OF[card] != game.color and (match >= WILD or RANK_OF[card] != RANK_OF[match])
 
 
+def _sensible(game: Game, player: int, plays: list[int]) -> list[int]:
+    """The plays a player would rather make, where hands change owners: of the plays that
+    swap hands (a target and no card given) only those naming a player with the fewest
+    cards, and a Wild Shuffle Hands only with more cards than the average hand. (Random
+    swaps and shuffles even the hands out again and again, and matches hardly end.)"""
+    swaps = [a for a in plays if A.action_target(a) != 15 and A.action_give(a) < 0]
+    if swaps:
+        fewest = min(len(game.hands[A.action_target(a)]) for a in swaps)
+        plays = [a for a in plays
+                 if a not in swaps or len(game.hands[A.action_target(a)]) == fewest]
+    sizes = [len(hand) for seat, hand in enumerate(game.hands) if game.active[seat]]
+    if len(game.hands[player]) * len(sizes) <= sum(sizes):
+        plays = [a for a in plays if A.action_card(a) != WILD_SHUFFLE_HANDS] or plays
+    return plays
+
+
 def pick_action(game: Game, legal: dict[int, list[int]], rng: random.Random) -> int:
     """A random legal action of any seat, the player to act being the likeliest.
 
     Between rounds and while everyone slaps, any seat that may act. Otherwise, with
-    chance :data:`OUT_OF_TURN_CHANCE`, an out-of-turn action (mostly the interesting ones:
-    a play out of turn, a late UNO call, a catch of the open player; else anything any
-    seat may do: speech, false catches, ...); otherwise a turn action of the current
-    player, preferring plays that match (misplays are rare).
+    chance :data:`OUT_OF_TURN_CHANCE`, an interesting out-of-turn action where there is
+    one, and with chance :data:`NOISE_CHANCE` any other action of any type (speech,
+    false catches, ...); otherwise a turn action of the current player: usually a play
+    that matches (with a big hand, a number card where there is one; hands swapped and
+    shuffled as a player would, see :func:`_sensible`; while a penalty is pending,
+    answering and accepting are even),
+    rarely a misplay. Matches under random rule sets end much sooner this way than with
+    uniform choices.
     """
     current = game.current_player
     if current is None or current not in legal:
@@ -286,7 +332,7 @@ def pick_action(game: Game, legal: dict[int, list[int]], rng: random.Random) -> 
         return rng.choice(legal[seat])
     mine = legal[current]
     roll = rng.random()
-    if roll < OUT_OF_TURN_CHANCE:
+    if roll < OUT_OF_TURN_CHANCE + NOISE_CHANCE:
         others = [a for seat, acts in legal.items() if seat != current for a in acts]
         others += [a for a in mine if A.action_type(a) not in _TURN_TYPES]
         if others:
@@ -295,19 +341,35 @@ def pick_action(game: Game, legal: dict[int, list[int]], rng: random.Random) -> 
                        if (A.action_type(a) == A.PLAY and A.action_player(a) != current)
                        or A.action_type(a) == A.UNO
                        or (A.action_type(a) == A.CATCH and A.action_target(a) == open_seat)]
-            if special and roll < OUT_OF_TURN_CHANCE * 0.7:
+            if special and roll < OUT_OF_TURN_CHANCE:
                 return rng.choice(special)
-            return rng.choice(others)
+            if roll >= OUT_OF_TURN_CHANCE:
+                # By type first, so that the many false catches some rules allow do not
+                # crowd out everything else.
+                by_type: dict[int, list[int]] = {}
+                for action in others:
+                    by_type.setdefault(A.action_type(action), []).append(action)
+                return rng.choice(by_type[rng.choice(sorted(by_type))])
     turn = [a for a in mine if A.action_type(a) in _TURN_TYPES]
     if not turn:
         return rng.choice(mine)
     plays = [a for a in turn if A.action_type(a) == A.PLAY]
-    if plays and rng.random() < 0.85:
-        good = [a for a in plays if not _misplay(game, a)]
-        if good and rng.random() < 0.95:
-            return rng.choice(good)
-        return rng.choice(plays)
-    return rng.choice(turn)
+    good = [a for a in plays if not _misplay(game, a)]
+    if good and rng.random() < (0.5 if game.pending else 0.9):
+        if rng.random() < 0.8:
+            good = _sensible(game, current, good)
+        if len(game.hands[current]) > 3 and rng.random() < 0.75:
+            # Keep wilds and action cards for later, as players do: with fewer penalties
+            # flying about, random matches end sooner.
+            calm = [a for a in good
+                    if A.action_card(a) < WILD and RANK_OF[A.action_card(a)] <= 9]
+            if calm:
+                return rng.choice(calm)
+        return rng.choice(good)
+    rest = [a for a in turn if A.action_type(a) != A.PLAY]
+    if rest and (not plays or rng.random() < 0.97):
+        return rng.choice(rest)
+    return rng.choice(plays or turn)
 
 
 # --------------------------------------------------------------------- checks
@@ -317,11 +379,6 @@ class InvariantError(Exception):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
-
-
-def card_counts(game: Game) -> Counter[int]:
-    """Every card of the game where it lies now (hands, draw pile, discard pile)."""
-    return Counter(chain(chain.from_iterable(game.hands), game.draw_pile, game.discard))
 
 
 def _codes(counts: Counter[int]) -> str:
@@ -378,11 +435,9 @@ def _variants(game: Game, action: int, rng: random.Random) -> list[int]:
         (color, target, (parts.player + 1) % game.n),
     ]
     for new_color, new_target, seat in tries:
-        try:
+        with suppress(ValueError):
             out.append(A.play(seat, card, color=new_color, target=new_target, uno=parts.uno,
                               give=parts.give, extra=parts.extra))
-        except ValueError:
-            pass
     return out
 
 
@@ -547,7 +602,13 @@ class GameResult:
     actions: int
     rounds: int
     ended: bool
-    failure: Failure | None
+    failures: tuple[Failure, ...] = ()
+    """At most one failure of the game itself, after a ``rules_roundtrip`` one if any."""
+
+    @property
+    def failure(self) -> Failure | None:
+        """The first failure, if any."""
+        return self.failures[0] if self.failures else None
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -555,61 +616,148 @@ def game_seed(seed: int, index: int) -> int:
     return (seed + index) % 2**64
 
 
+def _roundtrip_problem(rules: Rules) -> str:
+    """What is wrong with the compact string of a rule set ('' if it reads back)."""
+    compact = rules.to_string()
+    try:
+        again = Rules.from_string(compact)
+    except RulesError as exc:
+        return f"the compact string {compact!r} is refused: {exc}"
+    if again != rules:
+        return f"the compact string {compact!r} reads back to another rule set"
+    return ""
+
+
+def reproducible_text(rules: Rules) -> str:
+    """The rule set as ``--rules`` takes it: the compact string where it reads back to the
+    same rule set, otherwise JSON."""
+    return rules.to_json() if _roundtrip_problem(rules) else rules.to_string()
+
+
+class _OutOfTime(BaseException):
+    """Raised by :class:`_Watchdog` (a BaseException, so that no handler of ``Exception``
+    in the engine swallows it)."""
+
+
+class _Watchdog:
+    """Limits the wall time of single steps (dealing, one action) with an interval timer,
+    where the platform allows it (in the main thread of a POSIX process); elsewhere it
+    does nothing. Use as a context manager around a game, :meth:`arm` before a step and
+    :meth:`disarm` after it."""
+
+    def __init__(self, seconds: float | None) -> None:
+        usable = (hasattr(signal, "setitimer")
+                  and threading.current_thread() is threading.main_thread())
+        self.seconds = seconds if seconds and seconds > 0 and usable else 0.0
+        self._previous: Any = None
+
+    def __enter__(self) -> _Watchdog:
+        if self.seconds:
+            self._previous = signal.signal(signal.SIGALRM, self._ring)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.seconds:
+            self.disarm()
+            signal.signal(signal.SIGALRM, self._previous)
+
+    @staticmethod
+    def _ring(signum: int, frame: Any) -> None:
+        raise _OutOfTime
+
+    def arm(self) -> None:
+        """Start the clock for one step."""
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def disarm(self) -> None:
+        """Stop the clock."""
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _where(exc: BaseException) -> str:
+    """``file:line (function)`` of the innermost frame of an exception."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno} ({frame.name})"
+
+
 def soak_game(seed: int, rules: Rules | None = None, *, max_steps: int = DEFAULT_MAX_STEPS,
               illegal_rate: float = ILLEGAL_RATE, privacy_rate: float = PRIVACY_RATE,
-              index: int = 0) -> GameResult:
+              step_timeout: float | None = STEP_TIMEOUT, index: int = 0) -> GameResult:
     """Play and check one game: the rule set drawn from ``seed`` unless given, then
-    ``Game(rules, seed)`` and the random actor seeded from ``seed``."""
+    ``Game(rules, seed)`` and the random actor seeded from ``seed``.
+
+    ``step_timeout``: seconds of wall time that dealing or one action may take (where the
+    platform allows a timer; see :data:`STEP_TIMEOUT`).
+    """
     if rules is None:
         rules = draw_rules(random.Random(f"unokit-soak-rules:{seed}"))
-    text = rules.to_string()
+    text = reproducible_text(rules)
     actor = random.Random(f"unokit-soak-actor:{seed}")
     checks = random.Random(f"unokit-soak-checks:{seed}")
     applied: list[int] = []
     game: Game | None = None
+    busy: int | None = None  # the action being applied, for a timeout's message
 
-    def result(failure: Failure | None) -> GameResult:
+    found: list[Failure] = []
+
+    def result() -> GameResult:
         return GameResult(index, seed, text, len(applied), game.round_no if game else 0,
-                          game is not None and game.is_over(), failure)
+                          game is not None and game.is_over(), tuple(found))
 
     def fail(kind: str, message: str) -> GameResult:
-        return result(Failure(kind, seed, text, len(applied), message, max_steps))
+        found.append(Failure(kind, seed, text, len(applied), message, max_steps))
+        return result()
 
+    watchdog = _Watchdog(step_timeout)
     try:
-        if Rules.from_string(text) != rules:
-            return fail("rules_roundtrip", "the compact string reads back to another "
-                        "rule set")
-        game = Game(rules, seed)
-        deck = sorted(game.deck)
-        while True:
-            check_conservation(game, deck)
-            legal = all_legal(game)
-            check_legal(game, legal)
-            if game.is_over():
-                break
-            if len(applied) >= max_steps:
-                return fail("did_not_end", f"the match is still on after {max_steps} "
-                            f"actions (round {game.round_no}, phase {game.phase.value})")
-            if checks.random() < illegal_rate:
-                check_illegal(game, checks)
-            if checks.random() < privacy_rate:
-                check_privacy(game, checks)
-            action = pick_action(game, legal, actor)
-            try:
-                game.apply(action)
-            except IllegalActionError as exc:
-                raise InvariantError("legal_rejected", f"listed action {_text(action)} "
-                                     f"was rejected: {exc}") from None
-            applied.append(action)
-        check_replay(game, applied)
+        with watchdog:
+            problem = _roundtrip_problem(rules)
+            if problem:  # reported, and the game is played all the same
+                found.append(Failure("rules_roundtrip", seed, text, 0, problem, max_steps))
+            watchdog.arm()
+            game = Game(rules, seed)
+            watchdog.disarm()
+            deck = sorted(game.deck)
+            while True:
+                check_conservation(game, deck)
+                legal = all_legal(game)
+                check_legal(game, legal)
+                if game.is_over():
+                    break
+                if len(applied) >= max_steps:
+                    return fail("did_not_end", f"the match is still on after {max_steps} "
+                                f"actions (round {game.round_no}, phase {game.phase.value}, "
+                                f"hands {[len(h) for h in game.hands]}, draw pile "
+                                f"{len(game.draw_pile)}, discard pile {len(game.discard)})")
+                # Copies grow with the event log: long matches are checked less often.
+                slow = 1 if len(applied) < LONG_MATCH else 20
+                if checks.random() * slow < illegal_rate:
+                    check_illegal(game, checks)
+                if checks.random() * slow < privacy_rate:
+                    check_privacy(game, checks)
+                action = busy = pick_action(game, legal, actor)
+                watchdog.arm()
+                try:
+                    game.apply(action)
+                except IllegalActionError as exc:
+                    raise InvariantError("legal_rejected", f"listed action {_text(action)} "
+                                         f"was rejected: {exc}") from None
+                watchdog.disarm()
+                busy = None
+                applied.append(action)
+            check_replay(game, applied)
     except InvariantError as exc:
         return fail(exc.kind, str(exc))
+    except _OutOfTime as exc:
+        doing = ("dealing" if game is None else "checking" if busy is None
+                 else f"applying {_text(busy)}")
+        return fail("timeout", f"{doing} took over {step_timeout} s; stopped at {_where(exc)}")
     except Exception as exc:
-        where = traceback.extract_tb(exc.__traceback__)[-1]
         last = f" after {_text(applied[-1])}" if applied else ""
-        return fail("crash", f"{type(exc).__name__}: {exc}{last} "
-                    f"({where.filename.rsplit('/', 1)[-1]}:{where.lineno})")
-    return result(None)
+        return fail("crash", f"{type(exc).__name__}: {exc}{last} at {_where(exc)}")
+    return result()
 
 
 # ---------------------------------------------------------------------- soaks
@@ -628,8 +776,7 @@ class SoakReport:
         self.games += 1
         self.actions += result.actions
         self.ended += result.ended
-        if result.failure is not None:
-            self.failures.append(result.failure)
+        self.failures.extend(result.failures)
 
     def by_kind(self) -> Counter[str]:
         """Failures counted by kind."""
@@ -661,7 +808,7 @@ def _job_indices(job: int, jobs: int, games: int) -> range:
 
 
 def _run_job(spec: _Job, out: Any) -> None:
-    rules = Rules.from_string(spec.rules) if spec.rules is not None else None
+    rules = Rules.load(spec.rules) if spec.rules is not None else None
     try:
         for index in _job_indices(spec.job, spec.jobs, spec.games):
             out.put(soak_game(game_seed(spec.seed, index), rules, max_steps=spec.max_steps,
@@ -679,7 +826,7 @@ def run_soak(games: int, seed: int = 0, *, jobs: int = 1, max_steps: int = DEFAU
     Failures come out in game order.
     """
     fixed = None if rules is None else Rules.load(rules)
-    text = None if fixed is None else fixed.to_string()
+    text = None if fixed is None else reproducible_text(fixed)
     report = SoakReport()
     results: list[GameResult] = []
     start = time.perf_counter()
@@ -694,7 +841,7 @@ def run_soak(games: int, seed: int = 0, *, jobs: int = 1, max_steps: int = DEFAU
         for index in range(games):
             take(soak_game(game_seed(seed, index), fixed, max_steps=max_steps, index=index))
     else:
-        context = multiprocessing.get_context()
+        context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
         out = context.Queue()
         workers = [context.Process(target=_run_job, args=(_Job(j, jobs, games, seed, text,
                                                                max_steps), out), daemon=True)
@@ -718,8 +865,8 @@ def run_soak(games: int, seed: int = 0, *, jobs: int = 1, max_steps: int = DEFAU
         missing = sorted(set(range(games)) - {r.index for r in results})
         for index in missing:  # a job died without a word: count its games as crashes
             take(GameResult(index, game_seed(seed, index), text or "?", 0, 0, False,
-                            Failure("crash", game_seed(seed, index), text or "?", 0,
-                                    "the job playing this game died", max_steps)))
+                            (Failure("crash", game_seed(seed, index), text or "?", 0,
+                                     "the job playing this game died", max_steps),)))
     for result in sorted(results, key=lambda r: r.index):
         report.add(result)
     report.seconds = time.perf_counter() - start
