@@ -21,18 +21,15 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Any
 
 from unokit import actions as A
-from unokit import attack, house
+from unokit import attack, house, match_flow, table
 from unokit.cards import (
-    CODES,
     COLOR_OF,
     DISCARD_ALL,
     DRAW_TWO,
     HIT_TWO,
-    IS_NUMBER,
     NO_COLOR,
     NUM_KINDS,
     RANK_OF,
@@ -52,24 +49,10 @@ from unokit.cards import (
 from unokit.errors import IllegalActionError
 from unokit.events import Event, EventKind
 from unokit.observation import Observation, observe
+from unokit.phases import Phase as Phase
 from unokit.rng import SplitMix64
 from unokit.rules import Rules
-from unokit.scoring import best_seat, lazy_loser, lowest_hand, partner, round_points
-
-
-class Phase(StrEnum):
-    """What the game waits for."""
-
-    PLAY = "play"
-    DRAWN = "drawn"
-    CHOOSE_COLOR = "choose_color"
-    CHALLENGE = "challenge"
-    RESPOND = "respond"
-    EXCHANGE = "exchange"
-    SLAP = "slap"
-    ROUND_OVER = "round_over"
-    MATCH_OVER = "match_over"
-
+from unokit.scoring import partner
 
 PLAY, DRAWN, CHOOSE_COLOR, CHALLENGE = Phase.PLAY, Phase.DRAWN, Phase.CHOOSE_COLOR, Phase.CHALLENGE
 RESPOND, EXCHANGE, SLAP = Phase.RESPOND, Phase.EXCHANGE, Phase.SLAP
@@ -141,6 +124,30 @@ class Game:
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
                  "_answer_two", "_answer_four", "_attack", "_plain", "_say", "_turn_only")
+
+    # Methods kept in their own modules (the match around the turns; table decisions).
+    _choose_dealer = match_flow._choose_dealer
+    _start_round = match_flow._start_round
+    _seats_from = match_flow._seats_from
+    _start_card_ok = match_flow._start_card_ok
+    _turn_start_card = match_flow._turn_start_card
+    _went_out = match_flow._went_out
+    _blocked = match_flow._blocked
+    _score_round = match_flow._score_round
+    _close_round = match_flow._close_round
+    _match_result = match_flow._match_result
+    _next_round = match_flow._next_round
+    _apply_other = table._apply_other
+    _maybe_slap = table._maybe_slap
+    _check_silence = table._check_silence
+    _end_silence = table._end_silence
+    _start_silence = table._start_silence
+    _accept_penalty = table._accept_penalty
+    _challenge = table._challenge
+    _catch = table._catch
+    _house_plays = table._house_plays
+    _answers = table._answers
+    _out_of_turn_plays = table._out_of_turn_plays
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules | str | dict[str, Any] = "official", seed: int = 0,
@@ -244,123 +251,6 @@ class Game:
         self.resume_phase = PLAY
         self.silence_seat = -1
         self.silence_color = NO_COLOR
-
-    def _choose_dealer(self) -> int:
-        how = self.rules.dealer
-        if how == "seat0":
-            return 0
-        if how == "random":
-            return self.rng.below(self.n)
-        contenders = list(range(self.n))
-        pile: list[int] = []
-        while True:
-            drawn: dict[int, int] = {}
-            for seat in contenders:
-                while True:
-                    if not pile:
-                        pile = list(self.deck)
-                        self.rng.shuffle(pile)
-                    card = pile.pop()
-                    self._emit(K.DEALER_DRAW, player=seat, card=card)
-                    if IS_NUMBER[card]:
-                        drawn[seat] = RANK_OF[card]
-                        break
-            best = max(drawn.values())
-            contenders = [seat for seat in contenders if drawn[seat] == best]
-            if len(contenders) == 1:
-                return contenders[0]
-
-    def _start_round(self) -> None:
-        """Shuffle, deal and turn the start card."""
-        self._reset_round()
-        self.round_no += 1
-        self.final_round = self.rules.scoring == "elimination" and sum(self.in_match) == 2
-        self._emit(K.ROUND_STARTED, player=self.dealer, amount=self.round_no)
-        seats = self._seats_from(self._next(self.dealer))
-        while True:
-            pile = list(self.deck)
-            self.rng.shuffle(pile)
-            for _ in range(self.rules.hand_size):
-                for seat in seats:
-                    if pile:
-                        self.hands[seat].append(pile.pop())
-            if any(self._start_card_ok(card) for card in pile):
-                break
-            # A misdeal: no card left could start the round, so shuffle and deal again.
-            if not pile or not any(self._start_card_ok(card) for card in self.deck):
-                from unokit.errors import SetupError
-
-                raise SetupError("no card of the deck is left to start the round")
-            self.hands = [[] for _ in range(self.n)]
-        self.draw_pile = pile
-        for seat in range(self.n):
-            if self.active[seat]:
-                self._emit(K.DEALT, player=seat, cards=tuple(self.hands[seat]),
-                           amount=len(self.hands[seat]), visible_to=self._viewers[seat])
-        first = self.first_next if self.first_next >= 0 else self._next(self.dealer)
-        self.first_next = -1
-        self._turn_start_card(first)
-
-    def _seats_from(self, start: int) -> list[int]:
-        """Active seats in the current direction, starting with ``start``."""
-        seats = [start]
-        seat = self._next(start)
-        while seat != start:
-            seats.append(seat)
-            seat = self._next(seat)
-        return seats
-
-    def _start_card_ok(self, card: int) -> bool:
-        if self.rules.first_card == "number_only":
-            return IS_NUMBER[card]
-        if self._attack:
-            return card >= WILD or RANK_OF[card] != TRADE_HANDS
-        return card == WILD or (card < WILD and RANK_OF[card] <= DRAW_TWO)
-
-    def _turn_start_card(self, first: int) -> None:
-        """Turn the start card (RULES.md section 2, ``first_card``); ``first`` would play
-        first after a plain number."""
-        pile = self.draw_pile
-        if not any(self._start_card_ok(card) for card in pile):
-            from unokit.errors import SetupError
-
-            raise SetupError("no card in the draw pile can start the round")
-        while True:
-            card = pile.pop()
-            if self._start_card_ok(card):
-                break
-            pile.append(card)
-            self.rng.shuffle(pile)
-            self._emit(K.PUT_BACK, card=card)
-        self.discard.append(card)
-        self.match = card
-        self._emit(K.START_CARD, card=card)
-        self.color = COLOR_OF[card]
-        rank = RANK_OF[card]
-        if card == WILD:
-            self._set_turn(first, CHOOSE_COLOR)
-        elif rank == SKIP:
-            self._emit(K.SKIPPED, player=first)
-            self._set_turn(self._next(first))
-        elif rank == REVERSE:
-            self.direction = -1
-            self._emit(K.REVERSED, amount=-1)
-            self._set_turn(self._next(first))
-        elif rank in (DRAW_TWO, HIT_TWO):
-            self._draw(first, 2, "draw_two" if rank == DRAW_TWO else "hit_two")
-            self._emit(K.SKIPPED, player=first)
-            self._set_turn(self._next(first))
-        elif card == WILD_ALL_HIT:
-            for seat in self._seats_from(self._next(self.dealer)):
-                if seat != self.dealer:
-                    attack.press(self, seat, 1, "all_hit")
-            self._set_turn(first, CHOOSE_COLOR)
-        elif card == WILD_HIT_FIRE:
-            attack.press_until_fired(self, first, "hit_fire")
-            self._emit(K.SKIPPED, player=first)
-            self._set_turn(self._next(first), CHOOSE_COLOR)
-        else:
-            self._set_turn(first)
 
     @classmethod
     def from_setup(
@@ -525,31 +415,6 @@ class Game:
         self._cache = tuple(acts)
         return acts
 
-    def _house_plays(self, player: int, playable: frozenset[int], acts: list[int]) -> None:
-        left = len(self.hands[player]) - 1
-        for card in sorted(playable):
-            acts.extend(house.card_plays(self, player, card, left))
-        if self.rules.multi_play != "off":
-            acts.extend(house.multi_plays(self, player, playable))
-
-    def _answers(self, player: int, acts: list[int]) -> None:
-        """The cards that may answer the pending penalty."""
-        hand = self.hands[player]
-        left = len(hand) - 1
-        for card in sorted(set(hand)):
-            if house.answer_allowed(self, card) and (
-                    card != WILD_DRAW_FOUR or not self._strict or self._can_play(player, card)):
-                acts.extend(house.card_plays(self, player, card, left))
-
-    def _out_of_turn_plays(self, player: int, acts: list[int]) -> None:
-        """Jump-ins and skip answers open to ``player``."""
-        if self.phase is not PLAY:
-            return
-        if player == self.skip_from:
-            acts.extend(house.skip_answers(self, player))
-        if self.rules.jump_in and player != self.current:
-            acts.extend(a for a in house.jump_in_plays(self, player) if a not in acts)
-
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` may be applied now."""
         return A.is_valid_encoding(action) and action in self.legal_actions(action & 15)
@@ -600,73 +465,6 @@ class Game:
         if self._say and (self.silence_seat >= 0 or self.silence_color >= 0):
             self._check_silence(player, kind)
         return log[start:]
-
-    def _apply_other(self, player: int, kind: int, action: int) -> None:
-        """The less frequent actions."""
-        if kind == A.CHALLENGE:
-            self.skip_from = -1
-            self._challenge(player)
-        elif kind == A.UNO:
-            self.uno_open = -1
-            self._emit(K.UNO_CALLED, player=player)
-            self._maybe_slap(player)
-        elif kind == A.CATCH:
-            self._catch(player, (action >> 18) & 15)
-        elif kind == A.COLOR:
-            self.color = (action >> 15) & 7
-            self._emit(K.COLOR_CHOSEN, player=player, color=self.color)
-            self.phase = PLAY
-        elif kind == A.NEXT_ROUND:
-            self._next_round()
-        elif kind == A.GIVE:
-            card = (action >> 8) & 127
-            receiver = self.exchange_from
-            self.hands[player].remove(card)
-            self.hands[receiver].append(card)
-            self._emit(K.GAVE, player=player, target=receiver, cards=(card,), amount=1,
-                       visible_to=tuple(sorted({player, receiver})))
-            self.exchange_from = -1
-            self._end_turn(receiver)
-        elif kind == A.SLAP:
-            self.slap_left.remove(player)
-            self._emit(K.SLAPPED, player=player)
-            if len(self.slap_left) == 1:
-                last = self.slap_left.pop()
-                self._draw(last, self.rules.uno_penalty, "slap")
-                self.current = self.resume_current
-                self.phase = self.resume_phase
-        elif kind == A.SAY:
-            self._emit(K.SAID, player=player)
-            if self.silence_seat >= 0 or self.silence_color >= 0:
-                self._draw(player, self.rules.silence_penalty, "silence")
-                self._end_silence()
-
-    def _maybe_slap(self, caller: int) -> None:
-        """With ``uno_slap``, an UNO call makes everyone else slap."""
-        if not self.rules.uno_slap or self.n_active < 3 or self.phase in _TURN_OVER:
-            return
-        self.slap_left = [seat for seat in range(self.n) if self.active[seat] and seat != caller]
-        self.resume_current = self.current
-        self.resume_phase = self.phase
-        self.current = -1
-        self.phase = SLAP
-        self._emit(K.SLAP_STARTED, player=caller)
-
-    def _check_silence(self, player: int, kind: int) -> None:
-        """End a silence whose time is up (``silence``)."""
-        if self.phase in _TURN_OVER:
-            self._end_silence()
-        elif self.silence_seat >= 0:
-            if self.current == self.silence_seat and player != self.silence_seat:
-                self._end_silence()
-        elif self.color != self.silence_color:
-            self._end_silence()
-
-    def _end_silence(self) -> None:
-        if self.silence_seat >= 0 or self.silence_color >= 0:
-            self.silence_seat = -1
-            self.silence_color = NO_COLOR
-            self._emit(K.SILENCE, amount=0)
 
     def _action_text(self, action: int) -> str:
         try:
@@ -935,17 +733,6 @@ class Game:
             self._emit(K.SKIPPED, player=victim)
             self._end_turn(victim)
 
-    def _start_silence(self, player: int, card: int) -> None:
-        mode = self.rules.silence
-        if mode == "twos" and card < WILD and RANK_OF[card] == 2:
-            self.silence_seat = player
-            self.silence_color = NO_COLOR
-            self._emit(K.SILENCE, player=player, amount=1, reason="twos")
-        elif mode == "wilds" and card >= WILD:
-            self.silence_seat = -1
-            self.silence_color = self.color
-            self._emit(K.SILENCE, player=player, amount=1, reason="wilds")
-
     def _skip_next(self, player: int) -> None:
         skipped = self._next(player)
         self._emit(K.SKIPPED, player=skipped)
@@ -1027,204 +814,7 @@ class Game:
         else:
             self._turn_ended_idle(player, bool(got))
 
-    def _accept_penalty(self, player: int) -> None:
-        self.uno_open = -1
-        self.skip_from = -1
-        reason = "draw_two" if self.pending_kind == DRAW_TWO else "wild_draw_four"
-        self._draw(player, self.pending, reason)
-        self.pending = 0
-        self.pending_kind = -1
-        self.wd4_by = -1
-        self._emit(K.SKIPPED, player=player)
-        self._end_turn(player)
-
-    def _challenge(self, player: int) -> None:
-        self.uno_open = -1
-        accused = self.wd4_by
-        guilty = self.wd4_guilty
-        rules = self.rules
-        self._emit(K.CHALLENGED, player=player, target=accused,
-                   reason="guilty" if guilty else "innocent")
-        shown_to = tuple(sorted({player, *self._viewers[accused]}))
-        self._emit(K.HAND_SHOWN, player=player, target=accused,
-                   cards=tuple(self.hands[accused]), amount=len(self.hands[accused]),
-                   visible_to=shown_to)
-        stacked = self.pending - 4
-        self.pending = 0
-        self.pending_kind = -1
-        self.wd4_by = -1
-        if guilty:
-            if rules.challenge_guilty_takes_back:
-                card = self.discard.pop()
-                self.hands[accused].append(card)
-                self.color = self.wd4_color
-                self.match = self.wd4_match
-                self._emit(K.TOOK_BACK, player=accused, card=card, color=self.color)
-            self._draw(accused, stacked + rules.challenge_guilty_draw, "challenge_guilty")
-            self._set_turn(player)
-        else:
-            self._draw(player, stacked + rules.challenge_innocent_draw, "challenge_innocent")
-            self._emit(K.SKIPPED, player=player)
-            self._end_turn(player)
-
-    def _catch(self, player: int, target: int) -> None:
-        if target == self.uno_open and len(self.hands[target]) == 1:
-            self.uno_open = -1
-            self._emit(K.CAUGHT, player=player, target=target)
-            self._draw(target, self.rules.uno_penalty, "uno_penalty")
-        else:
-            self._emit(K.FALSE_CATCH, player=player, target=target)
-            self._draw(player, self._false_catch, "false_catch")
-
-    # ------------------------------------------------------------- round end
-    def _went_out(self, player: int, card: int, target: int = 15,
-                  responding: bool = False) -> None:
-        """``player`` has played their last card."""
-        rank = RANK_OF[card]
-        rules = self.rules
-        victim = self._next(player)
-        penalty = 0
-        reason = "draw_two"
-        if rank == DRAW_TWO and card < WILD:
-            penalty = house.new_pending(self, card) if responding else 2
-        elif card == WILD_DRAW_FOUR:
-            penalty = self.pending + 4 if responding else 4
-            reason = "wild_draw_four"
-        elif card == WILD_BLANK and rules.blank_card_effect == "draw_ten":
-            penalty = 10
-            reason = "draw_ten"
-        elif rank == HIT_TWO and card < WILD:
-            penalty = 2
-            reason = "hit_two"
-        self.pending = 0
-        self.pending_kind = -1
-        self.wd4_by = -1
-        if penalty:
-            self._draw(victim, penalty, reason)
-        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO, WILD_ALL_HIT):
-            house.downpour(self, player, 2 if card == WILD_DOWNPOUR_TWO else 1)
-        elif card == WILD_HIT_FIRE:
-            attack.press_until_fired(self, victim, "hit_fire")
-        elif card < WILD and rules.seven_zero_last_card == "apply":
-            if rank == 7 and target != 15:
-                house.swap_hands(self, player, target)
-            elif rank == 0 and rules.zero_rotate:
-                house.rotate_hands(self)
-        self.finish_order.append(player)
-        self._emit(K.WENT_OUT, player=player, amount=len(self.finish_order))
-        if len(self.finish_order) == 1:
-            self.round_winner = player
-            self._score_round(player, card)
-        if not rules.play_to_last:
-            self._close_round()
-            return
-        self.active[player] = False
-        self.n_active -= 1
-        if self.n_active <= 1:
-            self._close_round(loser=self._next(player))
-            return
-        if penalty:
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
-        elif rank == SKIP:
-            self._skip_next(player)
-        elif rank == REVERSE:
-            self._reverse(player)
-        else:
-            self._end_turn(player)
-
-    def _blocked(self) -> None:
-        """Nobody can play or draw: the lowest hand wins the round."""
-        candidates = self._seats_from(self._next(self.dealer))
-        winner = lowest_hand(self.hands, candidates, self.rules)
-        self.finish_order.append(winner)
-        if self.round_winner < 0:  # with play_to_last the first one out has already scored
-            self.round_winner = winner
-            self._score_round(winner, -1, blocked=True)
-        self._close_round(blocked=True)
-
-    def _score_round(self, winner: int, last_card: int, blocked: bool = False) -> None:
-        points = round_points(self.rules, self.hands, winner, last_card, went_out=not blocked)
-        self.round_points = points
-        for seat in range(self.n):
-            self.scores[seat] += points[seat]
-        self.round_wins[winner] += 1
-
-    def _close_round(self, loser: int = -1, blocked: bool = False) -> None:
-        rules = self.rules
-        winner = self.round_winner
-        self.current = -1
-        self.uno_open = -1
-        if rules.scoring == "lazy":
-            if loser < 0:
-                seats = [s for s in self._seats_from(self._next(self.dealer)) if s != winner]
-                loser = lazy_loser(self.hands, seats, rules)
-            self.round_loser = loser
-            self.round_losses[loser] += 1
-        self._emit(K.ROUND_ENDED, player=winner, target=self.round_loser, data={
-            "round": self.round_no,
-            "points": list(self.round_points),
-            "scores": list(self.scores),
-            "hands": [[CODES[c] for c in hand] for hand in self.hands],
-            "blocked": blocked,
-            "finish_order": list(self.finish_order),
-        })
-        winner_of_match = self._match_result()
-        if winner_of_match >= 0:
-            self.match_winner = winner_of_match
-            self.phase = MATCH_OVER
-            self._emit(K.MATCH_ENDED, player=winner_of_match, data={"scores": list(self.scores)})
-        else:
-            self.phase = ROUND_OVER
-
-    def _match_result(self) -> int:
-        """The match winner if the match is over after this round, else -1."""
-        rules = self.rules
-        scores = self.scores
-        winner = self.round_winner
-        last = rules.rounds is not None and self.round_no >= rules.rounds
-        seats = [s for s in range(self.n) if self.in_match[s]]
-        if rules.scoring == "lazy":
-            if not last:
-                return -1
-            values = [self.round_wins[s] * 1000 - self.round_losses[s] for s in range(self.n)]
-            return best_seat(values, seats, highest=True, prefer=-1)
-        if rules.scoring == "standard":
-            if last or max(scores) >= rules.target_score:
-                return best_seat(scores, seats, highest=True, prefer=winner)
-            return -1
-        if rules.scoring == "penalty":
-            if last or max(scores) >= rules.target_score:
-                return best_seat(scores, seats, highest=False, prefer=winner)
-            return -1
-        # elimination
-        if self.final_round:
-            return winner
-        out = [seat for seat in seats if scores[seat] >= rules.target_score]
-        if len(out) == len(seats):  # everyone reached the target at once: the lowest total wins
-            out.remove(best_seat(scores, seats, highest=False, prefer=winner))
-        for seat in out:
-            self.in_match[seat] = False
-            self._emit(K.ELIMINATED, player=seat)
-        remaining = [s for s in range(self.n) if self.in_match[s]]
-        if len(remaining) == 1:
-            return remaining[0]
-        if last:
-            return best_seat(scores, remaining, highest=False, prefer=winner)
-        return -1
-
-    def _next_round(self) -> None:
-        if self.rules.scoring == "lazy":
-            self.dealer = self.round_loser
-            self.first_next = self.round_winner
-        else:
-            seat = (self.dealer + 1) % self.n
-            while not self.in_match[seat]:
-                seat = (seat + 1) % self.n
-            self.dealer = seat
-        self._start_round()
-
-    # --------------------------------------------------------- copies, views
+        # --------------------------------------------------------- copies, views
     def copy(self) -> Game:
         """An independent copy of the game, with its own event log and history."""
         clone = Game.__new__(Game)
