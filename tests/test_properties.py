@@ -53,6 +53,7 @@ from unokit.events import Event, EventKind, redact
 from unokit.game import Game, Phase
 from unokit.rules import KEYS, PRESETS, Rules
 from unokit.scoring import partner
+from unokit.soak import permuted, visible_seats
 
 MAX_STEPS = 20000
 FULL_STEPS = 1500
@@ -253,28 +254,6 @@ def check_illegal(game: Game, rng: random.Random, tries: int = 4) -> None:
         assert info.value.reason, "an illegal action needs a reason"
     assert game.state_key() == key, f"rejecting one of {tried!r} changed the state"
     assert len(game.log) == log_size
-
-
-def visible_seats(game: Game, seat: int) -> set[int]:
-    seen = {seat}
-    if game.rules.partner_hands_visible:
-        seen.add(partner(game.rules, seat))
-    return seen
-
-
-def permuted(game: Game, seat: int, rng: random.Random) -> Game:
-    """A copy where the cards ``seat`` cannot see are dealt out differently: the other
-    hands (sizes kept) among themselves, and the draw pile order."""
-    other = game.copy()
-    hidden = [s for s in range(game.n) if s not in visible_seats(game, seat)]
-    pool = [card for s in hidden for card in other.hands[s]]
-    rng.shuffle(pool)
-    for s in hidden:
-        size = len(other.hands[s])
-        other.hands[s][:] = pool[:size]
-        del pool[:size]
-    rng.shuffle(other.draw_pile)
-    return other
 
 
 def check_privacy(game: Game, rng: random.Random) -> None:
