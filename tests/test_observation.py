@@ -17,6 +17,7 @@ from unokit.game import Game, Phase
 from unokit.observation import Observation, observe
 from unokit.rules import Rules
 from unokit.scoring import partner
+from unokit.soak import permuted
 
 
 def cards(text: str) -> list[int]:
@@ -116,22 +117,6 @@ def test_challenged_hand_goes_to_the_challenger_only() -> None:
     assert redact(shown, 2).amount == 2
 
 
-def _permute_hidden(game: Game, seat: int, rng: random.Random) -> Game:
-    other = game.copy()
-    seen = {seat}
-    if game.rules.partner_hands_visible:
-        seen.add(partner(game.rules, seat))
-    hidden = [s for s in range(game.n) if s not in seen]
-    pool = [c for s in hidden for c in other.hands[s]]
-    rng.shuffle(pool)
-    for s in hidden:
-        k = len(other.hands[s])
-        other.hands[s][:] = pool[:k]
-        del pool[:k]
-    rng.shuffle(other.draw_pile)
-    return other
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_hidden_cards_do_not_change_any_observation_during_a_game(seed: int) -> None:
     rules = Rules.preset("pairs", partner_hands_visible=seed % 2 == 0)
@@ -141,7 +126,7 @@ def test_hidden_cards_do_not_change_any_observation_during_a_game(seed: int) -> 
         if game.is_over():
             break
         for seat in range(game.n):
-            assert _permute_hidden(game, seat, rng).observation(seat) == game.observation(seat)
+            assert permuted(game, seat, rng).observation(seat) == game.observation(seat)
         game.apply(pick_action(game, rng))
 
 
