@@ -7,6 +7,8 @@
 ``unokit selfplay --rules R --seed S``    bots play one seeded match
 ``unokit soak --games N --seed S``        random games under random rule sets, checked
                                           after every action (exit 1 on a failure)
+``unokit arena --bots B,... --games N``   bots play many games: win rates with 95%
+                                          intervals, points, decision times, ratings
 ``unokit --version``                      the version
 ========================================  ===========================================
 
@@ -29,6 +31,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from unokit.arena_cli import arena_command
 from unokit.bots import BOTS, BotError, make_bot, play
 from unokit.errors import RecordError, RulesError, UnoError
 from unokit.game import Game
@@ -366,6 +369,9 @@ def soak_command(
                   markup=False)
     if report.failures:
         raise typer.Exit(1)
+
+
+app.command("arena")(arena_command)
 
 
 def main() -> None:

@@ -1,0 +1,210 @@
+"""``unokit arena``: bots play many seeded games against each other; a table of win rates
+with 95 % intervals, mean points, decision times and ratings (see :mod:`unokit.arena`).
+
+>>> from typer.testing import CliRunner
+>>> from unokit.cli import app
+>>> result = CliRunner().invoke(app, ["arena", "--bots", "playfirst,random", "--games", "4"])
+>>> result.exit_code, "playfirst" in result.output
+(0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from unokit.arena import (
+    PLOT_SUFFIXES,
+    ArenaError,
+    ArenaResult,
+    Rate,
+    check_arena,
+    plot_win_rates,
+    run_arena,
+)
+
+TABLE_WIDTH = 120
+"""Columns of the output where it goes to a file or pipe."""
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+class _RateColumn(ProgressColumn):
+    """Games per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("? games/s" if speed is None else f"{speed:,.0f} games/s")
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration for the table: ``12 us``, ``3.40 ms``, ``1.25 s`` (``-`` if unknown).
+
+    >>> format_seconds(0.0000123), format_seconds(0.0034), format_seconds(1.25)
+    ('12 us', '3.40 ms', '1.25 s')
+    """
+    if math.isnan(seconds):
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def format_rate(rate: Rate) -> str:
+    """``41.2% [40.1, 42.3]``: a win rate and its 95 % interval, in percent."""
+    if not rate.games:
+        return "-"
+    low, high = rate.interval
+    return f"{100 * rate.rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def format_mean(mean: float, low: float, high: float) -> str:
+    """``130.1 ± 6.8`` (the half width of the interval; the mean alone without one)."""
+    if math.isnan(mean):
+        return "-"
+    if math.isnan(low):
+        return f"{mean:.1f}"
+    return f"{mean:.1f} ± {(high - low) / 2:.1f}"
+
+
+def result_table(result: ArenaResult) -> Table:
+    """The per-bot table."""
+    unit = "matches" if result.match else "rounds"
+    table = Table(title=f"Arena: {result.games} {unit}, rules {result.rules.to_string()}, "
+                        f"seed {result.seed}")
+    table.add_column("bot", no_wrap=True)
+    table.add_column("seats", justify="right")
+    table.add_column("games", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate [95% CI]", justify="right", no_wrap=True)
+    table.add_column(f"points ({result.points_better} better)", justify="right")
+    table.add_column("decisions", justify="right")
+    table.add_column("median", justify="right", no_wrap=True)
+    table.add_column("p90", justify="right", no_wrap=True)
+    table.add_column("rating (mu ± sigma)", justify="right", no_wrap=True)
+    for bot in result.bots():
+        table.add_row(
+            bot.spec, str(len(bot.entries)), f"{bot.rate.games:,}", f"{bot.rate.wins:,}",
+            format_rate(bot.rate), format_mean(*bot.points), f"{bot.timing.decisions:,}",
+            format_seconds(bot.timing.quantile(0.5)), format_seconds(bot.timing.quantile(0.9)),
+            f"{bot.mu:.1f} ± {bot.sigma:.1f}")
+    return table
+
+
+def print_result(console: Console, result: ArenaResult) -> None:
+    """The table, then per-seat win rates, the first player's advantage and the counts."""
+    console.print(result_table(result))
+    seats = ", ".join(f"{seat}: {format_rate(rate)}" for seat, rate in enumerate(result.seats()))
+    console.print(f"Seats: {seats}", markup=False)
+    first = result.positions()[0]
+    expected = result.expected_rate()
+    if first.games:
+        console.print(f"First to play: {format_rate(first)} (equal seats {100 * expected:.1f}%, "
+                      f"advantage {100 * (first.rate - expected):+.1f} percentage points)",
+                      markup=False)
+    counts = result.counts()
+    unit = "matches" if result.match else "rounds"
+    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    console.print(
+        f"{counts['games']:,} games ({unit}), {counts['no_winner']} without a winner "
+        f"({counts['unfinished']} unfinished, {counts['errors']} errors), "
+        f"{counts['blocked_rounds']} blocked rounds in {counts['games_with_blocked_round']} "
+        f"games; {result.seconds:.1f} s, {rate:,.1f} games/s, {result.jobs} "
+        f"job{'s' if result.jobs != 1 else ''}", markup=False)
+    for problem in result.problems():
+        console.print(f"  game {problem['game']} (seed {problem['seed']}, bots "
+                      f"{','.join(problem['bots'])}): {problem['status']}: "
+                      f"{problem['message']}", markup=False)
+
+
+def arena_command(
+    bots: Annotated[str, typer.Option(
+        help="Bot specs by seat, comma-separated (one per seat; repeats allowed, e.g. "
+             "'playfirst,random,random'). Their number sets the number of players.")],
+    rules_text: Annotated[str, typer.Option(
+        "--rules", help="A preset name, 'official,target_score=200' or a JSON object; if it "
+                        "sets players, that must be the number of bots.")] = "official",
+    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 1000,
+    seed: Annotated[int, typer.Option(
+        min=0, max=2**64 - 1, help="Seed of the first game; game i has seed + i.")] = 0,
+    jobs: Annotated[int, typer.Option(min=1, help="Processes to play the games in.")] = 1,
+    match: Annotated[bool, typer.Option(
+        "--match", help="A game is a whole match (default: one round).")] = False,
+    json_path: Annotated[Path | None, typer.Option(
+        "--json", help="Write every result to this JSON file.")] = None,
+    plot_path: Annotated[Path | None, typer.Option(
+        "--plot", help="Draw the win rates with their intervals (.png or .svg).")] = None,
+    max_actions: Annotated[int | None, typer.Option(
+        "--max-actions", min=1,
+        help="Actions after which a game has no winner (default 50000 a round, 1000000 a "
+             "match).")] = None,
+) -> None:
+    """Bots play many seeded games against each other, seats rotating; win rates with 95%
+    intervals, mean points, decision times and ratings. Exit 1 if a game failed."""
+    specs = [spec.strip() for spec in bots.split(",")]
+    if not any(specs):
+        _fail("--bots: give one bot name per seat")
+    if any(not spec for spec in specs):
+        _fail(f"--bots {bots!r}: an empty bot name")
+    for path, what in ((json_path, "--json"), (plot_path, "--plot")):
+        if path is not None and not path.parent.is_dir():
+            _fail(f"{what} {path}: no such folder {path.parent}")
+    if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
+        _fail(f"--plot {plot_path}: write a .png or .svg file")
+    try:
+        check_arena(specs, rules_text, match)
+    except ArenaError as exc:
+        _fail(str(exc))
+    progress = Progress(
+        TextColumn("arena"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=False,
+    )
+    try:
+        with progress:
+            task = progress.add_task("arena", total=games)
+            result = run_arena(specs, rules_text, games, seed, jobs=jobs, match=match,
+                               progress=lambda done: progress.update(task, advance=done),
+                               max_actions=max_actions)
+    except ArenaError as exc:
+        _fail(str(exc))
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = max(console.width, TABLE_WIDTH)
+    print_result(console, result)
+    try:
+        if json_path is not None:
+            result.write_json(json_path)
+            console.print(f"Results written to {json_path}", markup=False)
+        if plot_path is not None:
+            plot_win_rates(result, plot_path)
+            console.print(f"Plot written to {plot_path}", markup=False)
+    except OSError as exc:
+        _fail(f"cannot write {exc.filename or 'the file'}: {exc.strerror or exc}")
+    if result.counts()["errors"]:
+        raise typer.Exit(1)
+
+
+__all__ = ["arena_command", "format_mean", "format_rate", "format_seconds", "print_result",
+           "result_table"]

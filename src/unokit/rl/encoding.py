@@ -1,0 +1,676 @@
+"""Fixed-size encodings of unokit games for learning agents: actions as indices, views as
+vectors.
+
+**Actions.** :data:`ACTION_SIZE` indices serve every rule set and 2 to 10 players. Seats
+are named relative to the acting seat (``+1`` is the next seat clockwise). An engine
+action is a short sequence of *tokens* (indices): most are one token; a play that also
+names a seat, hands over a card or puts down several cards is a card token followed by
+its arguments in a fixed order::
+
+    play or play+UNO token, then one "add" token per extra card (multi-play, in the
+    engine's order), then a "target" token, then a "give" token
+
+:func:`encode_action` and :func:`decode_action` convert both ways, for a given seat and
+table size; :func:`decision` builds the choices of one moment from the engine's legal
+actions. Where one play is a prefix of another (a 5 with or without a card exchange),
+``finish`` ends the shorter one.
+
+>>> from unokit import actions as A, parse_card
+>>> encode_action(A.play(2, parse_card("R7"), target=0), seat=2, n=4)
+(7, 259)
+>>> action_name(7), action_name(259)
+('play R7', 'target +2')
+>>> decode_action((7, 259), seat=2, n=4) == A.play(2, parse_card("R7"), target=0)
+True
+
+**Observations.** :class:`ObservationEncoder` turns a seat's
+:class:`~unokit.observation.Observation` (and nothing else) into a ``float32`` vector of
+:data:`OBSERVATION_SIZE` numbers laid out as :data:`OBSERVATION_FIELDS` says.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from unokit import actions as A
+from unokit.cards import CODES, COLOR_LETTERS, COLOR_OF, NUM_KINDS, RANK_OF, WILD
+from unokit.observation import Observation
+from unokit.phases import Phase
+from unokit.rules import Rules
+from unokit.scoring import partner
+
+# ---------------------------------------------------------------------------- actions
+MAX_SEATS = 10
+"""The largest table; seat-relative blocks have this many slots."""
+N_WILD_KINDS = NUM_KINDS - WILD
+N_PLAY = 64 + 4 * N_WILD_KINDS + N_WILD_KINDS
+"""Card tokens: 64 coloured kinds, each wild kind once per colour, each wild kind with
+no colour named (``wild_color = "next_in_circle"``, a transparent blank)."""
+
+PLAY = 0
+PLAY_UNO = PLAY + N_PLAY
+ADD = PLAY_UNO + N_PLAY
+TARGET = ADD + 40
+GIVE = TARGET + MAX_SEATS - 1
+FINISH = GIVE + NUM_KINDS
+DRAW = FINISH + 1
+PASS = DRAW + 1
+CHALLENGE = PASS + 1
+CALL_UNO = CHALLENGE + 1
+NEXT_ROUND = CALL_UNO + 1
+SLAP = NEXT_ROUND + 1
+SAY = SLAP + 1
+CATCH = SAY + 1
+COLOR = CATCH + MAX_SEATS - 1
+NOOP = COLOR + 4
+ACTION_SIZE = NOOP + 1
+"""The number of action indices."""
+
+_SIMPLE_TOKEN = {A.DRAW: DRAW, A.PASS: PASS, A.CHALLENGE: CHALLENGE, A.UNO: CALL_UNO,
+                 A.NEXT_ROUND: NEXT_ROUND, A.SLAP: SLAP, A.SAY: SAY}
+_SIMPLE_TYPE = {token: kind for kind, token in _SIMPLE_TOKEN.items()}
+_SIMPLE_BUILD = {DRAW: A.draw, PASS: A.pass_turn, CHALLENGE: A.challenge, CALL_UNO: A.call_uno,
+                 NEXT_ROUND: A.next_round, SLAP: A.slap, SAY: A.say}
+_NONE_COLOR = 7
+_NONE_TARGET = 15
+
+
+def play_slot(card: int, color: int = _NONE_COLOR) -> int:
+    """The card token (0 to ``N_PLAY - 1``) of a card and, for a wild, its colour
+    (7 or ``None``-like for no colour)."""
+    if card < WILD:
+        return card
+    if color == _NONE_COLOR:
+        return 64 + 4 * N_WILD_KINDS + card - WILD
+    return 64 + 4 * (card - WILD) + color
+
+
+def _slot_parts(slot: int) -> tuple[int, int]:
+    """``(card, colour)`` of a card token (colour 7: none)."""
+    if slot < 64:
+        return slot, _NONE_COLOR
+    if slot < 64 + 4 * N_WILD_KINDS:
+        return WILD + (slot - 64) // 4, (slot - 64) % 4
+    return WILD + slot - 64 - 4 * N_WILD_KINDS, _NONE_COLOR
+
+
+def add_token(card: int) -> int:
+    """The token that adds a number card to a multi-play."""
+    return ADD + COLOR_OF[card] * 10 + RANK_OF[card]
+
+
+def _offset(target: int, seat: int, n: int) -> int:
+    """The offset 1..n-1 of a named seat from the acting seat."""
+    offset = (target - seat) % n
+    if not 0 <= target < n or offset == 0:
+        raise ValueError(f"seat {seat} cannot name seat {target} at a table of {n}")
+    return offset
+
+
+def encode_action(action: int, seat: int, n: int) -> tuple[int, ...]:
+    """The token sequence of an engine action of ``seat`` at a table of ``n`` seats.
+
+    Raises:
+        ValueError: the action is not one of ``seat``, or cannot be encoded.
+    """
+    if action & 15 != seat:
+        raise ValueError(f"action {A.format_action(action)} is not one of seat {seat}")
+    kind = (action >> 4) & 15
+    if kind == A.PLAY:
+        card = (action >> 8) & 127
+        slot = play_slot(card, (action >> 15) & 7)
+        tokens = [slot + (PLAY_UNO if action & A.UNO_FLAG else PLAY)]
+        tokens.extend(add_token(card) for card in A.action_extra(action))
+        target = (action >> 18) & 15
+        if target != _NONE_TARGET:
+            tokens.append(TARGET + _offset(target, seat, n) - 1)
+        give = A.action_give(action)
+        if give >= 0:
+            tokens.append(GIVE + give)
+        return tuple(tokens)
+    if kind in _SIMPLE_TOKEN:
+        return (_SIMPLE_TOKEN[kind],)
+    if kind == A.CATCH:
+        return (CATCH + _offset((action >> 18) & 15, seat, n) - 1,)
+    if kind == A.COLOR:
+        return (COLOR + ((action >> 15) & 7),)
+    if kind == A.GIVE:
+        return (GIVE + ((action >> 8) & 127),)
+    raise ValueError(f"no tokens for action {action}")
+
+
+def decode_action(tokens: Sequence[int], seat: int, n: int) -> int:
+    """The engine action of a token sequence (``finish`` tokens are ignored); the
+    inverse of :func:`encode_action`.
+
+    Raises:
+        ValueError: the tokens do not make up an action.
+    """
+    toks = [int(t) for t in tokens if t != FINISH]
+    if not toks:
+        raise ValueError("no tokens")
+    first = toks[0]
+    if first < ADD:
+        uno = first >= PLAY_UNO
+        card, color = _slot_parts(first - (PLAY_UNO if uno else PLAY))
+        extra: list[int] = []
+        target: int | None = None
+        give: int | None = None
+        for token in toks[1:]:
+            if ADD <= token < TARGET and target is None and give is None:
+                extra.append((token - ADD) // 10 * 16 + (token - ADD) % 10)
+            elif TARGET <= token < GIVE and target is None and give is None:
+                target = (seat + token - TARGET + 1) % n
+            elif GIVE <= token < FINISH and give is None:
+                give = token - GIVE
+            else:
+                raise ValueError(f"token {token} ({action_name(token)}) cannot follow here")
+        return A.play(seat, card, color=None if color == _NONE_COLOR else color,
+                      target=target, uno=uno, give=give, extra=tuple(extra))
+    if len(toks) != 1:
+        raise ValueError(f"only a play takes more than one token: {toks}")
+    if first in _SIMPLE_BUILD:
+        return _SIMPLE_BUILD[first](seat)
+    if CATCH <= first < COLOR:
+        return A.catch(seat, (seat + first - CATCH + 1) % n)
+    if COLOR <= first < NOOP:
+        return A.choose_color(seat, first - COLOR)
+    if GIVE <= first < FINISH:
+        return A.give_back(seat, first - GIVE)
+    raise ValueError(f"token {first} ({action_name(first)}) is not an action")
+
+
+def action_name(index: int) -> str:
+    """A short name of an action index.
+
+    >>> action_name(0), action_name(PLAY_UNO + 64), action_name(NOOP)
+    ('play R0', 'play W>R + UNO', 'noop')
+    """
+    if PLAY <= index < ADD:
+        uno = index >= PLAY_UNO
+        card, color = _slot_parts(index - (PLAY_UNO if uno else PLAY))
+        text = CODES[card] + ("" if color == _NONE_COLOR else ">" + COLOR_LETTERS[color])
+        if card >= WILD and color == _NONE_COLOR:
+            text += " (no colour)"
+        return f"play {text}" + (" + UNO" if uno else "")
+    if ADD <= index < TARGET:
+        return f"add {COLOR_LETTERS[(index - ADD) // 10]}{(index - ADD) % 10}"
+    if TARGET <= index < GIVE:
+        return f"target +{index - TARGET + 1}"
+    if GIVE <= index < FINISH:
+        return f"give {CODES[index - GIVE]}"
+    if index == FINISH:
+        return "finish"
+    if index in _SIMPLE_TYPE:
+        return A.TYPE_NAMES[_SIMPLE_TYPE[index]]
+    if CATCH <= index < COLOR:
+        return f"catch +{index - CATCH + 1}"
+    if COLOR <= index < NOOP:
+        return f"color {COLOR_LETTERS[index - COLOR]}"
+    if index == NOOP:
+        return "noop"
+    raise ValueError(f"no action index {index}")
+
+
+class ActionGroup(NamedTuple):
+    """A block of action indices, for documentation."""
+
+    start: int
+    size: int
+    name: str
+    meaning: str
+
+
+ACTION_GROUPS: tuple[ActionGroup, ...] = (
+    ActionGroup(PLAY, N_PLAY, "play",
+                "put down a card: 0-63 a coloured kind (colour * 16 + rank), then each wild "
+                "kind with colour R, Y, G, B, then each wild kind naming no colour"),
+    ActionGroup(PLAY_UNO, N_PLAY, "play + UNO",
+                "the same plays, calling UNO with them (the hand keeps one card)"),
+    ActionGroup(ADD, 40, "add",
+                "multi-play: one more number card (colour * 10 + number) put down with the "
+                "first, in the engine's order (middle cards sorted, the last one sets the "
+                "colour)"),
+    ActionGroup(TARGET, MAX_SEATS - 1, "target",
+                "the seat a play names (seven swap, Wild Swap Hands, Trade Hands, the "
+                "receiver of a 5's card), as an offset +1..+9 from the acting seat"),
+    ActionGroup(GIVE, NUM_KINDS, "give",
+                "a card kind handed over: the card a 5 gives, or the card given back in "
+                "phase exchange"),
+    ActionGroup(FINISH, 1, "finish",
+                "end a play here when longer plays start the same way (a 5 without an "
+                "exchange, a multi-play with fewer cards)"),
+    ActionGroup(DRAW, 1, "draw", "draw a card, accept a pending penalty, or press the "
+                "launcher (Attack)"),
+    ActionGroup(PASS, 1, "pass", "keep the card just drawn"),
+    ActionGroup(CHALLENGE, 1, "challenge", "challenge a Wild Draw Four"),
+    ActionGroup(CALL_UNO, 1, "uno", "call UNO on its own (after the play, before a catch)"),
+    ActionGroup(NEXT_ROUND, 1, "next", "start the next round"),
+    ActionGroup(SLAP, 1, "slap", "slap the table (uno_slap)"),
+    ActionGroup(SAY, 1, "say", "say something (silence)"),
+    ActionGroup(CATCH, MAX_SEATS - 1, "catch",
+                "catch the seat at offset +1..+9 for a missed UNO call"),
+    ActionGroup(COLOR, 4, "color", "name the colour R, Y, G, B (start-card wild)"),
+    ActionGroup(NOOP, 1, "noop", "let an out-of-turn window pass (only in a window)"),
+)
+"""The action indices, block by block."""
+
+
+class Node:
+    """The choices of one decision: ``mask`` (one byte per action index) and
+    ``choices`` (index -> engine action, :data:`NOOP_ACTION`, or the next :class:`Node`
+    of a play that takes more tokens)."""
+
+    __slots__ = ("array", "choices", "mask")
+
+    def __init__(self, choices: dict[int, int | Node]) -> None:
+        self.choices = choices
+        mask = bytearray(ACTION_SIZE)
+        for token in choices:
+            mask[token] = 1
+        self.mask = bytes(mask)
+        self.array: npt.NDArray[np.int8] = np.frombuffer(self.mask, dtype=np.int8)
+        """The mask as a read-only array (hand out copies)."""
+
+    def actions(self) -> list[int]:
+        """Every engine action below this node."""
+        out: list[int] = []
+        for choice in self.choices.values():
+            if isinstance(choice, Node):
+                out.extend(choice.actions())
+            elif choice >= 0:
+                out.append(choice)
+        return out
+
+
+NOOP_ACTION = -1
+"""What :data:`NOOP` stands for in :attr:`Node.choices`."""
+
+
+def _node(seqs: list[tuple[tuple[int, ...], int]], depth: int) -> Node:
+    groups: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    here = -1
+    for tokens, action in seqs:
+        if len(tokens) == depth:
+            here = action
+        else:
+            groups.setdefault(tokens[depth], []).append((tokens, action))
+    choices: dict[int, int | Node] = {}
+    for token, group in groups.items():
+        if len(group) == 1 and len(group[0][0]) == depth + 1:
+            choices[token] = group[0][1]
+        else:
+            choices[token] = _node(group, depth + 1)
+    if here >= 0:
+        choices[FINISH] = here
+    return Node(choices)
+
+
+def decision(legal: Iterable[int], seat: int, n: int, window: bool = False,
+             cache: dict[int, tuple[int, ...]] | None = None) -> Node:
+    """The choices of ``seat`` given its legal engine actions; ``window`` adds
+    :data:`NOOP` (an out-of-turn window). ``cache`` keeps encodings between calls.
+
+    >>> from unokit import Game, Rules
+    >>> game = Game(Rules.preset("official", players=2, dealer="seat0"), seed=7)
+    >>> node = decision(game.legal_actions(1), 1, 2)
+    >>> sorted(action_name(i) for i in node.choices)[:4]
+    ['draw', 'play B7', 'play BS', 'play W>B']
+    """
+    if cache is None:
+        cache = {}
+    choices: dict[int, int | Node] = {}
+    seqs = []
+    single = True
+    for action in legal:
+        tokens = cache.get(action)
+        if tokens is None:
+            tokens = cache[action] = encode_action(action, seat, n)
+        if single and len(tokens) == 1:
+            choices[tokens[0]] = action
+        else:
+            single = False
+        seqs.append((tokens, action))
+    if not single:
+        choices = _node(seqs, 0).choices
+    if window:
+        choices[NOOP] = NOOP_ACTION
+    return Node(choices)
+
+
+def paths(node: Node, prefix: tuple[int, ...] = ()) -> Iterable[tuple[tuple[int, ...], int]]:
+    """Every ``(tokens, engine action)`` below a node (``finish`` tokens included)."""
+    for token, choice in node.choices.items():
+        if isinstance(choice, Node):
+            yield from paths(choice, (*prefix, token))
+        else:
+            yield (*prefix, token), choice
+
+
+# ----------------------------------------------------------------------- observations
+PHASES: tuple[str, ...] = tuple(phase.value for phase in Phase)
+_PHASE_INDEX = {name: index for index, name in enumerate(PHASES)}
+
+
+class Field(NamedTuple):
+    """A block of the observation vector."""
+
+    name: str
+    size: int
+    meaning: str
+
+
+_K = NUM_KINDS
+_S = MAX_SEATS
+OBSERVATION_FIELDS: tuple[Field, ...] = (
+    Field("hand", _K, "cards of each kind in the own hand"),
+    Field("partner_hand", _K, "cards of each kind in the partner's hand, where "
+          "partner_hands_visible shows it (else 0)"),
+    Field("top", _K, "the top card of the discard pile (one-hot; all 0 when there is none)"),
+    Field("color", 4, "the current colour R, Y, G, B (one-hot)"),
+    Field("clockwise", 1, "1 while play goes clockwise, 0 counter-clockwise"),
+    Field("phase", len(PHASES), "the phase (one-hot): " + ", ".join(PHASES)),
+    Field("pending_draw", 1, "cards a pending penalty asks (draw chains, Wild Draw Four)"),
+    Field("draw_pile", 1, "cards in the draw pile"),
+    Field("discard", _K, "cards of each kind in the discard pile (public)"),
+    Field("drawn", _K, "the card just drawn that may be played now (one-hot, own turn)"),
+    Field("round", 1, "the round number"),
+    Field("window", 1, "1 in an out-of-turn window (noop allowed)"),
+    Field("building", 1, "1 while a play of several tokens is being built"),
+    Field("build_card", _K, "the card of the play being built (one-hot)"),
+    Field("build_color", 4, "the colour that play names (one-hot)"),
+    Field("build_uno", 1, "1 if that play calls UNO"),
+    Field("build_extra", 40, "number cards added to it so far (colour * 10 + number)"),
+    Field("build_target", _S - 1, "the seat it names, offset +1..+9 (one-hot)"),
+    Field("hand_sizes", _S, "cards in each hand, by seat offset 0..9 from the own seat "
+          "(0 = own; slots past the table size stay 0, as in every seat block)"),
+    Field("active", _S, "1 for seats still in the round"),
+    Field("in_match", _S, "1 for seats still in the match"),
+    Field("current", _S, "the seat whose turn or decision it is (one-hot)"),
+    Field("dealer", _S, "the dealer (one-hot)"),
+    Field("scores", _S, "match totals (points)"),
+    Field("levels", _S, "progressive_refill levels"),
+    Field("uno_open", _S, "the seat that may be caught for a missed UNO call (one-hot)"),
+    Field("slap_left", _S, "seats that still have to slap"),
+    Field("finished", _S, "place in the finishing order (1 = first out; 0 = still playing)"),
+    Field("round_winner", _S, "the round's winner once known (one-hot)"),
+    Field("match_winner", _S, "the match winner once known (one-hot)"),
+    Field("teammate", _S, "1 for the own partner (teams = pairs)"),
+)
+"""The observation vector, block by block, in order."""
+
+
+def _offsets() -> dict[str, int]:
+    out: dict[str, int] = {}
+    at = 0
+    for f in OBSERVATION_FIELDS:
+        out[f.name] = at
+        at += f.size
+    out["_end"] = at
+    return out
+
+
+OFFSETS = _offsets()
+"""Field name -> index of its first number."""
+OBSERVATION_SIZE = OFFSETS.pop("_end")
+"""The length of an observation vector."""
+
+_HAND, _PARTNER, _TOP, _COLOR = OFFSETS["hand"], OFFSETS["partner_hand"], OFFSETS["top"], \
+    OFFSETS["color"]
+_CW, _PHASE, _PENDING, _PILE = OFFSETS["clockwise"], OFFSETS["phase"], \
+    OFFSETS["pending_draw"], OFFSETS["draw_pile"]
+_DISCARD, _DRAWN, _ROUND, _WINDOW = OFFSETS["discard"], OFFSETS["drawn"], OFFSETS["round"], \
+    OFFSETS["window"]
+_BUILDING, _B_CARD, _B_COLOR, _B_UNO = OFFSETS["building"], OFFSETS["build_card"], \
+    OFFSETS["build_color"], OFFSETS["build_uno"]
+_B_EXTRA, _B_TARGET = OFFSETS["build_extra"], OFFSETS["build_target"]
+_SIZES, _ACTIVE, _IN_MATCH, _CURRENT = OFFSETS["hand_sizes"], OFFSETS["active"], \
+    OFFSETS["in_match"], OFFSETS["current"]
+_DEALER, _SCORES, _LEVELS, _UNO_OPEN = OFFSETS["dealer"], OFFSETS["scores"], \
+    OFFSETS["levels"], OFFSETS["uno_open"]
+_SLAP, _FINISHED, _R_WIN, _M_WIN = OFFSETS["slap_left"], OFFSETS["finished"], \
+    OFFSETS["round_winner"], OFFSETS["match_winner"]
+_TEAM = OFFSETS["teammate"]
+
+_FLOAT32 = np.dtype(np.float32)
+_frombuffer = np.frombuffer
+BIG = 1_000_000.0
+"""The bound of unbounded counts (scores, rounds, pending penalties)."""
+
+
+class _DiscardCounts:
+    """Counts of the discard pile, kept up to date from one view to the next (the pile
+    mostly grows by a card or two)."""
+
+    __slots__ = ("counts", "last")
+
+    def __init__(self) -> None:
+        self.counts = array("f", bytes(4 * NUM_KINDS))
+        self.last: tuple[int, ...] = ()
+
+    def update(self, discard: tuple[int, ...]) -> array[float]:
+        last = self.last
+        size = len(last)
+        if len(discard) == size and discard == last:
+            return self.counts
+        counts = self.counts
+        if len(discard) > size and discard[:size] == last:
+            for card in discard[size:]:
+                counts[card] += 1.0
+        else:
+            counts = self.counts = array("f", bytes(4 * NUM_KINDS))
+            for card in discard:
+                counts[card] += 1.0
+        self.last = discard
+        return counts
+
+
+class ObservationEncoder:
+    """Encodes the views of one table (rule set and size) as vectors.
+
+    >>> from unokit import Game, Rules
+    >>> rules = Rules.preset("official", players=3)
+    >>> game = Game(rules, seed=1)
+    >>> vector = ObservationEncoder(rules).encode(game.observation(0))
+    >>> vector.shape, vector.dtype, int(vector[:NUM_KINDS].sum())
+    ((641,), dtype('float32'), 7)
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        n = self.n = rules.players
+        self._rel = [tuple((seat + offset) % n for offset in range(n)) for seat in range(n)]
+        """``_rel[seat]``: the seats in the order of their offsets from ``seat``."""
+        self._off = [[(other - seat) % n for other in range(n)] for seat in range(n)]
+        """``_off[seat][other]``: the offset of ``other`` from ``seat``."""
+        self._sizes = [[(_SIZES + offset, other) for offset, other in enumerate(rel)]
+                       for rel in self._rel]
+        """``_sizes[seat]``: ``(index, seat)`` pairs of a seat block, by offset."""
+        self._levels_vary = rules.progressive_refill
+        self._templates = []
+        for seat in range(n):
+            buf = array("f", bytes(4 * OBSERVATION_SIZE))
+            mate = partner(rules, seat)
+            if mate >= 0:
+                buf[_TEAM + self._off[seat][mate]] = 1.0
+            for offset in range(n):
+                buf[_ACTIVE + offset] = buf[_IN_MATCH + offset] = 1.0
+                buf[_LEVELS + offset] = rules.hand_size
+            self._templates.append(buf)
+        self._discard = _DiscardCounts()
+        deck = rules.deck_cards()
+        copies = [0] * NUM_KINDS
+        for card in deck:
+            copies[card] += 1
+        high = np.ones(OBSERVATION_SIZE, dtype=np.float32)
+        low = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        for start in (_HAND, _PARTNER, _DISCARD):
+            high[start:start + NUM_KINDS] = np.maximum(copies, 1)
+        high[_B_EXTRA:_B_EXTRA + 40] = A.MAX_EXTRA
+        for start in (_PENDING, _ROUND):
+            high[start] = BIG
+        high[_PILE] = len(deck)
+        high[_SIZES:_SIZES + _S] = len(deck)
+        high[_SCORES:_SCORES + _S] = BIG
+        low[_SCORES:_SCORES + _S] = -BIG
+        high[_LEVELS:_LEVELS + _S] = max(rules.hand_size, 1)
+        high[_FINISHED:_FINISHED + _S] = _S
+        self.low = low
+        """Lower bounds of the numbers (the observation space's)."""
+        self.high = high
+        """Upper bounds of the numbers."""
+
+    def encode(self, view: Observation, window: bool = False,
+               building: Sequence[int] = ()) -> npt.NDArray[np.float32]:
+        """The vector of one seat's view; ``window`` and ``building`` (the tokens of a
+        play being built) are the environment's part of the decision."""
+        seat = view.seat
+        buf = self._templates[seat][:]
+        off = self._off[seat]
+        for card in view.hand:
+            buf[card] += 1.0
+        if view.partner_hand:
+            for card in view.partner_hand:
+                buf[_PARTNER + card] += 1.0
+        top = view.top
+        if top >= 0:
+            buf[_TOP + top] = 1.0
+        if view.color >= 0:
+            buf[_COLOR + view.color] = 1.0
+        if view.direction == 1:
+            buf[_CW] = 1.0
+        buf[_PHASE + _PHASE_INDEX[view.phase]] = 1.0
+        buf[_PENDING] = view.pending_draw
+        buf[_PILE] = view.draw_pile_size
+        buf[_DISCARD:_DISCARD + NUM_KINDS] = self._discard.update(view.discard)
+        if view.drawn_card is not None:
+            buf[_DRAWN + view.drawn_card] = 1.0
+        buf[_ROUND] = view.round
+        if window:
+            buf[_WINDOW] = 1.0
+        if building:
+            self._building(buf, building)
+        sizes = view.hand_sizes
+        for index, other in self._sizes[seat]:
+            buf[index] = sizes[other]
+        scores = view.scores
+        if any(scores):
+            for index, other in self._sizes[seat]:
+                buf[index - _SIZES + _SCORES] = scores[other]
+        if False in view.active:
+            active = view.active
+            for index, other in self._sizes[seat]:
+                buf[index - _SIZES + _ACTIVE] = active[other]
+        if False in view.in_match:
+            in_match = view.in_match
+            for index, other in self._sizes[seat]:
+                buf[index - _SIZES + _IN_MATCH] = in_match[other]
+        if self._levels_vary:
+            levels = view.levels
+            for index, other in self._sizes[seat]:
+                buf[index - _SIZES + _LEVELS] = levels[other]
+        current = view.current_player
+        if current is not None:
+            buf[_CURRENT + off[current]] = 1.0
+        buf[_DEALER + off[view.dealer]] = 1.0
+        if view.uno_open is not None:
+            buf[_UNO_OPEN + off[view.uno_open]] = 1.0
+        for other in view.slap_left:
+            buf[_SLAP + off[other]] = 1.0
+        for place, other in enumerate(view.finish_order, 1):
+            buf[_FINISHED + off[other]] = place
+        if view.round_winner is not None:
+            buf[_R_WIN + off[view.round_winner]] = 1.0
+        if view.match_winner is not None:
+            buf[_M_WIN + off[view.match_winner]] = 1.0
+        return _frombuffer(buf, _FLOAT32)
+
+    @staticmethod
+    def _building(buf: array[float], tokens: Sequence[int]) -> None:
+        buf[_BUILDING] = 1.0
+        first = tokens[0]
+        uno = first >= PLAY_UNO
+        card, color = _slot_parts(first - (PLAY_UNO if uno else PLAY))
+        buf[_B_CARD + card] = 1.0
+        if color != _NONE_COLOR:
+            buf[_B_COLOR + color] = 1.0
+        if uno:
+            buf[_B_UNO] = 1.0
+        for token in tokens[1:]:
+            if ADD <= token < TARGET:
+                buf[_B_EXTRA + token - ADD] += 1.0
+            elif TARGET <= token < GIVE:
+                buf[_B_TARGET + token - TARGET] = 1.0
+
+    def forget(self) -> None:
+        """Drop the incremental discard counts (a new game)."""
+        self._discard = _DiscardCounts()
+
+
+def field_slice(name: str) -> slice:
+    """The part of the observation vector that holds one field.
+
+    >>> field_slice("color")
+    slice(219, 223, None)
+    """
+    for f in OBSERVATION_FIELDS:
+        if f.name == name:
+            start = OFFSETS[name]
+            return slice(start, start + f.size)
+    raise KeyError(name)
+
+
+def describe_observation(vector: Sequence[float] | npt.NDArray[Any]) -> dict[str, list[float]]:
+    """The non-zero parts of an observation vector by field (for reading and debugging)."""
+    out: dict[str, list[float]] = {}
+    for f in OBSERVATION_FIELDS:
+        part = [float(x) for x in vector[field_slice(f.name)]]
+        if any(part):
+            out[f.name] = part
+    return out
+
+
+__all__ = [
+    "ACTION_GROUPS",
+    "ACTION_SIZE",
+    "ADD",
+    "CALL_UNO",
+    "CATCH",
+    "CHALLENGE",
+    "COLOR",
+    "DRAW",
+    "FINISH",
+    "GIVE",
+    "MAX_SEATS",
+    "NEXT_ROUND",
+    "NOOP",
+    "NOOP_ACTION",
+    "N_PLAY",
+    "OBSERVATION_FIELDS",
+    "OBSERVATION_SIZE",
+    "OFFSETS",
+    "PASS",
+    "PHASES",
+    "PLAY",
+    "PLAY_UNO",
+    "SAY",
+    "SLAP",
+    "TARGET",
+    "ActionGroup",
+    "Field",
+    "Node",
+    "ObservationEncoder",
+    "action_name",
+    "decision",
+    "decode_action",
+    "describe_observation",
+    "encode_action",
+    "field_slice",
+    "paths",
+    "play_slot",
+]

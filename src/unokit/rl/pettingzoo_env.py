@@ -1,0 +1,496 @@
+"""A PettingZoo AEC environment: every seat of a unokit match is an agent.
+
+Agents are ``player_0`` .. ``player_{n-1}`` (seat numbers). Each observation is a dict
+``{"observation": float32 vector, "action_mask": int8 vector}`` (see
+:mod:`unokit.rl.encoding` and ``docs/rl.md``); the selected agent's mask is never empty
+while the match runs, every other agent's is all zeros.
+
+Who is selected. After every action the environment asks the seats that may act out of
+turn, one at a time in seat order after the *lead* (the current player; the first seat
+still to slap; seat 0 between rounds), then the lead. Each asked seat gets a *window*:
+its legal actions plus ``noop``, which lets the moment pass. A seat that has acted out
+of turn is not asked again until the turn moves on. Out-of-turn plays that depend on the
+seat's own cards (jump-in, passing a Skip on) are offered on public grounds alone (to
+every active seat whenever a jump-in is possible, to the skipped seat after a Skip), so
+being asked tells the others nothing. ``windows="useful"`` leaves out the windows that
+only offer speech (``silence``) and catches of seats that cannot be caught;
+``windows="none"`` asks only the lead.
+
+Rewards come at round and match ends: ``reward="match"`` (default) +1 to the match winner
+(and partner), -1 to everyone else; ``"round"`` the same for each round's winner;
+``"points"`` each round's change of the match total, negated where low totals win
+(``penalty``, ``elimination``; nothing under ``lazy`` scoring). The episode is the whole
+match (``rounds = 1`` in the rules makes it one round); ``max_cycles`` truncates it after
+that many steps.
+
+>>> from unokit.rl.pettingzoo_env import env
+>>> e = env(rules={"preset": "official", "rounds": 1}, players=2)
+>>> e.reset(seed=3)
+>>> e.agent_selection
+'player_0'
+>>> obs, reward, terminated, truncated, info = e.last()
+>>> obs["observation"].shape, obs["action_mask"].shape
+((641,), (362,))
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import logger, spaces
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped]
+
+from unokit import actions as A
+from unokit.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
+from unokit.game import Game
+from unokit.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
+from unokit.rl.encoding import (
+    ACTION_SIZE,
+    NOOP,
+    NOOP_ACTION,
+    Node,
+    ObservationEncoder,
+    action_name,
+    decision,
+    encode_action,
+)
+from unokit.rules import Rules
+from unokit.scoring import teammates
+
+REWARDS = ("match", "round", "points")
+"""Reward schemes (see the module docstring)."""
+WINDOWS = ("all", "useful", "none")
+"""Which out-of-turn windows are offered (see the module docstring)."""
+_CACHE_LIMIT = 200_000
+_DONE_NODE = Node({})
+
+
+def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
+        render_mode: str | None = None, **options: Any) -> Any:
+    """The environment as PettingZoo's classic games ship it: :class:`raw_env` in an
+    order-enforcing wrapper. ``options``: ``reward``, ``windows``, ``max_cycles``."""
+    return OrderEnforcing(
+        raw_env(rules=rules, players=players, render_mode=render_mode, **options))
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper with direct paths for the calls made at every
+    step (``last``, ``step``, ``agents``, ``agent_selection``); same checks, same
+    behaviour."""
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents still in the episode."""
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        agents: list[str] = self.env.agents
+        return agents
+
+    @property
+    def agent_selection(self) -> str:
+        """The agent to act."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        selection: str = self.env.agent_selection
+        return selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """See :meth:`pettingzoo.AECEnv.last`."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return result
+
+    def step(self, action: Any) -> None:
+        """See :meth:`pettingzoo.AECEnv.step`."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+
+class raw_env(AECEnv):  # type: ignore[misc]
+    """The AEC environment without wrappers (see the module docstring).
+
+    Args:
+        rules: a rule set (:class:`~unokit.rules.Rules`, a mapping, a preset name or
+            compact string).
+        players: overrides the rules' ``players`` (2-10).
+        render_mode: ``None``, ``"human"`` (print) or ``"ansi"`` (return the text).
+        reward: ``"match"``, ``"round"`` or ``"points"``.
+        windows: ``"all"``, ``"useful"`` or ``"none"``.
+        max_cycles: truncate the episode after this many steps (``None``: never).
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
+        "render_modes": ["human", "ansi"],
+        "name": "unokit_uno_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, rules: Rules | str | Mapping[str, Any] = "official",
+                 players: int | None = None, render_mode: str | None = None,
+                 reward: str = "match", windows: str = "all",
+                 max_cycles: int | None = None) -> None:
+        super().__init__()
+        loaded = Rules.load(rules)
+        if players is not None and players != loaded.players:
+            loaded = loaded.with_(players=players)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if windows not in WINDOWS:
+            raise ValueError(f"windows must be one of {', '.join(WINDOWS)}, not {windows!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        if max_cycles is not None and max_cycles < 1:
+            raise ValueError("max_cycles must be at least 1")
+        self.rules = loaded
+        self.render_mode = render_mode
+        self.reward_scheme = reward
+        self.windows = windows
+        self.max_cycles = max_cycles
+        n = self.n = loaded.players
+        self.possible_agents = [f"player_{seat}" for seat in range(n)]
+        self._index = {name: seat for seat, name in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(loaded)
+        """Turns views into vectors (:class:`~unokit.rl.encoding.ObservationEncoder`)."""
+        self.observation_spaces = {
+            name: spaces.Dict({
+                "observation": spaces.Box(self.encoder.low, self.encoder.high,
+                                          dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8),
+            })
+            for name in self.possible_agents
+        }
+        self.action_spaces = {name: spaces.Discrete(ACTION_SIZE)
+                              for name in self.possible_agents}
+        self._windows_on = windows != "none"
+        self._useful = windows == "useful"
+        self._jump_in = loaded.jump_in
+        self._skip_rule = loaded.skip_on_skip != "none"
+        self._always = loaded.jump_in or (windows == "all" and (
+            loaded.silence != "off" or loaded.false_catch_penalty > 0))
+        """Whether out-of-turn actions may arise at any moment (else only while an UNO
+        call is open, during a slap or after a Skip)."""
+        self._points_sign = {"standard": 1.0, "penalty": -1.0, "elimination": -1.0,
+                             "lazy": 0.0}[loaded.scoring]
+        self._teams = [teammates(loaded, seat) for seat in range(n)]
+        self._enc_cache: dict[int, tuple[int, ...]] = {}
+        self._nodes: tuple[dict[tuple[int, ...], Node], dict[tuple[int, ...], Node]] = ({}, {})
+        self._seeds = random.Random()
+        self.game: Game = Game(loaded, seed=0)
+        """The match being played (for tools and tests; agents see only observations)."""
+        self._sel = 0
+        self._lead = 0
+        self._queue: list[int] = []
+        self._spoke: set[int] = set()
+        self._window = False
+        self._building: tuple[int, ...] = ()
+        self._node = _DONE_NODE
+        self._done = True
+        self._dirty = False
+        self._steps = 0
+        self._scores_before: list[int] = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The same :class:`gymnasium.spaces.Dict` object on every call for an agent."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """``Discrete(ACTION_SIZE)``, the same object on every call for an agent."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new match. ``seed`` is the game's seed (``Game(rules, seed)``); later
+        resets without a seed draw seeds that follow from it."""
+        if seed is not None:
+            self._seeds.seed(seed)
+            game_seed = seed % 2**64
+        else:
+            game_seed = self._seeds.getrandbits(63)
+        self.game = Game(self.rules, seed=game_seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {name: {} for name in self.agents}
+        self._spoke = set()
+        self._done = False
+        self._dirty = False
+        self._steps = 0
+        self._scores_before = list(self.game.scores)
+        self.encoder.forget()
+        self._schedule()
+
+    # ----------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        """The agent's observation and action mask (built from
+        ``game.observation(seat)`` only)."""
+        seat = self._index[agent]
+        view = self.game.observation(seat)
+        if seat == self._sel and not self._done:
+            mask = self._node.array.copy()
+            vector = self.encoder.encode(view, self._window, self._building)
+        else:
+            mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+            vector = self.encoder.encode(view)
+        return {"observation": vector, "action_mask": mask}
+
+    def observe_mask(self) -> npt.NDArray[np.int8]:
+        """The selected agent's action mask alone (all zeros once the episode is over)."""
+        if self._done:
+            return np.zeros(ACTION_SIZE, dtype=np.int8)
+        return self._node.array.copy()
+
+    # -------------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        """Take the selected agent's action (an index whose mask entry is 1)."""
+        if self._done:
+            self._was_dead_step(action)
+            return
+        agent = self.agent_selection
+        if action is None:
+            raise ValueError(f"{agent} must act: None is only for finished agents")
+        token = int(action)
+        choice = self._node.choices.get(token)
+        if choice is None:
+            name = action_name(token) if 0 <= token < ACTION_SIZE else "out of range"
+            raise ValueError(f"action {token} ({name}) is not legal for {agent} now")
+        self._cumulative_rewards[agent] = 0.0
+        if self._dirty:
+            self._zero_rewards()
+        if type(choice) is int:
+            if choice == NOOP_ACTION:
+                self._pass_window()
+            else:
+                self._apply(choice)
+        else:
+            assert isinstance(choice, Node)
+            self._building = (*self._building, token)
+            self._node = choice
+        if self.max_cycles is not None:
+            self._count_step()
+
+    def step_engine(self, action: int | None) -> None:
+        """Take a whole engine action (an ``int`` of :mod:`unokit.actions`) for the
+        selected agent, or ``None`` to let a window pass: for bots and scripted seats.
+
+        Raises:
+            ValueError: the action is not one the selected agent may take now.
+        """
+        agent = self.agent_selection
+        if self._done:
+            raise ValueError("the episode is over")
+        if self._building:
+            raise ValueError(f"{agent} is in the middle of a play; finish it with step()")
+        if action is None:
+            if not self._window:
+                raise ValueError(f"{agent} must act: it is not in a window")
+            self._begin(agent)
+            self._pass_window()
+        else:
+            if action not in self.game.legal_actions(self._sel):
+                raise ValueError(f"{A.format_action(action)} is not legal for {agent} now")
+            self._begin(agent)
+            self._apply(action)
+        if self.max_cycles is not None:
+            self._count_step()
+
+    def _begin(self, agent: str) -> None:
+        self._cumulative_rewards[agent] = 0.0
+        if self._dirty:
+            self._zero_rewards()
+
+    def _zero_rewards(self) -> None:
+        rewards = self.rewards
+        for name in rewards:
+            rewards[name] = 0.0
+        self._dirty = False
+
+    def _count_step(self) -> None:
+        self._steps += 1
+        if self.max_cycles is not None and self._steps >= self.max_cycles and not self._done:
+            self._done = True
+            for name in self.agents:
+                self.truncations[name] = True
+
+    def _pass_window(self) -> None:
+        queue = self._queue
+        queue.pop(0)
+        if queue:
+            self._select(queue[0], True)
+        else:
+            self._select(self._lead, False)
+
+    def _apply(self, action: int) -> None:
+        game = self.game
+        seat = self._sel
+        current, phase = game.current, game.phase
+        game.apply(action)
+        now = game.phase
+        if now is not phase and (now is ROUND_OVER or now is MATCH_OVER):
+            self._round_over()
+        if seat == self._lead or game.current != current or now is not phase:
+            self._spoke.clear()
+        else:
+            self._spoke.add(seat)
+        self._schedule()
+
+    # --------------------------------------------------------------- schedule
+    def _schedule(self) -> None:
+        """Select the next agent: the first seat owed a window, else the lead."""
+        game = self.game
+        phase = game.phase
+        if phase is MATCH_OVER:
+            self._done = True
+            self._node = _DONE_NODE
+            for name in self.agents:
+                self.terminations[name] = True
+            return
+        lead = game.current
+        if lead < 0:
+            lead = game.slap_left[0] if game.slap_left else 0
+        self._lead = lead
+        queue: list[int] = []
+        if self._windows_on and phase is not ROUND_OVER and (
+                self._always or game.uno_open >= 0 or phase is SLAP
+                or (self._skip_rule and game.skip_from >= 0)):
+            spoke = self._spoke
+            n = self.n
+            for offset in range(1, n):
+                seat = (lead + offset) % n
+                if seat not in spoke and self._offered(seat):
+                    queue.append(seat)
+        self._queue = queue
+        if queue:
+            self._select(queue[0], True)
+        else:
+            self._select(lead, False)
+
+    def _offered(self, seat: int) -> bool:
+        """Whether ``seat`` gets a window now; decided by what everyone can see."""
+        game = self.game
+        if not game.active[seat]:
+            return False
+        legal = game.legal_actions(seat)
+        if self._useful:
+            open_seat = game.uno_open
+            legal = [a for a in legal if A.action_type(a) != A.SAY
+                     and (A.action_type(a) != A.CATCH or A.action_target(a) == open_seat)]
+        if legal:
+            return True
+        if game.phase is PLAY:
+            # Plays that hang on the seat's own cards: offered whenever the public state
+            # allows them, so that a window says nothing about a hand.
+            if (self._jump_in and not game.fresh and game.discard
+                    and game.discard[-1] != WILD_DRAW_FOUR):
+                return True
+            if self._skip_rule and seat == game.skip_from:
+                return True
+        return False
+
+    def _select(self, seat: int, window: bool) -> None:
+        self._sel = seat
+        self.agent_selection = self.possible_agents[seat]
+        self._window = window
+        self._building = ()
+        legal = self.game.legal_actions(seat)
+        key = tuple(legal)
+        cache = self._nodes[window]
+        node = cache.get(key)
+        if node is None:
+            if not legal and not window:
+                raise RuntimeError(f"seat {seat} must act but has no legal action")
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+            if len(self._enc_cache) > _CACHE_LIMIT:
+                self._enc_cache.clear()
+            node = cache[key] = decision(legal, seat, self.n, window, self._enc_cache)
+        self._node = node
+
+    # ----------------------------------------------------------------- rewards
+    def _round_over(self) -> None:
+        game = self.game
+        n = self.n
+        values = [0.0] * n
+        scheme = self.reward_scheme
+        if scheme == "points":
+            sign = self._points_sign
+            values = [sign * (game.scores[s] - self._scores_before[s]) for s in range(n)]
+        else:
+            winner = -1
+            if scheme == "round":
+                winner = game.round_winner
+            elif game.phase is MATCH_OVER:
+                winner = game.match_winner
+            if winner >= 0:
+                mates = self._teams[winner]
+                values = [1.0 if s in mates else -1.0 for s in range(n)]
+        self._scores_before = list(game.scores)
+        if any(values):
+            for seat, value in enumerate(values):
+                name = self.possible_agents[seat]
+                self.rewards[name] = value
+                self._cumulative_rewards[name] += value
+            self._dirty = True
+
+    # ------------------------------------------------------------------- tools
+    def legal_engine_actions(self) -> list[int]:
+        """The engine actions the selected agent may take now (within a play being
+        built, those that start with its tokens)."""
+        return [] if self._done else self._node.actions()
+
+    def action_tokens(self, action: int) -> tuple[int, ...]:
+        """The action indices that take an engine action of the selected agent."""
+        return encode_action(action, self._sel, self.n)
+
+    @property
+    def in_window(self) -> bool:
+        """Whether the selected agent is in an out-of-turn window (``noop`` allowed)."""
+        return self._window and not self._done
+
+    @property
+    def building(self) -> tuple[int, ...]:
+        """The tokens of the play the selected agent is building (empty if none)."""
+        return self._building
+
+    def render(self) -> str | None:
+        """The table, every hand shown (a spectator's view, not an agent's)."""
+        if self.render_mode is None:
+            logger.warn("render() without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        game = self.game
+        top = CODES[game.discard[-1]] if game.discard else "-"
+        color = COLOR_LETTERS[game.color] if game.color >= 0 else "-"
+        lines = [f"round {game.round_no}, phase {game.phase.value}, top {top}, colour {color}, "
+                 f"{'clockwise' if game.direction == 1 else 'counter-clockwise'}, "
+                 f"draw pile {len(game.draw_pile)}, pending {game.pending}"]
+        for seat in range(self.n):
+            mark = ">" if seat == self._sel and not self._done else " "
+            hand = " ".join(CODES[c] for c in sorted(game.hands[seat]))
+            lines.append(f"{mark} {self.possible_agents[seat]}: {hand or '(none)'}  "
+                         f"[score {game.scores[seat]}]")
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+__all__ = ["NOOP", "REWARDS", "WINDOWS", "env", "raw_env"]
