@@ -9,6 +9,8 @@
                                           after every action (exit 1 on a failure)
 ``unokit arena --bots B,... --games N``   bots play many games: win rates with 95%
                                           intervals, points, decision times, ratings
+``unokit play [--rules R] [--seed S]``    play against bots in the terminal
+``unokit replay FILE --tui``              step through a record in a terminal viewer
 ``unokit --version``                      the version
 ========================================  ===========================================
 
@@ -39,6 +41,7 @@ from unokit.record import Record, events_digest, replay_steps
 from unokit.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
 from unokit.scenario import ScenarioResult, run_file, scenario_files
 from unokit.transcript import EVERYONE, Viewer, describe_event
+from unokit.tui.command import play_command, replay_tui
 
 NAMES = ("Alice", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Jack")
 """The names ``selfplay`` gives to seats 0-9."""
@@ -189,12 +192,17 @@ def replay_command(
     seat: Annotated[int | None, typer.Option("--as", help="Show this seat's view.")] = None,
     markup: Annotated[bool, typer.Option("--color/--no-color", help="Colour card codes.")
                       ] = False,
+    tui: Annotated[bool, typer.Option("--tui", help="Step through it in a terminal viewer.")
+                   ] = False,
 ) -> None:
     """Check a game record and print its transcript (a spectator's view by default)."""
     try:
         record = Record.load(file)
     except RecordError as exc:
         _fail(str(exc))
+    if tui:
+        replay_tui(record, file, seat)
+        return
     try:
         names = record.players
         viewer: Viewer = seat
@@ -372,6 +380,7 @@ def soak_command(
 
 
 app.command("arena")(arena_command)
+app.command("play")(play_command)
 
 
 def main() -> None:
