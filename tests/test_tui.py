@@ -343,7 +343,7 @@ async def test_jump_in_cards_are_playable_out_of_turn() -> None:
     session = position("jump_in,players=3", [["G5", "R1"], ["Y3", "Y4", "Y5"], ["B1", "B2"]],
                        "G5", current=1)
     session.game.fresh = False
-    app = PlayApp(session=session, delay=0.5)  # the bot waits: the human jumps in first
+    app = PlayApp(session=session, delay=600)  # the bot waits: the human jumps in first
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         offer = session.offer()
@@ -359,10 +359,10 @@ async def test_jump_in_cards_are_playable_out_of_turn() -> None:
 async def test_bots_act_after_their_delay() -> None:
     session = position("official,players=3", [["R1", "G2"], ["Y3", "Y4", "Y5"], ["Y6", "B2"]],
                        "Y9", current=1)
-    app = PlayApp(session=session, delay=0.8)
+    app = PlayApp(session=session, delay=2.0)
     async with app.run_test(size=SIZE) as pilot:
         assert session.version == 0 and "thinking" in static_text(app, "#status")
-        for _ in range(100):
+        for _ in range(300):
             if session.game.current_player == 0:
                 break
             await pilot.pause(0.1)
