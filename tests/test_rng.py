@@ -172,3 +172,15 @@ def test_shuffle_positions_are_roughly_uniform() -> None:
         rng.shuffle(xs)
         first[xs[0]] += 1
     assert all(800 < first[k] < 1200 for k in range(6)), first
+
+
+def test_shuffle_rejection_path_matches_reference() -> None:
+    # Seeds whose draw t gives output 0: rejected unless its bound is a power of two, so the
+    # batched shuffle must fall back to drawing one number at a time, like the reference.
+    for t in range(9):
+        seed = (-(t + 1) * 0x9E3779B97F4A7C15) % 2**64
+        xs, ys = list(range(10)), list(range(10))
+        rng, ref = SplitMix64(seed), Reference(seed)
+        rng.shuffle(xs)
+        ref.shuffle(ys)
+        assert xs == ys and rng.state == ref.state

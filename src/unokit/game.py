@@ -29,20 +29,13 @@ from unokit.cards import (
     COLOR_OF,
     DISCARD_ALL,
     DRAW_TWO,
-    HIT_TWO,
+    IS_NUMBER,
     NO_COLOR,
     NUM_KINDS,
     RANK_OF,
-    REVERSE,
-    SKIP,
-    TRADE_HANDS,
     WILD,
-    WILD_ALL_HIT,
     WILD_BLANK,
-    WILD_DOWNPOUR_ONE,
-    WILD_DOWNPOUR_TWO,
     WILD_DRAW_FOUR,
-    WILD_HIT_FIRE,
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
@@ -97,11 +90,24 @@ _CATCH = [[A.catch(p, t) for t in range(10)] for p in range(10)]
 _COLOR = [[A.choose_color(p, c) for c in range(4)] for p in range(10)]
 _NEXT = [A.next_round(p) for p in range(10)]
 _SAY = [A.say(p) for p in range(10)]
+_ONE_CARD = {action: (seat, card, (action >> 15) & 7)
+             for seat, row in enumerate(_PLAYS) for card, plays in enumerate(row)
+             for action in plays}
+"""Each play of one card without a UNO call or target: its seat, card and colour (7: none)."""
 _UNO_FLAG = A.UNO_FLAG
 _new_tuple = tuple.__new__
 _T_PLAY, _T_DRAW, _T_PASS = A.PLAY, A.DRAW, A.PASS
+# The frequent event kinds (reading a member from an enum class is slow).
 _DREW, _PLAYED, _PASSED = EventKind.DREW, EventKind.PLAYED, EventKind.PASSED
+_SKIPPED, _REVERSED = EventKind.SKIPPED, EventKind.REVERSED
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
+
+
+def _holds_color(hand: list[int], color: int) -> bool:
+    """Whether ``hand`` holds a card of ``color`` (a helper, so that no caller's variable
+    becomes a closure cell)."""
+    return any(COLOR_OF[c] == color for c in hand)
+
 
 # Fields that make up the state (everything but the rules, the log and caches).
 STATE_FIELDS = (
@@ -123,7 +129,8 @@ class Game:
                  "_dwp", "_strict",
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
-                 "_answer_two", "_answer_four", "_attack", "_plain", "_say", "_turn_only")
+                 "_answer_two", "_answer_four", "_attack", "_plain", "_say", "_turn_only",
+                 "_plain_plays", "current_player")
 
     # Methods kept in their own modules (the match around the turns; table decisions).
     _choose_dealer = match_flow._choose_dealer
@@ -132,6 +139,8 @@ class Game:
     _start_card_ok = match_flow._start_card_ok
     _turn_start_card = match_flow._turn_start_card
     _went_out = match_flow._went_out
+    _effect = match_flow._effect
+    _penalty = match_flow._penalty
     _blocked = match_flow._blocked
     _score_round = match_flow._score_round
     _close_round = match_flow._close_round
@@ -185,6 +194,7 @@ class Game:
         if start:
             self.dealer = self._choose_dealer()
             self._start_round()
+        self._publish_turn()
 
     def _configure(self) -> None:
         r = self.rules
@@ -209,6 +219,8 @@ class Game:
                        and not r.progressive_refill and max(self.deck) <= WILD_DRAW_FOUR)
         """Whether a plain play of a number card needs nothing but the basic steps."""
         self._say = r.silence != "off"
+        self._plain_plays = self._plain and not r.misplay_penalty
+        """Whether :meth:`_play_plain` takes every play of one card (out of a response)."""
         self._turn_only = (self._simple and not self._attack and not r.misplay_penalty
                            and not r.false_catch_penalty and not self._say and not r.jump_in
                            and r.skip_on_skip == "none")
@@ -281,10 +293,14 @@ class Game:
         return game
 
     # ------------------------------------------------------------------- state
-    @property
-    def current_player(self) -> int | None:
-        """The seat whose turn or decision it is; ``None`` between rounds and at the end."""
-        return None if self.current < 0 else self.current
+    current_player: int | None
+    """The seat whose turn or decision it is; ``None`` between rounds and at the end (an
+    attribute kept equal to ``current``, -1 meaning none, by :meth:`_publish_turn`)."""
+
+    def _publish_turn(self) -> None:
+        """Set :attr:`current_player` from ``current`` (after a change made outside
+        :meth:`apply`, which does the same at its end)."""
+        self.current_player = None if self.current < 0 else self.current
 
     @property
     def top(self) -> int:
@@ -312,8 +328,7 @@ class Game:
         if not _PLAYABLE[self.match * 4 + self.color][card]:
             return False
         if card == WILD_DRAW_FOUR and self._strict:
-            color = self.color
-            return not any(COLOR_OF[c] == color for c in self.hands[player])
+            return not _holds_color(self.hands[player], self.color)
         return True
 
     def legal_actions(self, player: int) -> list[int]:
@@ -321,27 +336,41 @@ class Game:
 
         The list is empty only for a seat that can do nothing at this moment (and for
         everyone once the match is over)."""
-        if self._cache_version == self._version and self._cache_player == player:
+        version = self._version
+        if self._cache_version == version and self._cache_player == player:
             return list(self._cache)
-        if self._turn_only and player == self.current and self.phase is PLAY \
-                and self.uno_open < 0:
-            # The common case: a plain turn, with nothing any seat may do out of turn.
-            hand = self.hands[player]
-            playable = _PLAYABLE_SETS[self.match * 4 + self.color].intersection(hand)
-            acts: list[int] = []
-            if playable:
-                if (self._strict and WILD_DRAW_FOUR in playable
-                        and not self._can_play(player, WILD_DRAW_FOUR)):
-                    playable = playable - {WILD_DRAW_FOUR}
-                plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
-                for card in sorted(playable):
-                    acts += plays[card]
-            if self._dwp or not playable:
-                acts.append(_DRAW[player])
-            self._cache_version = self._version
-            self._cache_player = player
-            self._cache = tuple(acts)
-            return acts
+        acts: list[int]
+        if self._turn_only and player == self.current and self.uno_open < 0:
+            # The common cases: a plain turn, with nothing any seat may do out of turn.
+            phase = self.phase
+            if phase is PLAY:
+                hand = self.hands[player]
+                playable = _PLAYABLE_SETS[self.match * 4 + self.color].intersection(hand)
+                if playable:
+                    if (self._strict and WILD_DRAW_FOUR in playable
+                            and not self._can_play(player, WILD_DRAW_FOUR)):
+                        playable = playable - {WILD_DRAW_FOUR}
+                    plays = (_PLAYS_UNO if len(hand) == 2 else _PLAYS)[player]
+                    acts = []
+                    for card in sorted(playable):
+                        acts += plays[card]
+                    if self._dwp or not playable:
+                        acts.append(_DRAW[player])
+                else:
+                    acts = [_DRAW[player]]
+                self._cache_version = version
+                self._cache_player = player
+                self._cache = tuple(acts)
+                return acts
+            if phase is DRAWN and type(player) is int:
+                acts = list((_PLAYS_UNO if len(self.hands[player]) == 2 else _PLAYS)[player]
+                            [self.drawn])
+                if self._play_drawn != "must":
+                    acts.append(_PASS[player])
+                self._cache_version = version
+                self._cache_player = player
+                self._cache = tuple(acts)
+                return acts
         acts = []
         phase = self.phase
         if type(player) is not int or not 0 <= player < self.n:
@@ -366,7 +395,8 @@ class Game:
                             self._house_plays(player, playable, acts)
                     if self._misplay:
                         plain = _PLAIN[player]
-                        acts.extend(plain[card] for card in sorted(set(hand) - _PLAYABLE_SETS[row]))
+                        for card in sorted(set(hand) - _PLAYABLE_SETS[row]):
+                            acts.append(plain[card])
                     if self._dwp or not playable or self._attack:
                         acts.append(_DRAW[player])
                 elif phase is DRAWN:
@@ -386,8 +416,8 @@ class Game:
                 elif phase is CHOOSE_COLOR:
                     acts.extend(_COLOR[player])
                 elif phase is EXCHANGE:
-                    hand_kinds = sorted(set(self.hands[player]))
-                    acts.extend(A.give_back(player, card) for card in hand_kinds)
+                    for card in sorted(set(self.hands[player])):
+                        acts.append(A.give_back(player, card))
             if phase is SLAP:
                 if player in self.slap_left:
                     acts.append(A.slap(player))
@@ -426,8 +456,9 @@ class Game:
         Raises:
             IllegalActionError: the action is not legal now; the game is unchanged.
         """
+        # Legal if in the cached list (each action names its seat: the list's seat).
         if (type(action) is not int or self._cache_version != self._version
-                or self._cache_player != action & 15 or action not in self._cache):
+                or action not in self._cache):
             if type(action) is int and action >> 30:
                 action = house.normalize(action)
             if not self.is_legal(action):
@@ -436,34 +467,40 @@ class Game:
         self.history.append(action)
         log = self.log
         start = len(log)
-        player = action & 15
-        kind = (action >> 4) & 15
-        if kind == _T_PLAY:
-            card = (action >> 8) & 127
-            if self._misplay and self.phase is PLAY and not self._can_play(player, card):
-                self._misplayed(player, card)
-            elif action >> 18 == 15:  # one plain card: no target, give or extra cards
-                if self._plain and self.phase is not RESPOND:
-                    self._play_plain(player, card, (action >> 15) & 7)
-                else:
-                    self._play(player, card, (action >> 15) & 7, False)
-            else:
-                self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG),
-                           (action >> 18) & 15, A.action_give(action), A.action_extra(action))
-        elif kind == _T_DRAW:
-            if self.phase is CHALLENGE or self.phase is RESPOND:
-                self._accept_penalty(player)
-            else:
-                self._turn_draw(player)
-        elif kind == _T_PASS:
-            self.drawn = -1
-            self._emit_fast(_PASSED, player, -1, -1, (), 0, "", None)
-            self.current = self._next(player)
-            self.phase = PLAY
+        if action in _ONE_CARD and self._plain_plays and self.phase is not RESPOND:
+            player, card, color = _ONE_CARD[action]
+            self._play_plain(player, card, color)
         else:
-            self._apply_other(player, kind, action)
-        if self._say and (self.silence_seat >= 0 or self.silence_color >= 0):
-            self._check_silence(player, kind)
+            player = action & 15
+            kind = (action >> 4) & 15
+            if kind == _T_PLAY:
+                card = (action >> 8) & 127
+                if self._misplay and self.phase is PLAY and not self._can_play(player, card):
+                    self._misplayed(player, card)
+                elif action >> 18 == 15:  # one plain card: no target, give or extra cards
+                    if self._plain and self.phase is not RESPOND:
+                        self._play_plain(player, card, (action >> 15) & 7)
+                    else:
+                        self._play(player, card, (action >> 15) & 7, False)
+                else:
+                    self._play(player, card, (action >> 15) & 7, bool(action & _UNO_FLAG),
+                               (action >> 18) & 15, A.action_give(action), A.action_extra(action))
+            elif kind == _T_DRAW:
+                if self.phase is CHALLENGE or self.phase is RESPOND:
+                    self._accept_penalty(player)
+                else:
+                    self._turn_draw(player)
+            elif kind == _T_PASS:
+                self.drawn = -1
+                self._emit_fast(_PASSED, player, -1, -1, (), 0, "", None)
+                self.current = self._next(player)
+                self.phase = PLAY
+            else:
+                self._apply_other(player, kind, action)
+            if self._say and (self.silence_seat >= 0 or self.silence_color >= 0):
+                self._check_silence(player, kind)
+        current = self.current  # _publish_turn, inline
+        self.current_player = None if current < 0 else current
         return log[start:]
 
     def _action_text(self, action: int) -> str:
@@ -478,10 +515,13 @@ class Game:
         return why_illegal(self, action)
 
     # ----------------------------------------------------------------- effects
-    def _emit(self, kind: EventKind, **fields: Any) -> None:
-        event = Event(self.seq, kind, **fields)
-        self.seq += 1
-        self.log.append(event)
+    def _emit(self, kind: EventKind, *, player: int = -1, target: int = -1, card: int = -1,
+              color: int = -1, cards: tuple[int, ...] = (), amount: int = 0, reason: str = "",
+              visible_to: tuple[int, ...] | None = None, data: Any = None) -> None:
+        seq = self.seq
+        self.seq = seq + 1
+        self.log.append(_new_tuple(Event, (seq, kind, player, target, card, color, cards,
+                                           amount, reason, visible_to, data)))
 
     def _emit_fast(self, kind: EventKind, player: int, card: int, color: int,
                    cards: tuple[int, ...], amount: int, reason: str,
@@ -583,7 +623,7 @@ class Game:
         if self._attack and card < WILD and RANK_OF[card] == DISCARD_ALL:
             attack.discard_all(self, player, card)
         # A Wild Draw Four is judged on the hand it was put down from (before any refill).
-        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
+        guilty = card == WILD_DRAW_FOUR and _holds_color(hand, prev_color)
         if uno:
             self._emit(K.UNO_CALLED, player=player)
         elif len(hand) == 1:
@@ -628,119 +668,23 @@ class Game:
         elif not hand:
             self._went_out(player, card)
             return
-        if card < WILD and RANK_OF[card] <= 9:
+        if IS_NUMBER[card]:
             n = self.n
             self.current = ((player + self.direction) % n if self.n_active == n
                             else self._next(player))
             self.phase = PLAY
             return
-        guilty = card == WILD_DRAW_FOUR and any(COLOR_OF[c] == prev_color for c in hand)
+        guilty = card == WILD_DRAW_FOUR and _holds_color(hand, prev_color)
         self._effect(player, card, 15, -1, False, guilty, prev_color, prev_match)
-
-    def _effect(self, player: int, card: int, target: int, give: int, responding: bool,
-                guilty: bool, prev_color: int, prev_match: int) -> None:
-        """What a card does once played (not as the last card)."""
-        rank = RANK_OF[card]
-        if card < WILD and rank <= 9:
-            if rank == 7 and target != 15:
-                house.swap_hands(self, player, target)
-            elif rank == 0 and self.rules.zero_rotate:
-                house.rotate_hands(self)
-            elif rank == 5 and give >= 0:
-                self.hands[player].remove(give)
-                self.hands[target].append(give)
-                self._emit(K.GAVE, player=player, target=target, cards=(give,), amount=1,
-                           visible_to=tuple(sorted({player, target})))
-                self.exchange_from = player
-                self._set_turn(target, EXCHANGE)
-                return
-            n = self.n
-            self.current = ((player + self.direction) % n if self.n_active == n
-                            else self._next(player))
-            self.phase = PLAY
-        elif rank == SKIP:
-            skipped = self._next(player)
-            self._skip_next(player)
-            if self.rules.skip_on_skip != "none":
-                self.skip_from = skipped
-        elif rank == REVERSE:
-            if responding:
-                self.direction = -self.direction
-                self._emit(K.REVERSED, amount=self.direction)
-                self._set_turn(self._next(player), RESPOND)
-                self._emit(K.PENALTY, player=self.current, amount=self.pending)
-            else:
-                self._reverse(player)
-        elif rank == DRAW_TWO:
-            self._penalty(player, DRAW_TWO, house.new_pending(self, card) if responding else 2)
-        elif rank == HIT_TWO:
-            victim = self._next(player)
-            attack.press(self, victim, 2, "hit_two")
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
-        elif rank == TRADE_HANDS:
-            house.swap_hands(self, player, target)
-            self._end_turn(player)
-        elif card == WILD_ALL_HIT:
-            for seat in house.others(self, player):
-                attack.press(self, seat, 1, "all_hit")
-            self._end_turn(player)
-        elif card == WILD_HIT_FIRE:
-            victim = self._next(player)
-            attack.press_until_fired(self, victim, "hit_fire")
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
-        elif card == WILD_DRAW_FOUR:
-            self.wd4_by = player if self._challenge_mode else -1
-            self.wd4_color = prev_color
-            self.wd4_guilty = guilty
-            self.wd4_match = prev_match
-            self._penalty(player, WILD_DRAW_FOUR, self.pending + 4 if responding else 4)
-        elif card == WILD_SWAP_HANDS:
-            house.swap_hands(self, player, target)
-            self._end_turn(player)
-        elif card == WILD_SHUFFLE_HANDS:
-            house.shuffle_hands(self, player)
-            self._end_turn(player)
-        elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO):
-            house.downpour(self, player, 1 if card == WILD_DOWNPOUR_ONE else 2)
-            self._end_turn(player)
-        elif card == WILD_BLANK and self.rules.blank_card_effect == "draw_ten":
-            victim = self._next(player)
-            self._draw(victim, 10, "draw_ten")
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
-        else:
-            self._end_turn(player)
-
-    def _penalty(self, player: int, kind: int, amount: int) -> None:
-        """A Draw Two or Wild Draw Four (``kind``) now asks ``amount`` cards of the next
-        player: answered, challenged or drawn at once, as the rules allow."""
-        victim = self._next(player)
-        answerable = self._answer_two if kind == DRAW_TWO else self._answer_four
-        if answerable or (kind == WILD_DRAW_FOUR and self._challenge_mode):
-            self.pending = amount
-            self.pending_kind = kind
-            if kind != WILD_DRAW_FOUR:
-                self.wd4_by = -1
-            self._set_turn(victim, RESPOND if answerable else CHALLENGE)
-            if answerable:
-                self._emit(K.PENALTY, player=victim, amount=amount)
-        else:
-            self.pending = 0
-            self.pending_kind = -1
-            self._draw(victim, amount, "draw_two" if kind == DRAW_TWO else "wild_draw_four")
-            self._emit(K.SKIPPED, player=victim)
-            self._end_turn(victim)
 
     def _skip_next(self, player: int) -> None:
         skipped = self._next(player)
-        self._emit(K.SKIPPED, player=skipped)
+        self._emit(_SKIPPED, player=skipped)
         self._end_turn(skipped)
 
     def _reverse(self, player: int) -> None:
         self.direction = -self.direction
-        self._emit(K.REVERSED, amount=self.direction)
+        self._emit(_REVERSED, amount=self.direction)
         if self.n_active == 2 and self._rev_skips:
             self._skip_next(player)
         else:

@@ -1,5 +1,6 @@
 """The match around the turns: choosing the dealer, dealing and turning the start card,
-going out, blocked rounds, scoring and the end of the match (RULES.md sections 2-3).
+what a played card does, going out, blocked rounds, scoring and the end of the match
+(RULES.md sections 2-3).
 
 Each function here is a method of :class:`unokit.Game` (bound in its class body).
 
@@ -31,11 +32,17 @@ from unokit.cards import (
     WILD_DOWNPOUR_TWO,
     WILD_DRAW_FOUR,
     WILD_HIT_FIRE,
+    WILD_SHUFFLE_HANDS,
+    WILD_SWAP_HANDS,
 )
 from unokit.events import EventKind
 from unokit.phases import (
+    CHALLENGE,
     CHOOSE_COLOR,
+    EXCHANGE,
     MATCH_OVER,
+    PLAY,
+    RESPOND,
     ROUND_OVER,
 )
 from unokit.scoring import best_seat, lazy_loser, lowest_hand, round_points
@@ -45,6 +52,8 @@ if TYPE_CHECKING:
 
 K = EventKind
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
+# The frequent event kinds (reading a member from an enum class is slow).
+_SKIPPED, _REVERSED = EventKind.SKIPPED, EventKind.REVERSED
 
 
 def _choose_dealer(self: Game) -> int:
@@ -219,6 +228,103 @@ def _went_out(self: Game, player: int, card: int, target: int = 15,
         self._reverse(player)
     else:
         self._end_turn(player)
+
+def _effect(self: Game, player: int, card: int, target: int, give: int, responding: bool,
+            guilty: bool, prev_color: int, prev_match: int) -> None:
+    """What a card does once played (not as the last card)."""
+    rank = RANK_OF[card]
+    if card < WILD and rank <= 9:
+        if rank == 7 and target != 15:
+            house.swap_hands(self, player, target)
+        elif rank == 0 and self.rules.zero_rotate:
+            house.rotate_hands(self)
+        elif rank == 5 and give >= 0:
+            self.hands[player].remove(give)
+            self.hands[target].append(give)
+            self._emit(K.GAVE, player=player, target=target, cards=(give,), amount=1,
+                       visible_to=tuple(sorted({player, target})))
+            self.exchange_from = player
+            self._set_turn(target, EXCHANGE)
+            return
+        n = self.n
+        self.current = ((player + self.direction) % n if self.n_active == n
+                        else self._next(player))
+        self.phase = PLAY
+    elif rank == SKIP:
+        skipped = self._next(player)
+        self._emit(_SKIPPED, player=skipped)
+        self._end_turn(skipped)
+        if self.rules.skip_on_skip != "none":
+            self.skip_from = skipped
+    elif rank == REVERSE:
+        if responding:
+            self.direction = -self.direction
+            self._emit(_REVERSED, amount=self.direction)
+            self._set_turn(self._next(player), RESPOND)
+            self._emit(K.PENALTY, player=self.current, amount=self.pending)
+        else:
+            self._reverse(player)
+    elif rank == DRAW_TWO:
+        self._penalty(player, DRAW_TWO, house.new_pending(self, card) if responding else 2)
+    elif rank == HIT_TWO:
+        victim = self._next(player)
+        attack.press(self, victim, 2, "hit_two")
+        self._emit(_SKIPPED, player=victim)
+        self._end_turn(victim)
+    elif rank == TRADE_HANDS:
+        house.swap_hands(self, player, target)
+        self._end_turn(player)
+    elif card == WILD_ALL_HIT:
+        for seat in house.others(self, player):
+            attack.press(self, seat, 1, "all_hit")
+        self._end_turn(player)
+    elif card == WILD_HIT_FIRE:
+        victim = self._next(player)
+        attack.press_until_fired(self, victim, "hit_fire")
+        self._emit(_SKIPPED, player=victim)
+        self._end_turn(victim)
+    elif card == WILD_DRAW_FOUR:
+        self.wd4_by = player if self._challenge_mode else -1
+        self.wd4_color = prev_color
+        self.wd4_guilty = guilty
+        self.wd4_match = prev_match
+        self._penalty(player, WILD_DRAW_FOUR, self.pending + 4 if responding else 4)
+    elif card == WILD_SWAP_HANDS:
+        house.swap_hands(self, player, target)
+        self._end_turn(player)
+    elif card == WILD_SHUFFLE_HANDS:
+        house.shuffle_hands(self, player)
+        self._end_turn(player)
+    elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO):
+        house.downpour(self, player, 1 if card == WILD_DOWNPOUR_ONE else 2)
+        self._end_turn(player)
+    elif card == WILD_BLANK and self.rules.blank_card_effect == "draw_ten":
+        victim = self._next(player)
+        self._draw(victim, 10, "draw_ten")
+        self._emit(_SKIPPED, player=victim)
+        self._end_turn(victim)
+    else:
+        self._end_turn(player)
+
+def _penalty(self: Game, player: int, kind: int, amount: int) -> None:
+    """A Draw Two or Wild Draw Four (``kind``) now asks ``amount`` cards of the next
+    player: answered, challenged or drawn at once, as the rules allow."""
+    victim = self._next(player)
+    answerable = self._answer_two if kind == DRAW_TWO else self._answer_four
+    if answerable or (kind == WILD_DRAW_FOUR and self._challenge_mode):
+        self.pending = amount
+        self.pending_kind = kind
+        if kind != WILD_DRAW_FOUR:
+            self.wd4_by = -1
+        self._set_turn(victim, RESPOND if answerable else CHALLENGE)
+        if answerable:
+            self._emit(K.PENALTY, player=victim, amount=amount)
+    else:
+        self.pending = 0
+        self.pending_kind = -1
+        self._draw(victim, amount, "draw_two" if kind == DRAW_TWO else "wild_draw_four")
+        self._emit(_SKIPPED, player=victim)
+        self._end_turn(victim)
 
 def _blocked(self: Game) -> None:
     """Nobody can play or draw: the lowest hand wins the round."""

@@ -27,6 +27,11 @@ True
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Callable
+from functools import lru_cache
+from itertools import repeat
+from operator import and_, mul, rshift
 from typing import Any
 
 MASK64 = (1 << 64) - 1
@@ -66,10 +71,42 @@ class SplitMix64:
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end).
 
-        The same numbers as calling :meth:`below` for each position, with the generator
-        inlined for speed."""
+        The same numbers as calling :meth:`below` for each position; the generator's
+        outputs are computed together (see :func:`_outputs`)."""
+        size = len(items)
+        if not _BATCH_MIN <= size <= _BATCH_MAX:
+            self._shuffle_from(items, size - 1)
+            return
         state = self.state
-        for i in range(len(items) - 1, 0, -1):
+        products = list(map(mul, _outputs(state, size - 1), range(size, 1, -1)))
+        if min(map(and_, products, repeat(MASK64))) < size:
+            # A draw may be rejected (a chance of about size**2 in 2**64): check each one.
+            self._shuffle_checked(items, products)
+            return
+        self.state = (state + (size - 1) * _GOLDEN) & MASK64
+        for i, j in zip(range(size - 1, 0, -1), map(rshift, products, repeat(64)), strict=True):
+            items[i], items[j] = items[j], items[i]
+
+    def _shuffle_checked(self, items: list[Any], products: list[int]) -> None:
+        """:meth:`shuffle` with each draw checked for a rejection, after which the rest
+        draws one number at a time. ``products``: each output times its bound."""
+        state = self.state
+        for i, m in zip(range(len(items) - 1, 0, -1), products, strict=True):
+            n = i + 1
+            state = (state + _GOLDEN) & MASK64
+            if m & MASK64 < n and m & MASK64 < ((1 << 64) - n) % n:
+                self.state = state
+                self._shuffle_from(items, i)
+                return
+            j = m >> 64
+            items[i], items[j] = items[j], items[i]
+        self.state = state
+
+    def _shuffle_from(self, items: list[Any], top: int) -> None:
+        """The Fisher-Yates steps for positions ``top`` down to 1, with the generator
+        inlined."""
+        state = self.state
+        for i in range(top, 0, -1):
             n = i + 1
             while True:
                 state = z = (state + _GOLDEN) & MASK64
@@ -86,3 +123,32 @@ class SplitMix64:
     def random(self) -> float:
         """A float in ``[0, 1)`` with 53 random bits."""
         return (self.next_u64() >> 11) / 9007199254740992.0
+
+
+_BATCH_MIN = 8
+"""Shorter lists are shuffled one number at a time (a batch costs more to set up)."""
+_BATCH_MAX = 1024
+"""Longer ones too (they are rare, and a batch's constants grow with its size)."""
+
+
+@lru_cache(maxsize=128)
+def _batch(count: int) -> tuple[int, int, int, Callable[[bytes], tuple[int, ...]]]:
+    """For ``count`` outputs at once: ``1``, ``(t + 1) * golden`` and ``2**64 - 1`` in lane
+    ``t`` of ``count`` lanes of 128 bits, and the function that reads the lanes back."""
+    ones = int.from_bytes((b"\x01" + bytes(15)) * count, "little")
+    ramp = int.from_bytes(
+        b"".join(((t + 1) * _GOLDEN).to_bytes(16, "little") for t in range(count)), "little")
+    lanes = int.from_bytes((b"\xff" * 8 + bytes(8)) * count, "little")
+    return ones, ramp, lanes, struct.Struct("<" + "Q8x" * count).unpack
+
+
+def _outputs(state: int, count: int) -> tuple[int, ...]:
+    """The next ``count`` outputs of a generator in ``state``, computed together: the
+    states lie in one integer, 128 bits apart, so that each step of the mix is one operation
+    on all of them (a 64-bit value times a 64-bit constant still fits in its 128 bits)."""
+    ones, ramp, lanes, unpack = _batch(count)
+    z = (state * ones + ramp) & lanes  # lane t: the state after t + 1 steps
+    z = (((z ^ (z >> 30)) & lanes) * _MIX1) & lanes
+    z = (((z ^ (z >> 27)) & lanes) * _MIX2) & lanes
+    z = (z ^ (z >> 31)) & lanes
+    return unpack(z.to_bytes(16 * count, "little"))

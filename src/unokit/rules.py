@@ -24,6 +24,7 @@ import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from unokit.cards import CODES, build_deck, parse_card
@@ -365,7 +366,7 @@ class Rules:
 
     def deck_cards(self) -> list[int]:
         """The cards of the deck these rules play with, in canonical order."""
-        return build_deck(self.deck, self.extra_cards_dict())
+        return list(_deck_cards(self.deck, tuple(self.extra_cards)))
 
     # -------------------------------------------------------------- validation
     def validate(self) -> None:
@@ -402,6 +403,12 @@ class Rules:
             problems["scoring, players"] = "elimination needs at least 3 players"
         if problems:
             raise RulesError(problems)
+
+
+@lru_cache(maxsize=64)
+def _deck_cards(deck: str, extra_cards: tuple[tuple[str, int], ...]) -> tuple[int, ...]:
+    """:meth:`Rules.deck_cards`, built once per deck and extra cards."""
+    return tuple(build_deck(deck, dict(extra_cards)))
 
 
 def _coerce(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:

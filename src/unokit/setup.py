@@ -84,3 +84,4 @@ def set_up_round(
             game.color = color
         if current_player is not None:
             game.current = current_player
+    game._publish_turn()

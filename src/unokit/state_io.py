@@ -89,6 +89,7 @@ def state_from_dict(data: Any) -> Game:
             setattr(game, name, value)
         game.rng.state = int(data["rng_state"])
         game.n_active = sum(game.active)
+        game._publish_turn()
     except (UnoError, TypeError, ValueError, KeyError) as exc:
         raise SetupError(f"inconsistent state: {exc}") from None
     if len(game.hands) != game.n:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 K = EventKind
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
+_SKIPPED = EventKind.SKIPPED  # (reading a member from an enum class is slow)
 
 
 def _apply_other(self: Game, player: int, kind: int, action: int) -> None:
@@ -127,7 +128,7 @@ def _accept_penalty(self: Game, player: int) -> None:
     self.pending = 0
     self.pending_kind = -1
     self.wd4_by = -1
-    self._emit(K.SKIPPED, player=player)
+    self._emit(_SKIPPED, player=player)
     self._end_turn(player)
 
 def _challenge(self: Game, player: int) -> None:
@@ -156,7 +157,7 @@ def _challenge(self: Game, player: int) -> None:
         self._set_turn(player)
     else:
         self._draw(player, stacked + rules.challenge_innocent_draw, "challenge_innocent")
-        self._emit(K.SKIPPED, player=player)
+        self._emit(_SKIPPED, player=player)
         self._end_turn(player)
 
 def _catch(self: Game, player: int, target: int) -> None:
