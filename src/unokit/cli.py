@@ -11,6 +11,8 @@
                                           intervals, points, decision times, ratings
 ``unokit play [--rules R] [--seed S]``    play against bots in the terminal
 ``unokit replay FILE --tui``              step through a record in a terminal viewer
+``unokit simulate --rules R --games N``   fast simulated games: lengths, win rates by
+                                          seat, first-player advantage, points, plots
 ``unokit --version``                      the version
 ========================================  ===========================================
 
@@ -40,6 +42,7 @@ from unokit.game import Game
 from unokit.record import Record, events_digest, replay_steps
 from unokit.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
 from unokit.scenario import ScenarioResult, run_file, scenario_files
+from unokit.sim.cli import simulate_command
 from unokit.transcript import EVERYONE, Viewer, describe_event
 from unokit.tui.command import play_command, replay_tui
 
@@ -381,6 +384,7 @@ def soak_command(
 
 app.command("arena")(arena_command)
 app.command("play")(play_command)
+app.command("simulate")(simulate_command)
 
 
 def main() -> None:

@@ -12,14 +12,19 @@ public state of the table. It never sees another hand or the order of the draw p
 (7, (7, 7, 7))
 >>> view.to_dict()["seat"]
 0
+
+:func:`view_fields` gives the same values without building an :class:`Observation`
+(for encoders that run at every step): the one place that decides what a seat sees.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from unokit.cards import CODES, COLOR_LETTERS
+from unokit.phases import Phase
 from unokit.scoring import partner
 
 if TYPE_CHECKING:
@@ -87,34 +92,112 @@ class Observation:
         }
 
 
+VIEW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Observation))
+"""The names of :func:`view_fields`' values, in order (those of :class:`Observation`)."""
+
+SeatView = tuple[
+    int, Phase, int | None, int, int, int, Sequence[int], Sequence[int], int, Sequence[int],
+    Sequence[int], int, int, int, int | None, int | None, Sequence[int] | None,
+    Sequence[bool], Sequence[bool], Sequence[int], Sequence[int], int | None, int | None,
+    Sequence[int],
+]
+"""The type of :func:`view_fields`' result."""
+
+
+def view_fields(game: Game, seat: int) -> SeatView:
+    """What ``seat`` may see: the values of :class:`Observation`'s fields, in the order of
+    :data:`VIEW_FIELDS`, before they are copied. :func:`observe` builds its
+    :class:`Observation` from them and nothing else.
+
+    Differences from the :class:`Observation`: ``phase`` is the :class:`~unokit.phases.Phase`
+    itself (a ``str`` equal to the value); the sequences are the game's own lists (``hand``
+    and ``partner_hand`` unsorted), to be read at once and never changed or kept, since the
+    game changes them as it goes on; ``hand_sizes`` is a new list.
+
+    >>> from unokit import Game, Rules
+    >>> game = Game(Rules.preset("official", players=2, dealer="seat0"), seed=2)
+    >>> values = dict(zip(VIEW_FIELDS, view_fields(game, 1)))
+    >>> sorted(values["hand"]) == list(observe(game, 1).hand), values["hand_sizes"]
+    (True, [7, 7])
+    """
+    n = game.n
+    hands = game.hands
+    discard = game.discard
+    own = 0 <= seat < n
+    drawn = game.drawn
+    uno = game.uno_open
+    mate_hand = None
+    if own and game.rules.partner_hands_visible:
+        mate = partner(game.rules, seat)
+        if mate >= 0:
+            mate_hand = hands[mate]
+    round_winner = game.round_winner
+    match_winner = game.match_winner
+    return (
+        seat,
+        game.phase,
+        game.current_player,
+        game.direction,
+        discard[-1] if discard else -1,
+        game.color,
+        hands[seat] if own else (),
+        list(map(len, hands)),
+        len(game.draw_pile),
+        discard,
+        game.scores,
+        game.dealer,
+        game.round_no,
+        game.pending,
+        uno if uno >= 0 and len(hands[uno]) == 1 else None,
+        drawn if own and drawn >= 0 and game.current == seat else None,
+        mate_hand,
+        game.active,
+        game.in_match,
+        game.finish_order,
+        game.levels,
+        round_winner if round_winner >= 0 else None,
+        match_winner if match_winner >= 0 else None,
+        game.slap_left,
+    )
+
+
+_PHASE_VALUE = {phase: phase.value for phase in Phase}
+_new = object.__new__
+# Observation's slots, set directly: an observation is built at every step of every bot
+# and environment, and the frozen dataclass's own __init__ is several times slower.
+(_SEAT, _PHASE, _CURRENT, _DIRECTION, _TOP, _COLOR, _HAND, _SIZES, _PILE, _DISCARD, _SCORES,
+ _DEALER, _ROUND, _PENDING, _UNO, _DRAWN, _MATE, _ACTIVE, _IN_MATCH, _FINISH, _LEVELS,
+ _R_WIN, _M_WIN, _SLAP) = (getattr(Observation, name).__set__ for name in VIEW_FIELDS)
+
+
 def observe(game: Game, seat: int) -> Observation:
     """The observation of ``seat`` (``-1`` or ``None``-like seats see no hand)."""
-    own = 0 <= seat < game.n
-    mate = partner(game.rules, seat) if own and game.rules.partner_hands_visible else -1
-    return Observation(
-        seat=seat,
-        phase=game.phase.value,
-        current_player=game.current_player,
-        direction=game.direction,
-        top=game.discard[-1] if game.discard else -1,
-        color=game.color,
-        hand=tuple(sorted(game.hands[seat])) if own else (),
-        hand_sizes=tuple(len(hand) for hand in game.hands),
-        draw_pile_size=len(game.draw_pile),
-        discard=tuple(game.discard),
-        scores=tuple(game.scores),
-        dealer=game.dealer,
-        round=game.round_no,
-        pending_draw=game.pending,
-        uno_open=(game.uno_open if game.uno_open >= 0 and len(game.hands[game.uno_open]) == 1
-                  else None),
-        drawn_card=game.drawn if own and game.drawn >= 0 and game.current == seat else None,
-        partner_hand=tuple(sorted(game.hands[mate])) if mate >= 0 else None,
-        active=tuple(game.active),
-        in_match=tuple(game.in_match),
-        finish_order=tuple(game.finish_order),
-        levels=tuple(game.levels),
-        round_winner=game.round_winner if game.round_winner >= 0 else None,
-        match_winner=game.match_winner if game.match_winner >= 0 else None,
-        slap_left=tuple(game.slap_left),
-    )
+    (seat, phase, current, direction, top, color, hand, sizes, pile, discard, scores, dealer,
+     round_no, pending, uno, drawn, mate_hand, active, in_match, finish, levels, r_win, m_win,
+     slap) = view_fields(game, seat)
+    view: Observation = _new(Observation)
+    _SEAT(view, seat)
+    _PHASE(view, _PHASE_VALUE[phase])
+    _CURRENT(view, current)
+    _DIRECTION(view, direction)
+    _TOP(view, top)
+    _COLOR(view, color)
+    _HAND(view, tuple(sorted(hand)))
+    _SIZES(view, tuple(sizes))
+    _PILE(view, pile)
+    _DISCARD(view, tuple(discard))
+    _SCORES(view, tuple(scores))
+    _DEALER(view, dealer)
+    _ROUND(view, round_no)
+    _PENDING(view, pending)
+    _UNO(view, uno)
+    _DRAWN(view, drawn)
+    _MATE(view, None if mate_hand is None else tuple(sorted(mate_hand)))
+    _ACTIVE(view, tuple(active))
+    _IN_MATCH(view, tuple(in_match))
+    _FINISH(view, tuple(finish))
+    _LEVELS(view, tuple(levels))
+    _R_WIN(view, r_win)
+    _M_WIN(view, m_win)
+    _SLAP(view, tuple(slap))
+    return view

@@ -4,46 +4,123 @@
 driver of a bot match, and :data:`BOTS` maps bot names to their classes:
 
 >>> sorted(BOTS)
-['playfirst', 'random']
+['easy', 'hard', 'normal', 'playfirst', 'random', 'search']
 >>> make_bot("random", seed=4)
 RandomBot(seed=4)
+>>> make_bot("hard:aggressive", seed=1)
+HardBot(seed=1, level='hard', personality='aggressive')
+>>> from unokit import Rules
+>>> make_bot("search:200", seed=2, rules=Rules.preset("official", players=2))
+SearchBot(seed=2, iterations=200)
+>>> parse_bot_spec("search:200")
+('search', {'iterations': 200})
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from unokit.bots.base import Bot, BotError, SeededBot, Step, asking_order, must_act, play
+from unokit.bots.heuristic import (
+    LEVELS,
+    PERSONALITIES,
+    EasyBot,
+    HardBot,
+    HeuristicBot,
+    NormalBot,
+)
+from unokit.bots.search import SearchBot
 from unokit.bots.simple import PlayFirstBot, RandomBot
+from unokit.rules import Rules
 
 BOTS: dict[str, type[SeededBot]] = {
+    "easy": EasyBot,
+    "hard": HardBot,
+    "normal": NormalBot,
     "playfirst": PlayFirstBot,
     "random": RandomBot,
+    "search": SearchBot,
 }
-"""Bot name -> bot class (each takes a ``seed``)."""
+"""Bot name -> bot class (each takes a ``seed``; see :func:`make_bot` for the rest)."""
+
+_TAKES_OPTIONS = {"easy", "hard", "normal", "search"}
 
 
-def make_bot(name: str, seed: int = 0) -> SeededBot:
-    """A bot by name.
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``(name, options)`` of a bot spec: a name, optionally followed by ``:`` and a
+    personality (``hard:aggressive``) or, for ``search``, an iteration count
+    (``search:200``).
+
+    >>> parse_bot_spec(" Normal:Cautious ")
+    ('normal', {'personality': 'cautious'})
+    >>> parse_bot_spec("hard")
+    ('hard', {})
 
     Raises:
-        ValueError: no bot has that name.
+        ValueError: no bot has that name, or the part after ``:`` does not fit it.
     """
+    name, _, rest = spec.strip().lower().partition(":")
+    name, rest = name.strip(), rest.strip()
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}")
+    if not rest:
+        return name, {}
+    if name == "search":
+        if not rest.isdigit() or int(rest) < 1:
+            raise ValueError(f"search:N needs a positive number of iterations, got {rest!r}")
+        return name, {"iterations": int(rest)}
+    if name in LEVELS:
+        if rest not in PERSONALITIES:
+            raise ValueError(f"unknown personality {rest!r}; personalities: "
+                             f"{', '.join(PERSONALITIES)}")
+        return name, {"personality": rest}
+    raise ValueError(f"the {name} bot takes no options (got {spec!r})")
+
+
+def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,
+             **options: Any) -> SeededBot:
+    """A bot by name or spec (see :func:`parse_bot_spec`), with ``options`` for its class
+    (e.g. ``personality``, ``iterations``, ``reaction_delay``). ``rules`` goes to the bots
+    that use it (the heuristic levels count cards with it; ``search`` needs it) and is
+    ignored by the others.
+
+    Raises:
+        ValueError: no bot has that name, an option does not fit it, or ``search`` was
+            asked for without ``rules``.
+    """
+    key, parsed = parse_bot_spec(name)
+    parsed.update(options)
+    cls = BOTS[key]
+    if key not in _TAKES_OPTIONS:
+        if parsed:
+            raise ValueError(f"the {key} bot takes no options (got {', '.join(parsed)})")
+        return cls(seed)
+    if key == "search" and rules is None:
+        raise ValueError("the search bot needs the rules: make_bot('search', rules=...)")
     try:
-        cls = BOTS[name.strip().lower()]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}") from None
-    return cls(seed)
+        return cls(seed, rules=rules, **parsed)  # type: ignore[call-arg]
+    except TypeError as exc:
+        raise ValueError(f"bad option for the {key} bot: {exc}") from None
 
 
 __all__ = [
     "BOTS",
+    "LEVELS",
+    "PERSONALITIES",
     "Bot",
     "BotError",
+    "EasyBot",
+    "HardBot",
+    "HeuristicBot",
+    "NormalBot",
     "PlayFirstBot",
     "RandomBot",
+    "SearchBot",
     "SeededBot",
     "Step",
     "asking_order",
     "make_bot",
     "must_act",
+    "parse_bot_spec",
     "play",
 ]

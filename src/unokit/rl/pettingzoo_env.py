@@ -36,7 +36,7 @@ that many steps.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -44,11 +44,13 @@ import numpy.typing as npt
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from pettingzoo.utils.env import AECIterable  # type: ignore[import-untyped]
 from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped]
 
 from unokit import actions as A
 from unokit.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
 from unokit.game import Game
+from unokit.observation import view_fields as _view_fields
 from unokit.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
 from unokit.rl.encoding import (
     ACTION_SIZE,
@@ -69,6 +71,7 @@ WINDOWS = ("all", "useful", "none")
 """Which out-of-turn windows are offered (see the module docstring)."""
 _CACHE_LIMIT = 200_000
 _DONE_NODE = Node({})
+_NO_QUEUE: list[int] = []
 
 
 def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
@@ -100,6 +103,13 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         selection: str = self.env.agent_selection
         return selection
 
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        """See :meth:`pettingzoo.AECEnv.agent_iter` (the same checks as PettingZoo's
+        order-enforcing iterator)."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """See :meth:`pettingzoo.AECEnv.last`."""
         if not self._has_reset:
@@ -117,6 +127,38 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         else:
             self._has_updated = True
             self.env.step(action)
+
+
+class _AgentIterable(AECIterable):  # type: ignore[misc]
+    """What :meth:`OrderEnforcing.agent_iter` returns: iterates over a generator."""
+
+    def __iter__(self) -> Iterator[str]:
+        return _agents(self.env, self.max_iter)
+
+
+class _RawAgentIterable(AECIterable):  # type: ignore[misc]
+    """What :meth:`raw_env.agent_iter` returns: iterates over a generator."""
+
+    def __iter__(self) -> Iterator[str]:
+        return _raw_agents(self.env, self.max_iter)
+
+
+def _raw_agents(env: raw_env, max_iter: int) -> Iterator[str]:
+    """The selected agent while agents remain, at most ``max_iter`` times."""
+    while env.agents and max_iter > 0:
+        max_iter -= 1
+        yield env.agent_selection
+
+
+def _agents(wrapper: OrderEnforcing, max_iter: int) -> Iterator[str]:
+    """The selected agent while agents remain, at most ``max_iter`` times; like
+    PettingZoo's order-enforcing iterator, each one must be followed by a step."""
+    inner = wrapper.env
+    while inner.agents and max_iter > 0:
+        max_iter -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        yield inner.agent_selection
 
 
 class raw_env(AECEnv):  # type: ignore[misc]
@@ -164,6 +206,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._index = {name: seat for seat, name in enumerate(self.possible_agents)}
         self.encoder = ObservationEncoder(loaded)
         """Turns views into vectors (:class:`~unokit.rl.encoding.ObservationEncoder`)."""
+        self._encode = self.encoder.encode_fields
         self.observation_spaces = {
             name: spaces.Dict({
                 "observation": spaces.Box(self.encoder.low, self.encoder.high,
@@ -192,7 +235,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """The match being played (for tools and tests; agents see only observations)."""
         self._sel = 0
         self._lead = 0
-        self._queue: list[int] = []
+        self._queue: list[int] = _NO_QUEUE
         self._spoke: set[int] = set()
         self._window = False
         self._building: tuple[int, ...] = ()
@@ -201,6 +244,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._dirty = False
         self._steps = 0
         self._scores_before: list[int] = []
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """See :meth:`pettingzoo.AECEnv.agent_iter`."""
+        return _RawAgentIterable(self, max_iter)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -237,17 +284,32 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        """The agent's observation and action mask (built from
-        ``game.observation(seat)`` only)."""
+        """The agent's observation and action mask (the vector is built from
+        :func:`unokit.observation.view_fields` only: what ``game.observation(seat)``
+        holds)."""
         seat = self._index[agent]
-        view = self.game.observation(seat)
         if seat == self._sel and not self._done:
-            mask = self._node.array.copy()
-            vector = self.encoder.encode(view, self._window, self._building)
-        else:
-            mask = np.zeros(ACTION_SIZE, dtype=np.int8)
-            vector = self.encoder.encode(view)
-        return {"observation": vector, "action_mask": mask}
+            return {"observation": self._encode(_view_fields(self.game, seat), self._window,
+                                                self._building),
+                    "action_mask": self._node.array.copy()}
+        return {"observation": self._encode(_view_fields(self.game, seat)),
+                "action_mask": np.zeros(ACTION_SIZE, dtype=np.int8)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, cumulative reward, termination, truncation
+        and info (see :meth:`pettingzoo.AECEnv.last`)."""
+        agent = self.agent_selection
+        obs: dict[str, npt.NDArray[Any]] | None = None
+        if observe:
+            seat = self._index[agent]
+            if seat == self._sel and not self._done:
+                obs = {"observation": self._encode(_view_fields(self.game, seat), self._window,
+                                                   self._building),
+                       "action_mask": self._node.array.copy()}
+            else:
+                obs = self.observe(agent)
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def observe_mask(self) -> npt.NDArray[np.int8]:
         """The selected agent's action mask alone (all zeros once the episode is over)."""
@@ -273,10 +335,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if self._dirty:
             self._zero_rewards()
         if type(choice) is int:
-            if choice == NOOP_ACTION:
-                self._pass_window()
-            else:
+            if choice != NOOP_ACTION:
                 self._apply(choice)
+            else:
+                self._pass_window()
         else:
             assert isinstance(choice, Node)
             self._building = (*self._building, token)
@@ -341,12 +403,17 @@ class raw_env(AECEnv):  # type: ignore[misc]
         current, phase = game.current, game.phase
         game.apply(action)
         now = game.phase
-        if now is not phase and (now is ROUND_OVER or now is MATCH_OVER):
-            self._round_over()
-        if seat == self._lead or game.current != current or now is not phase:
-            self._spoke.clear()
+        spoke = self._spoke
+        if now is not phase:
+            if now is ROUND_OVER or now is MATCH_OVER:
+                self._round_over()
+            if spoke:
+                spoke.clear()
+        elif seat == self._lead or game.current != current:
+            if spoke:
+                spoke.clear()
         else:
-            self._spoke.add(seat)
+            spoke.add(seat)
         self._schedule()
 
     # --------------------------------------------------------------- schedule
@@ -364,43 +431,40 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if lead < 0:
             lead = game.slap_left[0] if game.slap_left else 0
         self._lead = lead
-        queue: list[int] = []
         if self._windows_on and phase is not ROUND_OVER and (
                 self._always or game.uno_open >= 0 or phase is SLAP
                 or (self._skip_rule and game.skip_from >= 0)):
             spoke = self._spoke
             n = self.n
-            for offset in range(1, n):
-                seat = (lead + offset) % n
-                if seat not in spoke and self._offered(seat):
-                    queue.append(seat)
-        self._queue = queue
-        if queue:
-            self._select(queue[0], True)
-        else:
-            self._select(lead, False)
+            queue = [seat for seat in ((lead + offset) % n for offset in range(1, n))
+                     if seat not in spoke and self._offered(seat)]
+            if queue:
+                self._queue = queue
+                self._select(queue[0], True)
+                return
+        self._queue = _NO_QUEUE
+        self._select(lead, False)
 
     def _offered(self, seat: int) -> bool:
         """Whether ``seat`` gets a window now; decided by what everyone can see."""
         game = self.game
         if not game.active[seat]:
             return False
-        legal = game.legal_actions(seat)
-        if self._useful:
-            open_seat = game.uno_open
-            legal = [a for a in legal if A.action_type(a) != A.SAY
-                     and (A.action_type(a) != A.CATCH or A.action_target(a) == open_seat)]
-        if legal:
-            return True
         if game.phase is PLAY:
             # Plays that hang on the seat's own cards: offered whenever the public state
-            # allows them, so that a window says nothing about a hand.
+            # allows them, so that a window says nothing about a hand (and no list of
+            # legal actions is needed).
             if (self._jump_in and not game.fresh and game.discard
                     and game.discard[-1] != WILD_DRAW_FOUR):
                 return True
             if self._skip_rule and seat == game.skip_from:
                 return True
-        return False
+        legal = game.legal_actions(seat)
+        if self._useful:
+            open_seat = game.uno_open
+            legal = [a for a in legal if A.action_type(a) != A.SAY
+                     and (A.action_type(a) != A.CATCH or A.action_target(a) == open_seat)]
+        return bool(legal)
 
     def _select(self, seat: int, window: bool) -> None:
         self._sel = seat
@@ -408,18 +472,41 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._window = window
         self._building = ()
         legal = self.game.legal_actions(seat)
-        key = tuple(legal)
-        cache = self._nodes[window]
-        node = cache.get(key)
+        node = self._nodes[window].get(tuple(legal))
         if node is None:
-            if not legal and not window:
-                raise RuntimeError(f"seat {seat} must act but has no legal action")
-            if len(cache) > _CACHE_LIMIT:
-                cache.clear()
-            if len(self._enc_cache) > _CACHE_LIMIT:
-                self._enc_cache.clear()
-            node = cache[key] = decision(legal, seat, self.n, window, self._enc_cache)
+            node = self._new_node(seat, window, legal)
         self._node = node
+
+    def _new_node(self, seat: int, window: bool, legal: list[int]) -> Node:
+        """The decision of ``seat`` with these legal actions, built and kept."""
+        if not legal and not window:
+            raise RuntimeError(f"seat {seat} must act but has no legal action")
+        cache = self._nodes[window]
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        encodings = self._enc_cache
+        if len(encodings) > _CACHE_LIMIT:
+            encodings.clear()
+        # One token per action (the usual case): no tree to build.
+        choices: dict[int, int | Node] = {}
+        mask = bytearray(ACTION_SIZE)
+        for action in legal:
+            tokens = encodings.get(action)
+            if tokens is None:
+                tokens = encodings[action] = encode_action(action, seat, self.n)
+            if len(tokens) != 1:
+                node = decision(legal, seat, self.n, window, encodings)
+                break
+            token = tokens[0]
+            choices[token] = action
+            mask[token] = 1
+        else:
+            if window:
+                choices[NOOP] = NOOP_ACTION
+                mask[NOOP] = 1
+            node = Node(choices, bytes(mask))
+        cache[tuple(legal)] = node
+        return node
 
     # ----------------------------------------------------------------- rewards
     def _round_over(self) -> None:

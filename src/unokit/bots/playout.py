@@ -1,0 +1,812 @@
+"""Fast playouts for the search bot (:mod:`unokit.bots.search`) under plain rules.
+
+:func:`search_wins` deals the hidden cards of a position again and again and plays each
+candidate first move out to the end of the round, every seat with a simple policy; it
+returns how often each candidate's side went out first. It does the whole search of one
+decision in one call, and runs compiled with numba where numba is installed (the
+``sim`` extra) and as plain Python otherwise: both give the same numbers, drawn from the
+same SplitMix64 stream (the compiled one is about two orders of magnitude faster).
+
+The rules it plays are those of :class:`Plain`: the official game and the variants that
+change nothing a playout does.
+
+A deal: the unseen cards are shuffled and dealt to the hands the seat cannot see, as
+many as each holds, the rest being the draw pile (top last). Where the seat's memory
+keeps *slots* for a hand (see :mod:`unokit.bots.memory`: the features each card of that
+hand cannot have), the cards of those hands and of the draw pile are shuffled together
+and dealt out again, the most constrained slot first, each slot taking the last card
+that fits it (any card if none does).
+
+The playout policy, for every seat: a random matching coloured card, else a random
+wild; a wild names the colour the hand then holds most of (the first in R, Y, G, B
+order); with nothing to play, draw (one card, or until one matches) and play the card if
+it matches; a Wild Draw Four is challenged with a set chance where the rules allow it.
+The round ends when a hand is empty; a round that cannot go on, or goes on too long, is
+scored by the smallest hand of each side.
+
+>>> from unokit.cards import parse_card as c
+>>> from unokit.rules import Rules
+>>> plain = Plain.of(Rules.preset("official", players=2))
+>>> spot = Position(pool=[c("G1"), c("G2"), c("Y3"), c("Y4")], sizes=[1, 2],
+...                 known=[[c("R5")], None], slots=[[], []], discard=[c("R3")], color=0,
+...                 direction=1, seat=0, team=[True, False])
+>>> search_wins(plain, spot, firsts=[c("R5"), -1], iterations=10, seed=7)
+[10.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from unokit.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD, WILD_BLANK, WILD_DRAW_FOUR
+from unokit.rules import Rules
+
+try:  # numba is optional (the ``sim`` extra)
+    import numba
+    import numpy as np
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - where numba is missing
+    HAVE_NUMBA = False
+
+MAX_STEPS = 2000
+"""A playout longer than this is scored by the hand sizes."""
+
+_M64 = 0xFFFFFFFFFFFFFFFF
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_UNIT = 1.0 / 9007199254740992.0
+
+_SKIP, _REVERSE, _DRAW_TWO = 10, 11, 12
+RANKS = [RANK_OF[k] if k < WILD else -1 for k in range(NUM_KINDS)]
+"""Rank of each card kind, -1 for wilds (a wild on top matches nothing by rank)."""
+COLORS = [COLOR_OF[k] for k in range(NUM_KINDS)]
+FEATURE_BITS = [(1 << 20) if k >= WILD else (1 << COLOR_OF[k]) | (1 << (4 + RANK_OF[k]))
+                for k in range(NUM_KINDS)]
+"""The features of each card kind, as :data:`unokit.bots.memory.FEATURES`."""
+
+
+class Plain:
+    """A rule set the playouts can play: the official game and the variants that change
+    nothing a playout does (house rules that add plays or effects are not plain; calls,
+    catches, speech and other out-of-turn actions play no part in a playout).
+
+    >>> Plain.of(Rules.preset("official")) is not None, Plain.of(Rules.preset("party"))
+    (True, None)
+    """
+
+    __slots__ = ("draw_one", "guilty_draw", "innocent_draw", "play_drawn", "rev_skips",
+                 "takes_back", "wd4")
+
+    def __init__(self, rules: Rules) -> None:
+        self.draw_one = rules.draw == "one"
+        self.play_drawn = rules.play_drawn != "never"
+        self.rev_skips = rules.two_player_reverse_skips
+        self.wd4 = ("free", "challenge", "strict").index(rules.wild_draw_four)
+        self.guilty_draw = rules.challenge_guilty_draw
+        self.innocent_draw = rules.challenge_innocent_draw
+        self.takes_back = rules.challenge_guilty_takes_back
+
+    @classmethod
+    def of(cls, rules: Rules) -> Plain | None:
+        """The settings of ``rules`` if they are plain, else ``None``."""
+        wilds = {card for card in rules.deck_cards() if card >= WILD}
+        if not wilds <= {WILD, WILD_DRAW_FOUR, WILD_BLANK}:
+            return None
+        if WILD_BLANK in wilds and rules.blank_card_effect != "wild":
+            return None
+        if (rules.deck == "attack" or rules.progressive_refill or rules.seven_swap
+                or rules.zero_rotate or rules.five_exchange or rules.multi_play != "off"
+                or rules.wild_color != "chosen" or rules.skip_on_skip != "none"
+                or rules.reverse_deflects_draw or rules.draw_two_on_draw_two != "none"
+                or rules.draw_four_on_draw_four != "none"
+                or rules.draw_two_on_draw_four != "none"
+                or rules.draw_four_on_draw_two != "none"):
+            return None
+        return cls(rules)
+
+    def params(self) -> list[int]:
+        """The settings as integers, for the compiled playouts."""
+        return [int(self.draw_one), int(self.play_drawn), int(self.rev_skips), self.wd4,
+                self.guilty_draw, self.innocent_draw, int(self.takes_back)]
+
+
+@dataclass
+class Position:
+    """What a seat knows of a position, for :func:`search_wins`."""
+
+    pool: list[int]
+    """The cards it cannot see (the other hands and the draw pile)."""
+    sizes: list[int]
+    """Cards in each hand."""
+    known: list[list[int] | None]
+    """Each hand it sees (its own, a visible partner's), else ``None``."""
+    slots: list[list[int]]
+    """Per seat, the masks of its slots (one per card), or ``[]`` for no constraint."""
+    discard: list[int]
+    """The discard pile, bottom to top."""
+    color: int
+    direction: int
+    seat: int
+    """The seat to move."""
+    team: list[bool]
+    """Whether each seat is on the side of ``seat``."""
+
+
+# ------------------------------------------------------------------ plain Python
+def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
+               seed: int, rate: float, max_steps: int, policy: int) -> list[float]:
+    state = seed & _M64
+
+    def below(bound: int) -> int:
+        nonlocal state
+        state = (state + _GOLDEN) & _M64
+        z = state
+        z = ((z ^ (z >> 30)) * _MIX1) & _M64
+        z = ((z ^ (z >> 27)) * _MIX2) & _M64
+        z ^= z >> 31
+        return (z >> 11) % bound
+
+    def shuffle(cards: list[int]) -> None:
+        for i in range(len(cards) - 1, 0, -1):
+            j = below(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+
+    n = len(spot.sizes)
+    wins = [0.0] * len(firsts)
+    squares = [0.0] * len(firsts)
+    constrained = [seat for seat in range(n) if spot.known[seat] is None
+                   and len(spot.slots[seat]) == spot.sizes[seat] and any(spot.slots[seat])]
+    order = sorted(((seat, index) for seat in constrained
+                    for index in range(spot.sizes[seat])),
+                   key=lambda slot: -bin(spot.slots[slot[0]][slot[1]]).count("1"))
+    for _ in range(iterations):
+        cards = list(spot.pool)
+        shuffle(cards)
+        hands: list[list[int]] = []
+        pos = 0
+        for seat in range(n):
+            known = spot.known[seat]
+            if known is not None:
+                hands.append(list(known))
+            else:
+                hands.append(cards[pos:pos + spot.sizes[seat]])
+                pos += spot.sizes[seat]
+        pile = cards[pos:]
+        if order:
+            rest = [card for seat in constrained for card in hands[seat]] + pile
+            shuffle(rest)
+            for seat, index in order:
+                mask = spot.slots[seat][index]
+                pick = len(rest) - 1
+                if mask:
+                    for i in range(len(rest) - 1, -1, -1):
+                        if not FEATURE_BITS[rest[i]] & mask:
+                            pick = i
+                            break
+                rest[pick], rest[-1] = rest[-1], rest[pick]
+                hands[seat][index] = rest.pop()
+            pile = rest
+        roll = below(1 << 62)
+        base = 0.0
+        for index, first in enumerate(firsts):
+            won = _py_rollout(plain, [list(hand) for hand in hands], list(pile),
+                              list(spot.discard), spot.color, spot.direction, spot.seat,
+                              spot.team, first, roll, rate, max_steps, policy)
+            if index == 0:
+                base = won
+            wins[index] += won
+            squares[index] += (won - base) ** 2
+    return wins + squares
+
+
+def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: list[int],
+                color: int, direction: int, cur: int, team: list[bool], first: int,
+                seed: int, rate: float, max_steps: int, policy: int) -> float:
+    state = seed
+
+    def below(bound: int) -> int:
+        nonlocal state
+        state = (state + _GOLDEN) & _M64
+        z = state
+        z = ((z ^ (z >> 30)) * _MIX1) & _M64
+        z = ((z ^ (z >> 27)) * _MIX2) & _M64
+        z ^= z >> 31
+        return (z >> 11) % bound
+
+    def take() -> int:
+        if not pile:
+            if len(discard) <= 1:
+                return -1
+            pile[:] = discard[:-1]
+            del discard[:-1]
+            for i in range(len(pile) - 1, 0, -1):
+                j = below(i + 1)
+                pile[i], pile[j] = pile[j], pile[i]
+        return pile.pop()
+
+    def give(seat: int, count: int) -> None:
+        for _ in range(count):
+            card = take()
+            if card < 0:
+                return
+            hands[seat].append(card)
+
+    n = len(hands)
+    ranks, colors = RANKS, COLORS
+    strict = plain.wd4 == 2
+    challenge = plain.wd4 == 1
+    rev_skips = plain.rev_skips and n == 2
+    smart = policy & 1 == 1
+    loose = policy & 2 == 2 and not strict
+    idle = 0
+    for step in range(max_steps):
+        hand = hands[cur]
+        trank = ranks[discard[-1]]
+        card = -1
+        chosen = -1
+        if step == 0:
+            if first >= 0:
+                card = first & 255
+                chosen = first >> 8 if card >= WILD else -1
+        else:
+            matching = wilds = 0
+            counts = [0, 0, 0, 0]
+            for c in hand:
+                if c >= WILD:
+                    wilds += 1
+                else:
+                    counts[colors[c]] += 1
+                    if colors[c] == color or ranks[c] == trank:
+                        matching += 1
+            if loose and not team[cur]:
+                matching += wilds
+                wilds = 0
+                k = below(matching) if matching else 0
+                for c in hand:
+                    if c >= WILD or colors[c] == color or ranks[c] == trank:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif matching and smart and team[cur]:
+                # The matching card of the colour held most (ties at random).
+                best = ties = 0
+                for c in hand:
+                    if c < WILD and (colors[c] == color or ranks[c] == trank):
+                        if counts[colors[c]] > best:
+                            best, ties = counts[colors[c]], 1
+                        elif counts[colors[c]] == best:
+                            ties += 1
+                k = below(ties)
+                for c in hand:
+                    if c < WILD and (colors[c] == color or ranks[c] == trank) \
+                            and counts[colors[c]] == best:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif matching:
+                k = below(matching)
+                for c in hand:
+                    if c < WILD and (colors[c] == color or ranks[c] == trank):
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif wilds:
+                k = below(wilds)
+                for c in hand:
+                    if c >= WILD:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+        if card < 0:
+            got = -1
+            drew = False
+            while True:
+                drawn = take()
+                if drawn < 0:
+                    break
+                drew = True
+                hand.append(drawn)
+                fits = drawn >= WILD or colors[drawn] == color or ranks[drawn] == trank
+                if fits and strict and drawn == WILD_DRAW_FOUR:
+                    fits = not any(c < WILD and colors[c] == color for c in hand)
+                if fits:
+                    got = drawn
+                    break
+                if plain.draw_one:
+                    break
+            if got < 0 or not plain.play_drawn:
+                idle = 0 if drew else idle + 1
+                if idle >= n:
+                    break
+                cur = (cur + direction) % n
+                continue
+            card = got
+        idle = 0
+        hand.remove(card)
+        previous = color
+        if card >= WILD:
+            if chosen >= 0:
+                color = chosen
+            else:
+                counts = [0, 0, 0, 0]
+                for c in hand:
+                    if c < WILD:
+                        counts[colors[c]] += 1
+                color = counts.index(max(counts))
+        else:
+            color = colors[card]
+        discard.append(card)
+        if not hand:
+            return 1.0 if team[cur] else 0.0
+        rank = ranks[card]
+        if 0 <= rank <= 9 or card in (WILD, WILD_BLANK):
+            cur = (cur + direction) % n
+        elif rank == _SKIP:
+            cur = (cur + 2 * direction) % n
+        elif rank == _REVERSE:
+            direction = -direction
+            if not rev_skips:
+                cur = (cur + direction) % n
+        elif rank == _DRAW_TWO:
+            victim = (cur + direction) % n
+            give(victim, 2)
+            cur = (victim + direction) % n
+        else:  # a Wild Draw Four
+            victim = (cur + direction) % n
+            if challenge and below(1 << 53) * _UNIT < rate:
+                if any(c < WILD and colors[c] == previous for c in hand):
+                    if plain.takes_back:
+                        hand.append(discard.pop())
+                        color = previous
+                    give(cur, plain.guilty_draw)
+                    cur = victim
+                else:
+                    give(victim, plain.innocent_draw)
+                    cur = (victim + direction) % n
+            else:
+                give(victim, 4)
+                cur = (victim + direction) % n
+    mine = min(len(hands[s]) for s in range(n) if team[s])
+    theirs = min(len(hands[s]) for s in range(n) if not team[s])
+    return 0.5 if mine == theirs else (1.0 if mine < theirs else 0.0)
+
+
+# -------------------------------------------------------------------- compiled
+def _next_arrays(st: Any) -> Any:
+    st[0] += np.uint64(_GOLDEN)
+    z = st[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+    return z ^ (z >> np.uint64(31))
+
+
+def _below_arrays(st: Any, bound: int) -> Any:
+    return np.int64((_nb_next(st) >> np.uint64(11)) % np.uint64(bound))
+
+
+def _take_arrays(pile: Any, pl: Any, discard: Any, dl: Any, st: Any) -> Any:
+    """The top card of the pile (reshuffling the discard pile into it), -1 if none;
+    ``pl`` and ``dl`` are one-element arrays holding the lengths."""
+    if pl[0] == 0:
+        if dl[0] <= 1:
+            return -1
+        count = dl[0] - 1
+        top = discard[count]
+        for i in range(count):
+            pile[i] = discard[i]
+        discard[0] = top
+        dl[0] = 1
+        pl[0] = count
+        for i in range(count - 1, 0, -1):
+            j = _nb_below(st, i + 1)
+            pile[i], pile[j] = pile[j], pile[i]
+    pl[0] -= 1
+    return pile[pl[0]]
+
+
+def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discard: Any, dl: Any,
+                color: int, direction: int, cur: int, team: Any, first: int, st: Any,
+                rate: float, max_steps: int, ranks: Any, colors: Any) -> float:
+    n = hl.shape[0]
+    draw_one = params[0] == 1
+    play_drawn = params[1] == 1
+    rev_skips = params[2] == 1 and n == 2
+    smart = params[7] & 1 == 1
+    strict = params[3] == 2
+    loose = params[7] & 2 == 2 and not strict
+    challenge = params[3] == 1
+    idle = 0
+    for step in range(max_steps):
+        size = hl[cur]
+        trank = ranks[discard[dl[0] - 1]]
+        card = -1
+        chosen = -1
+        if step == 0:
+            if first >= 0:
+                card = first & 255
+                chosen = first >> 8 if card >= WILD else -1
+        else:
+            matching = 0
+            wilds = 0
+            counts = np.zeros(4, np.int64)
+            for i in range(size):
+                c = hands[cur, i]
+                if c >= WILD:
+                    wilds += 1
+                else:
+                    counts[colors[c]] += 1
+                    if colors[c] == color or ranks[c] == trank:
+                        matching += 1
+            if loose and not team[cur]:
+                matching += wilds
+                wilds = 0
+                k = _nb_below(st, matching) if matching > 0 else 0
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c >= WILD or colors[c] == color or ranks[c] == trank:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif matching > 0 and smart and team[cur]:
+                best = 0
+                ties = 0
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c < WILD and (colors[c] == color or ranks[c] == trank):
+                        if counts[colors[c]] > best:
+                            best = counts[colors[c]]
+                            ties = 1
+                        elif counts[colors[c]] == best:
+                            ties += 1
+                k = _nb_below(st, ties)
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c < WILD and (colors[c] == color or ranks[c] == trank) \
+                            and counts[colors[c]] == best:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif matching > 0:
+                k = _nb_below(st, matching)
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c < WILD and (colors[c] == color or ranks[c] == trank):
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+            elif wilds > 0:
+                k = _nb_below(st, wilds)
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c >= WILD:
+                        if k == 0:
+                            card = c
+                            break
+                        k -= 1
+        if card < 0:
+            got = -1
+            drew = False
+            while True:
+                drawn = _nb_take(pile, pl, discard, dl, st)
+                if drawn < 0:
+                    break
+                drew = True
+                hands[cur, hl[cur]] = drawn
+                hl[cur] += 1
+                fits = drawn >= WILD or colors[drawn] == color or ranks[drawn] == trank
+                if fits and strict and drawn == WILD_DRAW_FOUR:
+                    for i in range(hl[cur]):
+                        c = hands[cur, i]
+                        if c < WILD and colors[c] == color:
+                            fits = False
+                if fits:
+                    got = drawn
+                    break
+                if draw_one:
+                    break
+            if got < 0 or not play_drawn:
+                idle = 0 if drew else idle + 1
+                if idle >= n:
+                    break
+                cur = (cur + direction) % n
+                continue
+            card = got
+        idle = 0
+        size = hl[cur]
+        for i in range(size):
+            if hands[cur, i] == card:
+                for j in range(i, size - 1):
+                    hands[cur, j] = hands[cur, j + 1]
+                break
+        hl[cur] = size - 1
+        size -= 1
+        previous = color
+        if card >= WILD:
+            if chosen >= 0:
+                color = chosen
+            else:
+                counts = np.zeros(4, np.int64)
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c < WILD:
+                        counts[colors[c]] += 1
+                color = 0
+                for c in range(1, 4):
+                    if counts[c] > counts[color]:
+                        color = c
+        else:
+            color = colors[card]
+        discard[dl[0]] = card
+        dl[0] += 1
+        if size == 0:
+            return 1.0 if team[cur] else 0.0
+        rank = ranks[card]
+        if (0 <= rank <= 9) or card == WILD or card == WILD_BLANK:  # noqa: SIM109 (compiled)
+            cur = (cur + direction) % n
+        elif rank == _SKIP:
+            cur = (cur + 2 * direction) % n
+        elif rank == _REVERSE:
+            direction = -direction
+            if not rev_skips:
+                cur = (cur + direction) % n
+        elif rank == _DRAW_TWO:
+            victim = (cur + direction) % n
+            for _ in range(2):
+                drawn = _nb_take(pile, pl, discard, dl, st)
+                if drawn < 0:
+                    break
+                hands[victim, hl[victim]] = drawn
+                hl[victim] += 1
+            cur = (victim + direction) % n
+        else:
+            victim = (cur + direction) % n
+            challenged = False
+            if challenge:
+                challenged = bool(np.float64(_nb_next(st) >> np.uint64(11)) * _UNIT < rate)
+            taker = victim
+            count = 4
+            after = (victim + direction) % n
+            if challenged:
+                guilty = False
+                for i in range(size):
+                    c = hands[cur, i]
+                    if c < WILD and colors[c] == previous:
+                        guilty = True
+                if guilty:
+                    if params[6] == 1:
+                        dl[0] -= 1
+                        hands[cur, hl[cur]] = discard[dl[0]]
+                        hl[cur] += 1
+                        color = previous
+                    taker = cur
+                    count = params[4]
+                    after = victim
+                else:
+                    count = params[5]
+            for _ in range(count):
+                drawn = _nb_take(pile, pl, discard, dl, st)
+                if drawn < 0:
+                    break
+                hands[taker, hl[taker]] = drawn
+                hl[taker] += 1
+            cur = after
+    mine = 1 << 30
+    theirs = 1 << 30
+    for s in range(n):
+        if team[s]:
+            mine = min(mine, hl[s])
+        else:
+            theirs = min(theirs, hl[s])
+    if mine == theirs:
+        return 0.5
+    return 1.0 if mine < theirs else 0.0
+
+
+def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, slots: Any,
+               slot_len: Any, discard0: Any, color: int, direction: int, seat: int, team: Any,
+               firsts: Any, iterations: int, seed: Any, rate: float, max_steps: int,
+               ranks: Any, colors: Any, features: Any) -> Any:
+    n = sizes.shape[0]
+    cap = pool.shape[0] + discard0.shape[0] + 8
+    for s in range(n):
+        if known_len[s] > 0:
+            cap += known_len[s]
+    st = np.zeros(1, np.uint64)
+    st[0] = seed
+    rs = np.zeros(1, np.uint64)
+    moves = firsts.shape[0]
+    wins = np.zeros(2 * moves, np.float64)
+    count = pool.shape[0]
+    cards = np.empty(count, np.int64)
+    hands = np.zeros((n, cap), np.int64)
+    hl = np.zeros(n, np.int64)
+    constrained = np.zeros(n, np.bool_)
+    total_slots = 0
+    for s in range(n):
+        if known_len[s] < 0 and slot_len[s] == sizes[s]:
+            for i in range(slot_len[s]):
+                if slots[s, i] != 0:
+                    constrained[s] = True
+            if constrained[s]:
+                total_slots += sizes[s]
+    # The slots, most constrained first (stable: seat, then index).
+    order_seat = np.zeros(total_slots, np.int64)
+    order_index = np.zeros(total_slots, np.int64)
+    filled = 0
+    for bits in range(21, -1, -1):
+        for s in range(n):
+            if constrained[s]:
+                for i in range(sizes[s]):
+                    mask = slots[s, i]
+                    ones = 0
+                    while mask:
+                        ones += mask & 1
+                        mask >>= 1
+                    if ones == bits:
+                        order_seat[filled] = s
+                        order_index[filled] = i
+                        filled += 1
+    rest = np.empty(count, np.int64)
+    w_hands = np.zeros((n, cap), np.int64)
+    w_hl = np.zeros(n, np.int64)
+    w_pile = np.zeros(cap, np.int64)
+    w_discard = np.zeros(cap, np.int64)
+    pl = np.zeros(1, np.int64)
+    dl = np.zeros(1, np.int64)
+    for _ in range(iterations):
+        for i in range(count):
+            cards[i] = pool[i]
+        for i in range(count - 1, 0, -1):
+            j = _nb_below(st, i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        pos = 0
+        for s in range(n):
+            if known_len[s] >= 0:
+                for i in range(known_len[s]):
+                    hands[s, i] = known[s, i]
+                hl[s] = known_len[s]
+            else:
+                for i in range(sizes[s]):
+                    hands[s, i] = cards[pos + i]
+                hl[s] = sizes[s]
+                pos += sizes[s]
+        pile_count = count - pos
+        pile_start = pos
+        if total_slots > 0:
+            length = 0
+            for s in range(n):
+                if constrained[s]:
+                    for i in range(hl[s]):
+                        rest[length] = hands[s, i]
+                        length += 1
+            for i in range(pile_count):
+                rest[length] = cards[pile_start + i]
+                length += 1
+            for i in range(length - 1, 0, -1):
+                j = _nb_below(st, i + 1)
+                rest[i], rest[j] = rest[j], rest[i]
+            for k in range(total_slots):
+                s = order_seat[k]
+                index = order_index[k]
+                mask = slots[s, index]
+                pick = length - 1
+                if mask != 0:
+                    for i in range(length - 1, -1, -1):
+                        if features[rest[i]] & mask == 0:
+                            pick = i
+                            break
+                rest[pick], rest[length - 1] = rest[length - 1], rest[pick]
+                hands[s, index] = rest[length - 1]
+                length -= 1
+            for i in range(length):
+                cards[i] = rest[i]
+            pile_start = 0
+            pile_count = length
+        roll = _nb_below(st, 1 << 62)
+        base = 0.0
+        for c in range(moves):
+            for s in range(n):
+                for i in range(hl[s]):
+                    w_hands[s, i] = hands[s, i]
+                w_hl[s] = hl[s]
+            for i in range(pile_count):
+                w_pile[i] = cards[pile_start + i]
+            pl[0] = pile_count
+            for i in range(discard0.shape[0]):
+                w_discard[i] = discard0[i]
+            dl[0] = discard0.shape[0]
+            rs[0] = np.uint64(roll)
+            won = _nb_rollout(params, w_hands, w_hl, w_pile, pl, w_discard, dl, color,
+                              direction, seat, team, firsts[c], rs, rate, max_steps, ranks,
+                              colors)
+            if c == 0:
+                base = won
+            wins[c] += won
+            wins[moves + c] += (won - base) ** 2
+    return wins
+
+
+# The compiled functions call each other by these names, bound to the compiled versions
+# by compiled() before the first compilation.
+_nb_next: Any = _next_arrays
+_nb_below: Any = _below_arrays
+_nb_take: Any = _take_arrays
+_nb_rollout: Any = _rollout_arrays
+_compiled: Callable[..., Any] | None = None
+
+
+def compiled() -> Callable[..., Any] | None:
+    """The compiled search (compiled at the first call; ``None`` without numba)."""
+    global _compiled, _nb_next, _nb_below, _nb_take, _nb_rollout
+    if not HAVE_NUMBA:
+        return None
+    if _compiled is None:
+        jit = numba.njit(cache=True, nogil=True)
+        _nb_next = jit(_next_arrays)
+        _nb_below = jit(_below_arrays)
+        _nb_take = jit(_take_arrays)
+        _nb_rollout = jit(_rollout_arrays)
+        _compiled = jit(_nb_search)
+    return _compiled
+
+
+def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
+                 seed: int, *, rate: float = 0.5, max_steps: int = MAX_STEPS,
+                 policy: int = 0, use_compiled: bool = True) -> tuple[list[float], list[float]]:
+    """For each first move of ``firsts`` (a card, a wild as ``card | colour << 8``, or -1
+    to draw): in how many of ``iterations`` deals of ``spot`` the side of ``spot.seat``
+    went out first (a cut-short playout counts 0, 0.5 or 1 by the hand sizes), and the
+    sum over the deals of the squared difference of its outcome from the first move's
+    (for a paired comparison with ``firsts[0]``). ``rate``: the chance that a Wild Draw
+    Four is challenged where the rules allow it. ``policy``: 0 for the policy of the
+    module docstring; +1: the seat's side plays the matching card of the colour it holds
+    most; +2: the other side plays any matching card at random, wilds included.
+    ``use_compiled=False`` runs the plain Python version (the same numbers)."""
+    run = compiled() if use_compiled else None
+    if run is None:
+        both = _py_search(plain, spot, firsts, iterations, seed, rate, max_steps, policy)
+    else:
+        n = len(spot.sizes)
+        width = max([1, *spot.sizes, *(len(h) for h in spot.known if h is not None)])
+        known = np.zeros((n, width), np.int64)
+        known_len = np.full(n, -1, np.int64)
+        slots = np.zeros((n, width), np.int64)
+        slot_len = np.zeros(n, np.int64)
+        for seat in range(n):
+            hand = spot.known[seat]
+            if hand is not None:
+                known[seat, :len(hand)] = hand
+                known_len[seat] = len(hand)
+            masks = spot.slots[seat]
+            if masks and len(masks) <= width:
+                slots[seat, :len(masks)] = masks
+                slot_len[seat] = len(masks)
+        out = run(np.array([*plain.params(), policy], np.int64), np.array(spot.pool, np.int64),
+                  np.array(spot.sizes, np.int64), known, known_len, slots, slot_len,
+                  np.array(spot.discard, np.int64), spot.color, spot.direction, spot.seat,
+                  np.array(spot.team, np.bool_), np.array(list(firsts), np.int64), iterations,
+                  np.uint64(seed & _M64), rate, max_steps, np.array(RANKS, np.int64),
+                  np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64))
+        both = [float(w) for w in out]
+    k = len(firsts)
+    return both[:k], both[k:]
+
+
+def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
+                seed: int, **options: Any) -> list[float]:
+    """The wins of :func:`search_stats` alone (same arguments)."""
+    return search_stats(plain, spot, firsts, iterations, seed, **options)[0]
+
+
+__all__ = ["MAX_STEPS", "Plain", "Position", "compiled", "search_stats", "search_wins"]

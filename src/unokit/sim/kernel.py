@@ -1,0 +1,666 @@
+"""The simulator's game rules, compiled with numba: the engine's rules, step for step.
+
+Why numba: the game loop has to run two orders of magnitude faster than the Python
+engine, and unokit installs from wheels alone (a fresh machine has no C compiler, so a C
+extension or Cython would need prebuilt binaries for every platform). numba compiles this
+module's plain Python and numpy code to machine code at the first call, from wheels, and
+``cache=True`` keeps the compiled code next to the module (``__pycache__``), so later
+processes start at once.
+
+The kernel mirrors :mod:`unokit.game`, :mod:`unokit.match_flow`, :mod:`unokit.table` and
+:mod:`unokit.house` for the rules :mod:`unokit.sim.support` accepts: the same dealer
+draw, deal, start card, draws and reshuffles from the same SplitMix64 numbers
+(:mod:`unokit.rng`), the same effects and scoring. Hands are counts of each card kind:
+nothing in these rules depends on the order of the cards in a hand.
+:mod:`unokit.sim.effects` has what the actions do; :mod:`unokit.sim.loop` the legal
+actions, the policies and the game loop.
+
+The whole state of a game is one int64 array ``g`` (see the offsets below: the scalars
+``S_*``, the rule parameters at ``RP``, the hands, piles and scores), because every array
+passed to a compiled function costs a reference count update on each call.
+"""
+
+# Elements of the state array type as Any under numpy's stubs, so that the returns of
+# the functions that read them cannot be checked.
+# mypy: disable-error-code="no-any-return"
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numba
+import numpy as np
+import numpy.typing as npt
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np.numpy_support import carray
+
+from unokit.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
+from unokit.sim import support as S
+
+I64 = npt.NDArray[np.int64]
+
+# ------------------------------------------------------------------ tables
+_COLOR = np.array(COLOR_OF, dtype=np.int64)
+_RANK = np.array(RANK_OF, dtype=np.int64)
+_POINTS = np.array(POINTS, dtype=np.int64)
+_NUMBER = np.array(IS_NUMBER, dtype=np.int64)
+WILD = 64
+WD4 = 65
+SKIP, REVERSE, DRAW_TWO = 10, 11, 12
+
+
+PLAY_STRIDE = 24
+
+
+def _playable_lists() -> tuple[I64, I64, I64]:
+    """For each ``top * 4 + colour``: the kinds of the classic deck that may be played
+    there, ascending (wilds; the colour; the same number or symbol), at
+    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind."""
+    rows = NUM_KINDS * 4
+    lists = np.zeros(rows * PLAY_STRIDE, dtype=np.int64)
+    counts = np.zeros(rows, dtype=np.int64)
+    table = np.zeros((rows, NUM_KINDS), dtype=np.int64)
+    for top in range(NUM_KINDS):
+        for color in range(4):
+            row = top * 4 + color
+            for kind in range(NUM_KINDS):
+                if (kind >= WILD or COLOR_OF[kind] == color
+                        or (top < WILD and RANK_OF[kind] == RANK_OF[top])):
+                    table[row, kind] = 1
+                    if kind <= WD4 and (kind >= WILD or RANK_OF[kind] <= DRAW_TWO):
+                        lists[row * PLAY_STRIDE + counts[row]] = kind
+                        counts[row] += 1
+    return lists, counts, table
+
+
+_PLAY_LIST, _PLAY_COUNT, _PLAYABLE = _playable_lists()
+
+
+def _bit_tables() -> tuple[I64, I64, I64, I64]:
+    """Each hand also keeps a bit set of the kinds it holds: a coloured card of the
+    classic deck is bit ``colour * 13 + rank``, ``W`` bit 52, ``W+4`` bit 53 (ascending
+    with the kind). Returns the bit of each kind (-1: none), the kind of each bit, the
+    bits that may be played on each ``top * 4 + colour``, and the bits of each colour."""
+    bit_of = np.full(NUM_KINDS, -1, dtype=np.int64)
+    kind_of = np.zeros(64, dtype=np.int64)
+    for kind in range(NUM_KINDS):
+        if kind < WILD and RANK_OF[kind] <= DRAW_TWO:
+            bit_of[kind] = COLOR_OF[kind] * 13 + RANK_OF[kind]
+        elif kind in (WILD, WD4):
+            bit_of[kind] = 52 + kind - WILD
+        if bit_of[kind] >= 0:
+            kind_of[bit_of[kind]] = kind
+    rows = NUM_KINDS * 4
+    play_mask = np.zeros(rows, dtype=np.int64)
+    for row in range(rows):
+        for idx in range(_PLAY_COUNT[row]):
+            play_mask[row] |= 1 << int(bit_of[_PLAY_LIST[row * PLAY_STRIDE + idx]])
+    color_mask = np.zeros(4, dtype=np.int64)
+    for color in range(4):
+        color_mask[color] = ((1 << 13) - 1) << (13 * color)
+    return bit_of, kind_of, play_mask, color_mask
+
+
+_BIT, _KIND_OF_BIT, _PLAY_MASK, _COLOR_MASK = _bit_tables()
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_U58 = np.uint64(58)
+
+
+def _debruijn_table() -> I64:
+    table = np.zeros(64, dtype=np.int64)
+    for i in range(64):
+        table[((1 << i) * 0x03F79D71B4CB0A89 & ((1 << 64) - 1)) >> 58] = i
+    return table
+
+
+_LOWEST = _debruijn_table()
+
+# ------------------------------------------------------------------ state layout
+HAND_COLS = 80
+SIZE = 79  # the column of a hand that holds its size
+MASK = 78  # the column of a hand that holds the bit set of its kinds (see _bit_tables)
+PILE_CAP = 128
+MAX_SEATS = 10
+MAX_LEGAL = 512
+RP = 32  # rule parameters: g[RP + support.R_*]
+HC = 64  # hands: g[HC + seat * HAND_COLS + kind] cards of that kind
+PILE = HC + MAX_SEATS * HAND_COLS  # the draw pile, top at the end; length g[S_NPILE]
+DISC = PILE + PILE_CAP  # the discard pile, top at the end; length g[S_NDISC]
+DPILE = DISC + PILE_CAP  # the pile of the dealer draw
+SCORES = DPILE + PILE_CAP
+POL = SCORES + MAX_SEATS  # the policy of each seat
+BONUS = POL + MAX_SEATS  # going_out_bonus by card kind
+DECK = BONUS + HAND_COLS  # the deck in canonical order
+ACTS = DECK + PILE_CAP  # legal actions
+TMP = ACTS + MAX_LEGAL  # the policies' working space
+SCRATCH = TMP + MAX_LEGAL  # hands being rotated; the dealer draw's contenders
+RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): game, decisions
+G_SIZE = RNG + 2
+
+# Phases.
+P_PLAY, P_DRAWN, P_COLOR, P_CHALLENGE, P_RESPOND, P_ROUND_OVER, P_MATCH_OVER = range(7)
+
+# Scalars, g[0:RP].
+S_CUR = 0
+S_PHASE = 1
+S_DIR = 2
+S_COLOR = 3
+S_MATCH = 4
+S_DRAWN = 5
+S_PENDING = 6
+S_PKIND = 7
+S_WD4_BY = 8
+S_WD4_GUILTY = 9
+S_WD4_COLOR = 10
+S_WD4_MATCH = 11
+S_UNO_OPEN = 12
+S_SKIP_FROM = 13
+S_IDLE = 14
+S_NPILE = 15
+S_NDISC = 16
+S_DEALER = 17
+S_ROUND_NO = 18
+S_ROUND_WINNER = 19
+S_MATCH_WINNER = 20
+S_OFFER_SKIP = 21
+S_ACTIONS = 22
+S_PLAYS = 23
+S_DRAWS = 24
+S_TURNS = 25
+S_BLOCKED = 26
+S_FIRST = 27
+S_FIRST_DEALER = 28
+
+# Action encoding (unokit.actions).
+T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
+UNO_FLAG = 1 << 22
+EMPTY = (127 << 8) | (7 << 15) | (15 << 18)
+
+# Policies.
+POL_RANDOM = 0
+POL_PLAYFIRST = 1
+
+# SplitMix64 and FNV-1a constants.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_M32 = np.uint64(0xFFFFFFFF)
+_SALT = np.uint64(0x6A09E667F3BCC909)
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
+_U0 = np.uint64(0)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+
+_COMPILED_MODULES = ("support.py", "kernel.py", "effects.py", "loop.py")
+
+
+def _drop_stale_cache() -> None:
+    """numba checks each cached function against its own file only, but the machine code
+    of a function includes what it calls from the other modules. So when any of the
+    simulator's compiled modules changes, the whole cache in ``__pycache__`` goes."""
+    folder = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in _COMPILED_MODULES:
+        digest.update((folder / name).read_bytes())
+    cache = folder / "__pycache__"
+    stamp = cache / "numba-sources.sha256"
+    try:
+        if stamp.read_text(encoding="ascii") == digest.hexdigest():
+            return
+    except OSError:
+        pass
+    try:
+        for path in cache.glob("*.nb[ic]"):
+            path.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest(), encoding="ascii")
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
+        pass
+
+
+_drop_stale_cache()
+jit = numba.njit(cache=True, nogil=True)
+inline = numba.njit(cache=True, nogil=True, inline="always")
+"""For the small functions called on every action (a call passes ``g`` with a reference
+count update; inlined, it costs nothing)."""
+
+
+@intrinsic
+def _address(typingctx: object, addr: types.Integer) -> tuple[object, object]:
+    """The integer ``addr`` as a pointer (for :func:`view`)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        return builder.inttoptr(args[0], cgutils.voidptr_t)  # type: ignore[attr-defined]
+
+    return types.voidptr(addr), codegen
+
+
+@inline
+def view(gp: int) -> I64:
+    """The state array at address ``gp``. The compiled functions pass the state's
+    address rather than the array: an array argument costs a reference count update on
+    every call, which would cost more than the work of most calls."""
+    return carray(_address(gp), G_SIZE, np.int64)  # type: ignore[call-arg]
+
+
+def new_state(params: I64, bonus: I64, deck: I64, policies: I64) -> I64:
+    """A state array for games under these rule parameters, bonus table, deck and
+    policies by seat (see :mod:`unokit.sim.support`)."""
+    if len(deck) > PILE_CAP:
+        raise ValueError(f"a deck of {len(deck)} cards is more than the kernel holds")
+    g = np.zeros(G_SIZE, dtype=np.int64)
+    g[RP: RP + len(params)] = params
+    g[BONUS: BONUS + len(bonus)] = bonus
+    g[DECK: DECK + len(deck)] = deck
+    g[POL: POL + len(policies)] = policies
+    return g
+
+
+# ------------------------------------------------------------------ SplitMix64
+@inline
+def mix(z: np.uint64) -> np.uint64:
+    """The output function of SplitMix64."""
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@jit
+def seed_streams(gp: int, seed: np.uint64) -> None:
+    """The game's stream starts at ``seed``; the decision stream at the first output
+    of SplitMix64 seeded with ``seed ^ 0x6A09E667F3BCC909``."""
+    g = view(gp)
+    g[RNG] = np.int64(seed)
+    g[RNG + 1] = np.int64(mix((seed ^ _SALT) + _GOLDEN))
+
+
+@inline
+def below(gp: int, stream: int, n: int) -> int:
+    """Lemire's unbiased ``below(n)`` on stream 0 (the game) or 1 (the decisions);
+    ``n < 2**32``."""
+    g = view(gp)
+    nn = np.uint64(n)
+    while True:
+        s = np.uint64(g[RNG + stream]) + _GOLDEN
+        g[RNG + stream] = np.int64(s)
+        x = mix(s)
+        a = (x & _M32) * nn
+        b = (x >> _U32) * nn
+        t = (b & _M32) + (a >> _U32)
+        lo = ((t & _M32) << _U32) | (a & _M32)
+        if lo >= nn or lo >= (_U0 - nn) % nn:
+            return int(np.int64((b >> _U32) + (t >> _U32)))
+
+
+@jit
+def shuffle(gp: int, start: int, length: int) -> None:
+    """Fisher-Yates from the end over ``g[start:start + length]``, on the game's
+    stream (:func:`below` with the generator state kept in a register)."""
+    g = view(gp)
+    state = np.uint64(g[RNG])
+    for i in range(length - 1, 0, -1):
+        nn = np.uint64(i + 1)
+        while True:
+            state += _GOLDEN
+            x = mix(state)
+            a = (x & _M32) * nn
+            b = (x >> _U32) * nn
+            t = (b & _M32) + (a >> _U32)
+            lo = ((t & _M32) << _U32) | (a & _M32)
+            if lo >= nn or lo >= (_U0 - nn) % nn:
+                break
+        j = start + np.int64((b >> _U32) + (t >> _U32))
+        tmp = g[start + i]
+        g[start + i] = g[j]
+        g[j] = tmp
+    g[RNG] = np.int64(state)
+
+
+# ------------------------------------------------------------------ small helpers
+@inline
+def nxt(gp: int, seat: int) -> int:
+    """The next seat in the direction of play."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    seat += g[S_DIR]
+    if seat >= n:
+        return seat - n
+    if seat < 0:
+        return seat + n
+    return seat
+
+
+@inline
+def has_color(gp: int, p: int, color: int) -> bool:
+    """Whether seat ``p`` holds a card of ``color``."""
+    g = view(gp)
+    if color < 0:
+        return False
+    return (g[HC + p * HAND_COLS + MASK] & _COLOR_MASK[color]) != 0
+
+
+@inline
+def lowest_kind(bits: int) -> int:
+    """The kind of the lowest bit of a non-empty bit set of kinds."""
+    low = np.uint64(bits & -bits)
+    return _KIND_OF_BIT[_LOWEST[(low * _DEBRUIJN) >> _U58]]
+
+
+@inline
+def add_card(gp: int, p: int, card: int) -> None:
+    """Seat ``p`` takes ``card`` into the hand."""
+    g = view(gp)
+    base = HC + p * HAND_COLS
+    g[base + card] += 1
+    g[base + SIZE] += 1
+    g[base + MASK] |= 1 << _BIT[card]
+
+
+@inline
+def remove_card(gp: int, p: int, card: int) -> None:
+    """Seat ``p`` gives up ``card`` from the hand."""
+    g = view(gp)
+    base = HC + p * HAND_COLS
+    g[base + card] -= 1
+    g[base + SIZE] -= 1
+    if g[base + card] == 0:
+        g[base + MASK] &= ~(1 << _BIT[card])
+
+
+@inline
+def can_play(gp: int, p: int, card: int) -> bool:
+    """``Game._can_play``."""
+    g = view(gp)
+    if _PLAYABLE[g[S_MATCH] * 4 + g[S_COLOR], card] == 0:
+        return False
+    if card == WD4 and g[RP + S.R_WD4] == 1:
+        return not has_color(gp, p, g[S_COLOR])
+    return True
+
+
+@jit
+def start_card_ok(gp: int, card: int) -> bool:
+    """``Game._start_card_ok`` (classic deck)."""
+    g = view(gp)
+    if g[RP + S.R_NUMBER_ONLY]:
+        return _NUMBER[card] == 1
+    return card == WILD or (card < WILD and _RANK[card] <= DRAW_TWO)
+
+
+@jit
+def hand_points(gp: int, p: int) -> int:
+    """Points of a hand; a lone 0 is worth ``lone_zero_points``."""
+    g = view(gp)
+    base = HC + p * HAND_COLS
+    total = 0
+    for k in range(WD4 + 1):
+        count = g[base + k]
+        if count:
+            if g[base + SIZE] == 1 and _NUMBER[k] == 1 and _RANK[k] == 0:
+                return g[RP + S.R_LONE_ZERO]
+            total += count * _POINTS[k]
+    return total
+
+
+@inline
+def take(gp: int) -> int:
+    """``Game._take``: the top card of the draw pile, reshuffling the discard pile
+    (all but its top card, or its top two while a Wild Draw Four that a guilty player
+    would take back lies there); -1 if there is nothing to draw."""
+    g = view(gp)
+    if g[S_NPILE] == 0:
+        keep = 2 if g[S_WD4_BY] >= 0 and g[RP + S.R_TAKES_BACK] else 1
+        nd = g[S_NDISC]
+        if nd <= keep:
+            return -1
+        m = nd - keep
+        for k in range(m):
+            g[PILE + k] = g[DISC + k]
+        shuffle(gp, PILE, m)
+        for k in range(keep):
+            g[DISC + k] = g[DISC + m + k]
+        g[S_NDISC] = keep
+        g[S_NPILE] = m
+    g[S_NPILE] -= 1
+    return g[PILE + g[S_NPILE]]
+
+
+@inline
+def draw_cards(gp: int, p: int, count: int) -> int:
+    """``Game._draw``: up to ``count`` cards; returns how many came."""
+    got = 0
+    for _ in range(count):
+        card = take(gp)
+        if card < 0:
+            break
+        add_card(gp, p, card)
+        got += 1
+    return got
+
+
+@jit
+def swap_hands(gp: int, a: int, b: int) -> None:
+    """``house.swap_hands``."""
+    g = view(gp)
+    ba = HC + a * HAND_COLS
+    bb = HC + b * HAND_COLS
+    for k in range(HAND_COLS):
+        tmp = g[ba + k]
+        g[ba + k] = g[bb + k]
+        g[bb + k] = tmp
+
+
+@jit
+def rotate_hands(gp: int) -> None:
+    """``house.rotate_hands``: every hand passes to the next seat."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    size = n * HAND_COLS
+    g[SCRATCH: SCRATCH + size] = g[HC: HC + size]
+    for seat in range(n):
+        to = HC + nxt(gp, seat) * HAND_COLS
+        src = SCRATCH + seat * HAND_COLS
+        g[to: to + HAND_COLS] = g[src: src + HAND_COLS]
+
+
+# ------------------------------------------------------------------ the match
+@jit
+def choose_dealer(gp: int) -> int:
+    """``match_flow._choose_dealer``."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    how = g[RP + S.R_DEALER]
+    if how == 2:
+        return 0
+    if how == 1:
+        return below(gp, 0, n)
+    size = g[RP + S.R_DECK_SIZE]
+    contenders = SCRATCH
+    drawn = SCRATCH + MAX_SEATS
+    for seat in range(n):
+        g[contenders + seat] = seat
+    count = n
+    left = 0
+    while True:
+        for idx in range(count):
+            seat = g[contenders + idx]
+            while True:
+                if left == 0:
+                    g[DPILE: DPILE + size] = g[DECK: DECK + size]
+                    shuffle(gp, DPILE, size)
+                    left = size
+                left -= 1
+                card = g[DPILE + left]
+                if _NUMBER[card] == 1:
+                    g[drawn + seat] = _RANK[card]
+                    break
+        best = -1
+        for idx in range(count):
+            best = max(best, g[drawn + g[contenders + idx]])
+        kept = 0
+        for idx in range(count):
+            seat = g[contenders + idx]
+            if g[drawn + seat] == best:
+                g[contenders + kept] = seat
+                kept += 1
+        count = kept
+        if count == 1:
+            return g[contenders]
+
+
+@jit
+def start_round(gp: int) -> None:
+    """``match_flow._start_round`` and ``_turn_start_card``."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+    g[S_NPILE] = 0
+    g[S_NDISC] = 0
+    g[S_COLOR] = -1
+    g[S_DIR] = 1
+    g[S_CUR] = -1
+    g[S_PHASE] = P_PLAY
+    g[S_DRAWN] = -1
+    g[S_PENDING] = 0
+    g[S_PKIND] = -1
+    g[S_WD4_BY] = -1
+    g[S_WD4_GUILTY] = 0
+    g[S_WD4_COLOR] = -1
+    g[S_WD4_MATCH] = -1
+    g[S_UNO_OPEN] = -1
+    g[S_SKIP_FROM] = -1
+    g[S_IDLE] = 0
+    g[S_ROUND_WINNER] = -1
+    g[S_MATCH] = -1
+    g[S_OFFER_SKIP] = 0
+    g[S_ROUND_NO] += 1
+    dealer = g[S_DEALER]
+    size = g[RP + S.R_DECK_SIZE]
+    while True:
+        g[PILE: PILE + size] = g[DECK: DECK + size]
+        shuffle(gp, PILE, size)
+        left = size
+        for _ in range(g[RP + S.R_HAND]):
+            for i in range(n):
+                seat = (dealer + 1 + i) % n
+                if left:
+                    left -= 1
+                    add_card(gp, seat, g[PILE + left])
+        ok = False
+        for k in range(left):
+            if start_card_ok(gp, g[PILE + k]):
+                ok = True
+                break
+        if ok:
+            break
+        if left == 0:
+            raise ValueError("no card of the deck is left to start the round")
+        g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+    first = (dealer + 1) % n
+    while True:
+        left -= 1
+        card = g[PILE + left]
+        if start_card_ok(gp, card):
+            break
+        left += 1  # put back: the card is still there, on top
+        shuffle(gp, PILE, left)
+    g[S_NPILE] = left
+    g[DISC] = card
+    g[S_NDISC] = 1
+    g[S_MATCH] = card
+    g[S_COLOR] = _COLOR[card]
+    rank = _RANK[card]
+    g[S_PHASE] = P_PLAY
+    if card == WILD:
+        g[S_CUR] = first
+        g[S_PHASE] = P_COLOR
+    elif rank == SKIP:
+        g[S_CUR] = nxt(gp, first)
+    elif rank == REVERSE:
+        g[S_DIR] = -1
+        g[S_CUR] = nxt(gp, first)
+    elif rank == DRAW_TWO:
+        draw_cards(gp, first, 2)
+        g[S_CUR] = nxt(gp, first)
+    else:
+        g[S_CUR] = first
+
+
+@jit
+def score_round(gp: int, winner: int, last_card: int, went_out: bool) -> None:
+    """``scoring.round_points`` for standard and penalty scoring."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    if g[RP + S.R_PENALTY_SCORING]:
+        for seat in range(n):
+            own = hand_points(gp, seat)
+            if seat == winner:
+                if went_out:
+                    own = 0
+                if last_card >= 0:
+                    own -= g[BONUS + last_card]
+            g[SCORES + seat] += own
+    else:
+        gained = 0
+        for seat in range(n):
+            if seat != winner:
+                gained += hand_points(gp, seat)
+        g[SCORES + winner] += gained
+
+
+@jit
+def close_round(gp: int) -> None:
+    """``match_flow._close_round`` and ``_match_result`` (standard, penalty)."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    g[S_CUR] = -1
+    g[S_UNO_OPEN] = -1
+    winner = g[S_ROUND_WINNER]
+    last = g[RP + S.R_ROUNDS] > 0 and g[S_ROUND_NO] >= g[RP + S.R_ROUNDS]
+    top = g[SCORES]
+    for seat in range(n):
+        top = max(top, g[SCORES + seat])
+    if last or top >= g[RP + S.R_TARGET]:
+        highest = g[RP + S.R_PENALTY_SCORING] == 0
+        best = g[SCORES]
+        for seat in range(n):
+            value = g[SCORES + seat]
+            best = max(best, value) if highest else min(best, value)
+        if g[SCORES + winner] == best:
+            g[S_MATCH_WINNER] = winner
+        else:
+            for seat in range(n):
+                if g[SCORES + seat] == best:
+                    g[S_MATCH_WINNER] = seat
+                    break
+        g[S_PHASE] = P_MATCH_OVER
+    else:
+        g[S_PHASE] = P_ROUND_OVER
+
+
+@jit
+def blocked(gp: int) -> None:
+    """``match_flow._blocked``: the lowest hand wins (then fewer cards, then the
+    earlier seat from the one after the dealer, in the direction of play)."""
+    g = view(gp)
+    seat = nxt(gp, g[S_DEALER])
+    winner = -1
+    best_points = 0
+    best_size = 0
+    for _ in range(g[RP + S.R_N]):
+        points = hand_points(gp, seat)
+        size = g[HC + seat * HAND_COLS + SIZE]
+        if winner < 0 or points < best_points or (points == best_points
+                                                  and size < best_size):
+            winner = seat
+            best_points = points
+            best_size = size
+        seat = nxt(gp, seat)
+    g[S_ROUND_WINNER] = winner
+    g[S_BLOCKED] += 1
+    score_round(gp, winner, -1, False)
+    close_round(gp)

@@ -1,0 +1,478 @@
+"""The simulator's legal actions, policies and game loop, compiled with numba.
+
+:func:`legal` lists the current player's actions exactly as
+:meth:`unokit.Game.legal_actions` does (the same action integers in the same order);
+the policies are the ones :mod:`unokit.sim.policies` specifies, drawing from the decision
+stream; :func:`run_batch` plays many games in one call. See :mod:`unokit.sim.kernel` for
+the state array ``g`` and why numba.
+"""
+
+# Elements of the state array type as Any under numpy's stubs (see unokit.sim.kernel).
+# mypy: disable-error-code="no-any-return"
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from unokit.sim import support as S
+from unokit.sim.effects import apply
+from unokit.sim.kernel import (
+    _BIT,
+    _COLOR,
+    _PLAY_MASK,
+    _RANK,
+    ACTS,
+    DISC,
+    DRAW_TWO,
+    EMPTY,
+    FNV_OFFSET,
+    FNV_PRIME,
+    HAND_COLS,
+    HC,
+    I64,
+    MASK,
+    P_CHALLENGE,
+    P_COLOR,
+    P_DRAWN,
+    P_MATCH_OVER,
+    P_PLAY,
+    P_RESPOND,
+    P_ROUND_OVER,
+    POL,
+    POL_PLAYFIRST,
+    POL_RANDOM,
+    REVERSE,
+    RP,
+    S_ACTIONS,
+    S_BLOCKED,
+    S_COLOR,
+    S_CUR,
+    S_DEALER,
+    S_DIR,
+    S_DRAWN,
+    S_DRAWS,
+    S_FIRST,
+    S_FIRST_DEALER,
+    S_MATCH,
+    S_MATCH_WINNER,
+    S_NDISC,
+    S_OFFER_SKIP,
+    S_PHASE,
+    S_PKIND,
+    S_PLAYS,
+    S_ROUND_NO,
+    S_SKIP_FROM,
+    S_TURNS,
+    S_UNO_OPEN,
+    S_WD4_BY,
+    SCORES,
+    SIZE,
+    SKIP,
+    T_CATCH,
+    T_CHALLENGE,
+    T_COLOR,
+    T_DRAW,
+    T_NEXT,
+    T_PASS,
+    T_PLAY,
+    T_UNO,
+    TMP,
+    UNO_FLAG,
+    WD4,
+    WILD,
+    below,
+    can_play,
+    choose_dealer,
+    has_color,
+    inline,
+    jit,
+    lowest_kind,
+    seed_streams,
+    start_round,
+    view,
+)
+
+U64 = npt.NDArray[np.uint64]
+
+_WD4_BIT = 1 << int(_BIT[WD4])
+
+_COLOR_MASK = 7 << 15
+_TARGET_MASK = 15 << 18
+_PLAY_BASE = (T_PLAY << 4) | (EMPTY & ~(127 << 8) & ~_COLOR_MASK & ~_TARGET_MASK)
+
+# Result columns of run_batch.
+C_WINNER = 0
+C_POINTS = 1
+C_ACTIONS = 2
+C_PLAYS = 3
+C_DRAWS = 4
+C_TURNS = 5
+C_ROUNDS = 6
+C_BLOCKED = 7
+C_FIRST = 8
+C_DEALER = 9
+N_COLS = 10
+
+
+# ------------------------------------------------------------------ legal actions
+@inline
+def plain(p: int, kind: int) -> int:
+    """An action without arguments (draw, pass, challenge, UNO call, next round)."""
+    return p | (kind << 4) | EMPTY
+
+
+@inline
+def play_action(p: int, card: int, color: int, target: int) -> int:
+    """``actions.play`` (colour 7, target 15: none)."""
+    return p | _PLAY_BASE | (card << 8) | (color << 15) | (target << 18)
+
+
+@inline
+def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
+    """``house.card_plays`` (and the engine's tables of plain plays): every way ``p``
+    may play ``card``, each also with an UNO call when ``left`` is 1. Writes the
+    actions from ``g[ACTS + k]``; returns the new end."""
+    g = view(gp)
+    start = k
+    out = ACTS
+    if card >= WILD:
+        for color in range(4):
+            g[out + k] = play_action(p, card, color, 15)
+            k += 1
+    elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
+          and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
+        n = g[RP + S.R_N]
+        for i in range(1, n):
+            g[out + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
+            k += 1
+    else:
+        g[out + k] = play_action(p, card, 7, 15)
+        k += 1
+    if left == 1:
+        end = k
+        for j in range(start, end):
+            g[out + k] = g[out + j] | UNO_FLAG
+            k += 1
+    return k
+
+
+@inline
+def answer_allowed(gp: int, card: int) -> bool:
+    """``house.answer_allowed``: whether ``card`` answers the pending penalty."""
+    g = view(gp)
+    if card < WILD:
+        rank = _RANK[card]
+        if rank == REVERSE:
+            return g[RP + S.R_REV_DEFLECT] != 0 and _COLOR[card] == g[S_COLOR]
+        if rank != DRAW_TWO:
+            return False
+        if g[S_PKIND] == DRAW_TWO:
+            return g[RP + S.R_D2D2] != 0
+        return g[RP + S.R_D2D4] != 0 and _COLOR[card] == g[S_COLOR]
+    if card != WD4:
+        return False
+    if g[S_PKIND] == DRAW_TWO:
+        return g[RP + S.R_D4D2] == 2
+    return g[RP + S.R_D4D4] == 2
+
+
+@inline
+def playable_bits(gp: int, p: int) -> int:
+    """The bit set of the kinds seat ``p`` may play now (phase play): those matching the
+    top card and colour, less a Wild Draw Four that ``strict`` forbids."""
+    g = view(gp)
+    bits = g[HC + p * HAND_COLS + MASK] & _PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+    if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
+        bits &= ~_WD4_BIT
+    return bits
+
+
+@jit
+def legal(gp: int, p: int) -> int:
+    """``Game.legal_actions(p)`` for the current player ``p``, written to
+    ``g[ACTS:]``; returns how many."""
+    g = view(gp)
+    phase = g[S_PHASE]
+    base = HC + p * HAND_COLS
+    left = g[base + SIZE] - 1
+    k = 0
+    if phase == P_PLAY:
+        bits = playable_bits(gp, p)
+        playable = bits
+        while bits:
+            k = card_plays(gp, k, p, lowest_kind(bits), left)
+            bits &= bits - 1
+        if g[RP + S.R_DWP] or playable == 0:
+            g[ACTS + k] = plain(p, T_DRAW)
+            k += 1
+    elif phase == P_DRAWN:
+        k = card_plays(gp, k, p, g[S_DRAWN], left)
+        if g[RP + S.R_PLAY_DRAWN] != 1:
+            g[ACTS + k] = plain(p, T_PASS)
+            k += 1
+    elif phase == P_CHALLENGE or phase == P_RESPOND:  # noqa: SIM109 (numba)
+        g[ACTS + k] = plain(p, T_DRAW)
+        k += 1
+        if phase == P_RESPOND:
+            bits = g[base + MASK]
+            while bits:
+                card = lowest_kind(bits)
+                bits &= bits - 1
+                if answer_allowed(gp, card) and (
+                        card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
+                    k = card_plays(gp, k, p, card, left)
+        if g[S_WD4_BY] >= 0:
+            g[ACTS + k] = plain(p, T_CHALLENGE)
+            k += 1
+    elif phase == P_COLOR:
+        for color in range(4):
+            g[ACTS + k] = p | (T_COLOR << 4) | (EMPTY & ~_COLOR_MASK) | (color << 15)
+            k += 1
+    vulnerable = g[S_UNO_OPEN]
+    if vulnerable >= 0 and g[HC + vulnerable * HAND_COLS + SIZE] == 1:
+        if p == vulnerable:
+            if g[RP + S.R_SELF_CATCH]:
+                g[ACTS + k] = plain(p, T_UNO)
+                k += 1
+        else:
+            g[ACTS + k] = p | (T_CATCH << 4) | (EMPTY & ~_TARGET_MASK) | (vulnerable << 18)
+            k += 1
+    return k
+
+
+@jit
+def skip_answers(gp: int, p: int) -> int:
+    """``house.skip_answers``: the Skips with which the skipped seat ``p`` may pass
+    the skip on (an identical one under ``same_color``), written to ``g[ACTS:]``."""
+    g = view(gp)
+    top = g[DISC + g[S_NDISC] - 1]
+    same = g[RP + S.R_SKIP_ON_SKIP] == 1
+    base = HC + p * HAND_COLS
+    k = 0
+    for color in range(4):
+        card = color * 16 + SKIP
+        if g[base + card] and (not same or card == top):
+            k = card_plays(gp, k, p, card, g[base + SIZE] - 1)
+    return k
+
+
+# ------------------------------------------------------------------ policies
+@jit
+def favourite_color(gp: int, p: int) -> int:
+    """The colour seat ``p`` holds most cards of (ties: R, Y, G, B); ``below(4)``
+    without coloured cards."""
+    g = view(gp)
+    best = -1
+    best_count = 0
+    base = HC + p * HAND_COLS
+    for color in range(4):
+        count = 0
+        for r in range(16):
+            count += g[base + color * 16 + r]
+        if count > best_count:
+            best = color
+            best_count = count
+    if best < 0:
+        return below(gp, 1, 4)
+    return best
+
+
+@jit
+def pick_way(gp: int, p: int, card: int, count: int) -> int:
+    """playfirst's way to play ``card`` among the actions ``g[ACTS:ACTS + count]``: for a
+    wild the plays naming its favourite colour, of those the ones calling UNO if any, one
+    of them with ``below``."""
+    g = view(gp)
+    color = favourite_color(gp, p) if card >= WILD else 7
+    ways = 0
+    for i in range(count):
+        a = g[ACTS + i]
+        if ((a >> 4) & 15 == T_PLAY and (a >> 8) & 127 == card
+                and (card < WILD or (a >> 15) & 7 == color)):
+            g[TMP + ways] = a
+            ways += 1
+    if ways == 0:  # no play names the favourite colour: keep every way
+        for i in range(count):
+            a = g[ACTS + i]
+            if (a >> 4) & 15 == T_PLAY and (a >> 8) & 127 == card:
+                g[TMP + ways] = a
+                ways += 1
+    with_uno = 0
+    for i in range(ways):
+        if g[TMP + i] & UNO_FLAG:
+            g[TMP + with_uno] = g[TMP + i]
+            with_uno += 1
+    if with_uno:
+        ways = with_uno
+    return g[TMP + below(gp, 1, ways)]
+
+
+@jit
+def pick_play(gp: int, p: int, count: int) -> int:
+    """playfirst's play among the actions ``g[ACTS:ACTS + count]`` (plays grouped by
+    card, ascending): a card with ``below``, then :func:`pick_way`."""
+    g = view(gp)
+    kinds = 0
+    last = -1
+    for i in range(count):
+        a = g[ACTS + i]
+        if (a >> 4) & 15 == T_PLAY:
+            card = (a >> 8) & 127
+            if card != last:
+                g[TMP + kinds] = card
+                kinds += 1
+                last = card
+    return pick_way(gp, p, g[TMP + below(gp, 1, kinds)], count)
+
+
+@jit
+def playfirst_turn(gp: int, p: int) -> int:
+    """playfirst's action in phase play or drawn: the same as :func:`choose` on
+    :func:`legal`, without listing every action first."""
+    g = view(gp)
+    vulnerable = g[S_UNO_OPEN]
+    if vulnerable >= 0 and g[HC + vulnerable * HAND_COLS + SIZE] == 1:
+        if p != vulnerable:
+            return p | (T_CATCH << 4) | (EMPTY & ~_TARGET_MASK) | (vulnerable << 18)
+        if g[RP + S.R_SELF_CATCH]:
+            return plain(p, T_UNO)
+    base = HC + p * HAND_COLS
+    left = g[base + SIZE] - 1
+    if g[S_PHASE] == P_DRAWN:
+        card = g[S_DRAWN]
+        below(gp, 1, 1)  # the choice among the one card that may be played
+    else:
+        bits = playable_bits(gp, p)
+        kinds = 0
+        while bits:
+            g[TMP + kinds] = lowest_kind(bits)
+            kinds += 1
+            bits &= bits - 1
+        if kinds == 0:
+            return plain(p, T_DRAW)
+        card = g[TMP + below(gp, 1, kinds)]
+    return pick_way(gp, p, card, card_plays(gp, 0, p, card, left))
+
+
+@jit
+def choose(gp: int, p: int, count: int) -> int:
+    """Seat ``p``'s policy's action on its turn, among ``g[ACTS:ACTS + count]``."""
+    g = view(gp)
+    if g[POL + p] == POL_RANDOM:
+        return g[ACTS + below(gp, 1, count)]
+    has_play = False
+    has_pass = False
+    uno = -1
+    for i in range(count):
+        a = g[ACTS + i]
+        kind = (a >> 4) & 15
+        if kind == T_CATCH:
+            return a
+        if kind == T_UNO and uno < 0:
+            uno = a
+        has_play = has_play or kind == T_PLAY
+        has_pass = has_pass or kind == T_PASS
+    if uno >= 0:
+        return uno
+    if (g[ACTS] >> 4) & 15 == T_COLOR:
+        color = favourite_color(gp, p)
+        return p | (T_COLOR << 4) | (EMPTY & ~_COLOR_MASK) | (color << 15)
+    if has_play:
+        return pick_play(gp, p, count)
+    if has_pass:
+        return plain(p, T_PASS)
+    return plain(p, T_DRAW)
+
+
+@jit
+def answer_skip(gp: int, p: int, count: int) -> int:
+    """Seat ``p``'s policy's skip answer among ``g[ACTS:ACTS + count]``; -1 for none."""
+    g = view(gp)
+    if g[POL + p] == POL_RANDOM:
+        pick = below(gp, 1, count + 1)
+        return g[ACTS + pick] if pick < count else -1
+    return pick_play(gp, p, count)
+
+
+# ------------------------------------------------------------------ games
+@jit
+def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uint64:
+    """Play one game in the state at address ``gp`` (rules, deck and policies already
+    there); the final state stays there. Writes the actions to ``record`` if it holds
+    ``max_actions``. Returns the FNV-1a digest of the actions."""
+    g = view(gp)
+    g[:RP] = 0
+    g[SCORES: SCORES + 10] = 0
+    seed_streams(gp, seed)
+    g[S_MATCH_WINNER] = -1
+    g[S_DIR] = 1
+    dealer = choose_dealer(gp)
+    g[S_DEALER] = dealer
+    g[S_FIRST_DEALER] = dealer
+    start_round(gp)
+    g[S_FIRST] = g[S_CUR]
+    digest = FNV_OFFSET
+    keep = record.shape[0] >= max_actions
+    while g[S_PHASE] != P_MATCH_OVER and g[S_ACTIONS] < max_actions:
+        if g[S_PHASE] == P_ROUND_OVER:
+            action = plain(0, T_NEXT)
+        else:
+            action = -1
+            if g[S_OFFER_SKIP]:
+                g[S_OFFER_SKIP] = 0
+                seat = g[S_SKIP_FROM]
+                count = skip_answers(gp, seat)
+                if count:
+                    action = answer_skip(gp, seat, count)
+            if action < 0:
+                p = g[S_CUR]
+                phase = g[S_PHASE]
+                fast = phase <= P_DRAWN  # phase play (0) or drawn (1)
+                if g[POL + p] == POL_PLAYFIRST and fast:
+                    action = playfirst_turn(gp, p)
+                else:
+                    action = choose(gp, p, legal(gp, p))
+        if keep:
+            record[g[S_ACTIONS]] = action
+        digest = (digest ^ np.uint64(action)) * FNV_PRIME
+        g[S_OFFER_SKIP] = 0
+        apply(gp, action)
+    return digest
+
+
+@jit
+def run_batch(g: I64, seeds: U64, max_actions: int, out: I64, out_scores: I64,
+              digests: U64) -> None:
+    """Play one game per seed in the state array ``g`` (:func:`~unokit.sim.kernel.new_state`):
+    ``out[i]`` gets the ``C_*`` columns, ``out_scores[i]`` the final scores,
+    ``digests[i]`` the digest of the actions."""
+    gp = g.ctypes.data
+    n = g[RP + S.R_N]
+    record = np.zeros(0, dtype=np.int64)
+    for i in range(seeds.shape[0]):
+        digests[i] = play_game(gp, seeds[i], max_actions, record)
+        winner = g[S_MATCH_WINNER] if g[S_PHASE] == P_MATCH_OVER else -1
+        out[i, C_WINNER] = winner
+        out[i, C_POINTS] = g[SCORES + winner] if winner >= 0 else 0
+        out[i, C_ACTIONS] = g[S_ACTIONS]
+        out[i, C_PLAYS] = g[S_PLAYS]
+        out[i, C_DRAWS] = g[S_DRAWS]
+        out[i, C_TURNS] = g[S_TURNS]
+        out[i, C_ROUNDS] = g[S_ROUND_NO]
+        out[i, C_BLOCKED] = g[S_BLOCKED]
+        out[i, C_FIRST] = g[S_FIRST]
+        out[i, C_DEALER] = g[S_FIRST_DEALER]
+        for seat in range(n):
+            out_scores[i, seat] = g[SCORES + seat]
+
+
+__all__ = ["C_ACTIONS", "C_BLOCKED", "C_DEALER", "C_DRAWS", "C_FIRST", "C_PLAYS",
+           "C_POINTS", "C_ROUNDS", "C_TURNS", "C_WINNER", "N_COLS", "legal", "play_game",
+           "play_recorded", "run_batch"]
+
+
+@jit
+def play_recorded(g: I64, seed: np.uint64, max_actions: int, record: I64) -> np.uint64:
+    """:func:`play_game` on the state array ``g``."""
+    return play_game(g.ctypes.data, seed, max_actions, record)

@@ -1,0 +1,184 @@
+"""Which rule sets the fast simulator plays, and the numbers its kernel reads them from.
+
+The simulator plays the classic deck with every rule of RULES.md sections 2 and 3 that a
+match of the presets ``official``, ``classic_ru``, ``stacking`` and ``seven_o`` can use
+(and ``draw = "until_playable"``), with ``standard`` or ``penalty`` scoring. Anything else
+is refused, naming the keys, rather than played under simpler rules:
+
+>>> from unokit.rules import Rules
+>>> check_supported(Rules.preset("classic_ru", players=6))
+>>> check_supported(Rules.preset("party"))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+unokit.errors.RulesError: invalid rule set: jump_in: the simulator does not play it ...
+
+Keys that only matter for cards the simulator's deck does not hold (``blank_card_effect``,
+the launcher of UNO Attack, ``silence_penalty`` without ``silence``) change nothing there
+and are accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from unokit.cards import parse_card
+from unokit.errors import RulesError
+from unokit.rules import SPEC, Rules
+
+SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o")
+"""The presets the simulator plays as they are (with any number of players)."""
+
+_ONLY_DEFAULT = (
+    "false_catch_penalty", "misplay_penalty", "teams", "partner_hands_visible", "play_to_last",
+    "progressive_refill", "jump_in", "five_exchange", "multi_play", "uno_slap", "silence",
+    "wild_color",
+)
+"""Keys the simulator plays only at their default value."""
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "deck": ("classic",),
+    "scoring": ("standard", "penalty"),
+}
+"""Keys with a choice of values, of which the simulator plays these."""
+
+# Indices into the kernel's rule parameters (an int64 array).
+R_N = 0
+R_HAND = 1
+R_DEALER = 2  # 0 high_card, 1 random, 2 seat0
+R_NUMBER_ONLY = 3
+R_DRAW_ONE = 4
+R_PLAY_DRAWN = 5  # 0 may, 1 must, 2 never
+R_DWP = 6
+R_REV_SKIPS = 7
+R_WD4 = 8  # 0 challenge, 1 strict, 2 free
+R_GUILTY_DRAW = 9
+R_INNOCENT_DRAW = 10
+R_TAKES_BACK = 11
+R_UNO_PENALTY = 12
+R_SELF_CATCH = 13
+R_PENALTY_SCORING = 14
+R_TARGET = 15
+R_ROUNDS = 16  # 0: no limit
+R_LONE_ZERO = 17
+R_D2D2 = 18  # 0 none, 1 deflect, 2 stack
+R_D4D4 = 19
+R_D2D4 = 20
+R_D4D2 = 21
+R_REV_DEFLECT = 22
+R_SKIP_ON_SKIP = 23  # 0 none, 1 same_color, 2 any
+R_SEVEN_SWAP = 24
+R_ZERO_ROTATE = 25
+R_SEVEN_ZERO_APPLY = 26
+R_ANSWER_TWO = 27
+R_ANSWER_FOUR = 28
+R_DECK_SIZE = 29
+N_PARAMS = 30
+
+_DEALER = {"high_card": 0, "random": 1, "seat0": 2}
+_PLAY_DRAWN = {"may": 0, "must": 1, "never": 2}
+_WD4 = {"challenge": 0, "strict": 1, "free": 2}
+_CHAIN = {"none": 0, "deflect": 1, "stack": 2}
+_SKIP_ON_SKIP = {"none": 0, "same_color": 1, "any": 2}
+
+
+def unsupported(rules: Rules) -> dict[str, str]:
+    """Every key of ``rules`` the simulator does not play, with the reason (empty if
+    it plays them all), in the order of RULES.md."""
+    problems: dict[str, str] = {}
+    for key in _ONLY_DEFAULT:
+        value = getattr(rules, key)
+        if value != SPEC[key].default:
+            problems[key] = (f"the simulator does not play it (value {value!r}; only the "
+                             f"default {SPEC[key].default!r}); use the engine")
+    for key, allowed in _CHOICES.items():
+        value = getattr(rules, key)
+        if value not in allowed:
+            problems[key] = (f"the simulator does not play {value!r} (only "
+                             f"{', '.join(allowed)}); use the engine")
+    if rules.extra_cards:
+        problems["extra_cards"] = "the simulator plays the classic 108-card deck only"
+    order = {name: index for index, name in enumerate(SPEC)}
+    return dict(sorted(problems.items(), key=lambda item: order[item[0]]))
+
+
+def check_supported(rules: Rules) -> None:
+    """Raise :class:`~unokit.errors.RulesError` naming every key of ``rules`` that the
+    simulator does not play; return ``None`` if it plays them all."""
+    problems = unsupported(rules)
+    if problems:
+        raise RulesError(problems)
+
+
+def _answers_exist(rules: Rules, two: bool) -> bool:
+    """As :func:`unokit.house.answers_exist`: whether any card may answer a Draw Two
+    (``two``) or a Wild Draw Four."""
+    if rules.reverse_deflects_draw:
+        return True
+    if two:
+        return rules.draw_two_on_draw_two != "none" or rules.draw_four_on_draw_two == "stack"
+    return rules.draw_four_on_draw_four == "stack" or rules.draw_two_on_draw_four != "none"
+
+
+def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
+    """The rule parameters of the kernel (see the ``R_*`` indices).
+
+    Raises:
+        RulesError: the simulator does not play some key of ``rules``.
+    """
+    check_supported(rules)
+    values: dict[int, Any] = {
+        R_N: rules.players,
+        R_HAND: rules.hand_size,
+        R_DEALER: _DEALER[rules.dealer],
+        R_NUMBER_ONLY: rules.first_card == "number_only",
+        R_DRAW_ONE: rules.draw == "one",
+        R_PLAY_DRAWN: _PLAY_DRAWN[rules.play_drawn],
+        R_DWP: rules.draw_when_playable,
+        R_REV_SKIPS: rules.two_player_reverse_skips,
+        R_WD4: _WD4[rules.wild_draw_four],
+        R_GUILTY_DRAW: rules.challenge_guilty_draw,
+        R_INNOCENT_DRAW: rules.challenge_innocent_draw,
+        R_TAKES_BACK: rules.challenge_guilty_takes_back,
+        R_UNO_PENALTY: rules.uno_penalty,
+        R_SELF_CATCH: rules.uno_self_catch,
+        R_PENALTY_SCORING: rules.scoring == "penalty",
+        R_TARGET: rules.target_score,
+        R_ROUNDS: rules.rounds or 0,
+        R_LONE_ZERO: rules.lone_zero_points,
+        R_D2D2: _CHAIN[rules.draw_two_on_draw_two],
+        R_D4D4: _CHAIN[rules.draw_four_on_draw_four],
+        R_D2D4: _CHAIN[rules.draw_two_on_draw_four],
+        R_D4D2: _CHAIN[rules.draw_four_on_draw_two],
+        R_REV_DEFLECT: rules.reverse_deflects_draw,
+        R_SKIP_ON_SKIP: _SKIP_ON_SKIP[rules.skip_on_skip],
+        R_SEVEN_SWAP: rules.seven_swap,
+        R_ZERO_ROTATE: rules.zero_rotate,
+        R_SEVEN_ZERO_APPLY: rules.seven_zero_last_card == "apply",
+        R_ANSWER_TWO: _answers_exist(rules, two=True),
+        R_ANSWER_FOUR: _answers_exist(rules, two=False),
+        R_DECK_SIZE: len(rules.deck_cards()),
+    }
+    params = np.zeros(N_PARAMS, dtype=np.int64)
+    for index, value in values.items():
+        params[index] = int(value)
+    return params
+
+
+def kernel_bonus(rules: Rules) -> npt.NDArray[np.int64]:
+    """``going_out_bonus`` as an array indexed by card kind."""
+    bonus = np.zeros(80, dtype=np.int64)
+    for code, points in rules.going_out_bonus:
+        bonus[parse_card(code)] = points
+    return bonus
+
+
+def kernel_deck(rules: Rules) -> npt.NDArray[np.int64]:
+    """The deck in canonical order, as the kernel shuffles it."""
+    return np.array(rules.deck_cards(), dtype=np.int64)
+
+
+__all__ = ["SUPPORTED_PRESETS", "check_supported", "kernel_bonus", "kernel_deck",
+           "kernel_params", "unsupported"]
