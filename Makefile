@@ -22,7 +22,7 @@ $(STAMP): requirements/lock.txt pyproject.toml
 	touch $@
 
 run: venv
-	$(BIN)/unokit selfplay --rules official --players 4 --seed 1
+	$(BIN)/unokit play
 
 test: venv
 	$(BIN)/ruff check $(LINT_PATHS)

@@ -67,7 +67,9 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert lines[0] == "# unokit"
     assert lines[4:8] == [
         "```",
-        "make run    # set up .venv and watch bots play a seeded match",
+        "make run    # set up .venv and play UNO against bots in the terminal",
         "make test   # set up .venv and run the whole test suite",
         "```",
     ]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\t$(BIN)/unokit play\n" in makefile
