@@ -327,3 +327,15 @@ def test_colour_chances() -> None:
     assert has_color_chance(unseen, 0, 4) == 1.0
     assert has_color_chance(unseen, 3, 2) == 0.0
     assert has_color_chance(unseen, 0, 1) == pytest.approx(0.5)
+
+
+def test_never_misplays() -> None:
+    """Where ``misplay_penalty`` lets any card be tried, the levels only play matching
+    cards (the search too)."""
+    rules = Rules.preset("official", players=3, misplay_penalty=2, rounds=1)
+    for seed in range(3):
+        game = Game(rules, seed)
+        bots = [make_bot(spec, seed, rules=rules) for spec in ("easy", "hard", "search:20")]
+        for _ in play(game, bots):
+            pass
+        assert EventKind.MISPLAYED not in {event.kind for event in game.log}

@@ -154,6 +154,19 @@ def styled(level: str, personality: str = "balanced") -> Style:
                      f"{', '.join(PERSONALITIES)}")
 
 
+def fits(obs: Observation, card: int, rules: Rules | None = None) -> bool:
+    """Whether ``card`` matches the discard pile of ``obs`` (a wild always does): a card
+    that does not is a misplay where ``misplay_penalty`` lets one be tried. Under a
+    transparent blank the card beneath it is the one to match."""
+    if card >= WILD or obs.top < 0:
+        return True
+    top = obs.top
+    if rules is not None and rules.blank_card_effect == "transparent":
+        below = [c for c in obs.discard if c != WILD_BLANK]
+        top = below[-1] if below else -1
+    return COLOR_OF[card] == obs.color or (0 <= top < WILD and RANK_OF[card] == RANK_OF[top])
+
+
 def _danger(size: int) -> float:
     """How close a hand of ``size`` cards is to going out (1: one card)."""
     return (1.0, 1.0, 0.7, 0.35, 0.15)[size] if size < 5 else 0.05
@@ -326,7 +339,7 @@ class HeuristicBot(SeededBot):
                 return legal[0]
             plays = [a for a in legal if A.action_type(a) == A.PLAY]
             if plays and rng.random() < style.jump_in:
-                return self._best(obs, plays, out_of_turn=True)
+                return self._best(obs, plays)
             return None
         turn = [a for a in legal if A.action_type(a) not in (A.UNO, A.CATCH, A.SAY)]
         if not turn:
@@ -337,7 +350,8 @@ class HeuristicBot(SeededBot):
             return self._color_action(obs, turn)
         if obs.phase == "exchange":
             return self._give_back(obs, turn)
-        plays = [a for a in turn if A.action_type(a) == A.PLAY]
+        plays = [a for a in turn if A.action_type(a) == A.PLAY
+                 and (obs.phase != "play" or fits(obs, A.action_card(a), self.rules))]
         if plays and style.first_playable and rng.random() < style.first_playable:
             return self._first_playable(obs, plays, turn)
         return self._best(obs, turn)
@@ -363,7 +377,9 @@ class HeuristicBot(SeededBot):
         called = [a for a in preferred if bool(a & A.UNO_FLAG) != forget]
         return min(called or preferred)
 
-    def _best(self, obs: Observation, actions: list[int], *, out_of_turn: bool = False) -> int:
+    def _best(self, obs: Observation, actions: list[int]) -> int:
+        """The action with the best score (plus noise); a jump-in is taken whatever its
+        score, being a card off the hand."""
         view = self._view(obs)
         noise = self.style.noise
         rng = self.rng
@@ -376,8 +392,6 @@ class HeuristicBot(SeededBot):
                 score += rng.gauss(0.0, noise)
             if score > best_score:
                 best, best_score = action, score
-        if out_of_turn and best_score < 0:
-            return best  # a jump-in is still a card off the hand
         return best
 
     def score(self, view: _View, action: int, *, forget: bool = False) -> float:
@@ -403,6 +417,9 @@ class HeuristicBot(SeededBot):
         hand = list(view.hand)
         if card not in hand:
             return -100.0
+        if obs.phase == "play" and obs.current_player == obs.seat \
+                and not fits(obs, card, view.rules):
+            return -60.0  # a misplay: the card stays and a penalty is drawn
         played = (card, *extra)
         for c in played:
             hand.remove(c)
@@ -665,4 +682,4 @@ class HardBot(HeuristicBot):
 
 
 __all__ = ["LEVELS", "PERSONALITIES", "EasyBot", "HardBot", "HeuristicBot", "NormalBot",
-           "Style", "has_color_chance", "styled"]
+           "Style", "fits", "has_color_chance", "styled"]

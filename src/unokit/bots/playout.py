@@ -31,7 +31,7 @@ scored by the smallest hand of each side.
 ...                 known=[[c("R5")], None], slots=[[], []], discard=[c("R3")], color=0,
 ...                 direction=1, seat=0, team=[True, False])
 >>> search_wins(plain, spot, firsts=[c("R5"), -1], iterations=10, seed=7)
-[10.0, 0.0]
+[10.0, 4.5]
 """
 
 from __future__ import annotations

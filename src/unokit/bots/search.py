@@ -49,7 +49,7 @@ from typing import Any
 
 from unokit import actions as A
 from unokit.bots.base import SeededBot
-from unokit.bots.heuristic import HeuristicBot
+from unokit.bots.heuristic import HeuristicBot, fits
 from unokit.bots.memory import FEATURES
 from unokit.bots.playout import Plain, Position, search_stats
 from unokit.cards import (
@@ -153,13 +153,15 @@ class SearchBot(SeededBot):
         seat = obs.seat
         open_seat = obs.uno_open
         if open_seat is not None:
-            # Calls and catches first (the heuristic never lets them go at this level).
-            quick = self.helper._choose(obs, [a for a in legal
-                                              if A.action_type(a) in (A.UNO, A.CATCH)])
-            if quick is not None:
-                return quick
-        turn = [a for a in legal if A.action_type(a) in (_PLAY, _DRAW)
-                and A.action_player(a) == seat]
+            # Calls and catches first (never the partner's).
+            if open_seat == seat and A.call_uno(seat) in legal:
+                return A.call_uno(seat)
+            if open_seat != seat and A.catch(seat, open_seat) in legal \
+                    and open_seat not in teammates(self.rules, seat):
+                return A.catch(seat, open_seat)
+        turn = [a for a in legal if (A.action_type(a) == _DRAW or (
+            A.action_type(a) == _PLAY and fits(obs, A.action_card(a), self.rules)))
+            and A.action_player(a) == seat]
         action = self._search(obs, turn) if turn else None
         if action is None:
             action = self.helper._choose(obs, legal)
