@@ -1103,3 +1103,96 @@ def test_accessors() -> None:
     do(game, "0:W+4>B")
     assert game.pending_draw() == 4
     assert [format_action(a) for a in game.history] == ["0:W+4>B"]
+
+
+# ------------------------------------------------------------------ repetition
+def _forced_loop() -> Game:
+    """Three players who cannot match the top card, one card to reshuffle, ``zero_rotate``
+    and ``play_drawn = "must"``: every turn draws the one card, must play it, and the 0
+    passes the same hands on (docs/rules.md, Blocked rounds, repetition)."""
+    return position(["G5 B3", "G7 B9", "G2 B4 B6"], discard="R0 Y0", dealer=2,
+                    rules={"zero_rotate": True, "play_drawn": "must"})
+
+
+def _forced_step(game: Game) -> list[Event]:
+    """Draw, or play the drawn card."""
+    seat = game.current_player
+    assert seat is not None
+    acts = game.legal_actions(seat)
+    return game.apply(acts[0] if game.phase is Phase.DRAWN else acts[-1])
+
+
+def _play_forced(game: Game) -> list[Event]:
+    events: list[Event] = []
+    while not game.is_round_over():
+        events += _forced_step(game)
+    return events
+
+
+def test_repetition_blocks_a_forced_loop() -> None:
+    game = _forced_loop()
+    events = _play_forced(game)
+    assert kinds(events).count(EventKind.REPEATED) == 1
+    assert kinds(events)[-2:] == [EventKind.REPEATED, EventKind.ROUND_ENDED]
+    assert events[-1].data["blocked"] is True
+    # each turn reshuffled; the loop is 6 positions long, the 13th draw saw the third visit
+    assert kinds(events).count(EventKind.RESHUFFLED) == 13
+    assert max(game.positions.values()) == 3 and len(game.positions) == 6
+    assert game.round_winner == 0 and game.round_points == [28, 0, 0]
+    assert conserved(game)
+
+
+def test_repetition_counts_only_after_cards_come_back() -> None:
+    game = position(["R5 R6 B1", "G1 G2 R2", "B7 B8"], draw="Y1 Y2", discard="R3")
+    do(game, "0:R5")
+    do(game, "1:R2")
+    do(game, "2:draw")
+    assert game.positions == {}
+    game = _forced_loop()
+    do(game, "0:draw")
+    assert list(game.positions.values()) == [1]
+    assert game.positions == {game.position_digest(): 1}
+
+
+def test_repetition_counts_a_wild_draw_four_taken_back() -> None:
+    """A guilty Wild Draw Four taken back with nothing to draw leaves the position as it
+    was: two players doing it in turn would loop without any reshuffle."""
+    game = position(["W+4 R2", "W+4 R8"], draw="G1 G2", discard="R7", dealer=1,
+                    rules={"challenge_guilty_takes_back": True, "challenge_guilty_draw": 0})
+    seen: list[EventKind] = []
+    for _ in range(2):
+        seen += kinds(do(game, "0:W+4>B")) + kinds(do(game, "1:challenge"))
+        seen += kinds(do(game, "1:W+4>G")) + kinds(do(game, "0:challenge"))
+    assert EventKind.REPEATED not in seen and sorted(game.positions.values()) == [2, 2]
+    do(game, "0:W+4>B")
+    assert kinds(do(game, "1:challenge"))[-2:] == [EventKind.REPEATED, EventKind.ROUND_ENDED]
+    assert game.is_round_over() and game.round_winner == 0  # R2 against R8
+
+
+def test_repetition_counts_travel_with_copies_and_state_json() -> None:
+    game = _forced_loop()
+    for _ in range(8):
+        _forced_step(game)
+    counts = dict(game.positions)
+    assert counts and game.to_dict()["positions"] == counts
+    again = Game.from_dict(game.to_dict())
+    assert again == game and again.positions == counts
+    clone = game.copy()
+    _play_forced(clone)
+    assert game.positions == counts  # the copy's counts are its own
+    # a state written before the rule existed has no counts: it reads as none
+    data = game.to_dict()
+    del data["positions"]
+    assert Game.from_dict(data).positions == {}
+    for bad in ([1], {"abc": 0}, {"abc": "2"}, {"abc": True}):
+        data["positions"] = bad
+        with pytest.raises(SetupError, match="positions"):
+            Game.from_dict(data)
+
+
+def test_repetition_is_told_in_the_transcript() -> None:
+    from unokit.transcript import describe_event
+
+    game = _forced_loop()
+    repeated = [e for e in _play_forced(game) if e.kind is EventKind.REPEATED]
+    assert "has come back 3 times" in describe_event(repeated[0], game)

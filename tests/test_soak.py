@@ -348,3 +348,11 @@ def test_refilled_wild_swap_hands_still_swaps() -> None:
     swaps = Rules.preset("official", players=3, hand_size=2, progressive_refill=True,
                          extra_cards={"WSW": 8}, rounds=3, target_score=100)
     assert [f.line() for seed in (2, 10, 13) for f in soak_game(seed, swaps).failures] == []
+
+
+def test_soak_game_that_looped_now_ends() -> None:
+    """Seed 1168662 of the 200,000-game soak looped forever (party rules, ``zero_rotate``,
+    ``play_drawn = "must"``); the repetition rule blocks that round."""
+    result = soak_game(1168662, privacy_rate=0.0, illegal_rate=0.0)
+    assert result.ended and result.failure is None
+    assert result.actions < 5000

@@ -42,6 +42,7 @@ def _reload(game: Game) -> bool:
     game.rng.shuffle(pile)
     game.draw_pile = pile
     game.discard = [top]
+    game._recycled = True
     game._emit(K.RESHUFFLED, amount=len(pile))
     return True
 

@@ -97,6 +97,9 @@ class EventKind(StrEnum):
     """UNO Attack: with a Discard All, ``player`` also discarded ``cards``."""
     PENALTY = "penalty"
     """A pending penalty changed: ``amount`` cards now wait for ``player``."""
+    REPEATED = "repeated"
+    """The same position came back ``amount`` times in the round: the round is blocked
+    (a ``round_ended`` follows)."""
 
 
 class Event(NamedTuple):

@@ -118,6 +118,7 @@ STATE_FIELDS = (
     "round_points", "match_winner", "seq", "first_next", "final_round", "match",
     "pending_kind", "wd4_match", "skip_from", "fresh", "exchange_from", "slap_left",
     "resume_current", "resume_phase", "silence_seat", "silence_color", "launcher",
+    "positions",
 )
 
 
@@ -130,7 +131,7 @@ class Game:
                  "_challenge_mode", "_misplay", "_false_catch", "_self_catch", "_rev_skips",
                  "_viewers", "n_active", "history", "_simple", "_out_of_turn",
                  "_answer_two", "_answer_four", "_attack", "_plain", "_say", "_turn_only",
-                 "_plain_plays", "current_player")
+                 "_plain_plays", "current_player", "_recycled")
 
     # Methods kept in their own modules (the match around the turns; table decisions).
     _choose_dealer = match_flow._choose_dealer
@@ -142,6 +143,8 @@ class Game:
     _effect = match_flow._effect
     _penalty = match_flow._penalty
     _blocked = match_flow._blocked
+    position_digest = match_flow.position_digest
+    _note_position = match_flow._note_position
     _score_round = match_flow._score_round
     _close_round = match_flow._close_round
     _match_result = match_flow._match_result
@@ -190,10 +193,12 @@ class Game:
         self.dealer = 0
         self.launcher: list[int] = []
         """Cards each successive launcher press ejects, fixed by a scenario (UNO Attack)."""
+        self._recycled = False
         self._reset_round()
         if start:
             self.dealer = self._choose_dealer()
             self._start_round()
+        self._recycled = False
         self._publish_turn()
 
     def _configure(self) -> None:
@@ -263,6 +268,9 @@ class Game:
         self.resume_phase = PLAY
         self.silence_seat = -1
         self.silence_color = NO_COLOR
+        self.positions: dict[str, int] = {}
+        """How often each position seen after a card came back from the discard pile has
+        occurred this round (digest -> count); see :meth:`_note_position`."""
 
     @classmethod
     def from_setup(
@@ -499,6 +507,9 @@ class Game:
                 self._apply_other(player, kind, action)
             if self._say and (self.silence_seat >= 0 or self.silence_color >= 0):
                 self._check_silence(player, kind)
+        if self._recycled:
+            self._recycled = False
+            self._note_position()
         current = self.current  # _publish_turn, inline
         self.current_player = None if current < 0 else current
         return log[start:]
@@ -567,6 +578,7 @@ class Game:
             self.rng.shuffle(pile)
             self.draw_pile = pile
             self.discard = top
+            self._recycled = True
             self._emit(K.RESHUFFLED, amount=len(pile))
         return pile.pop()
 
@@ -766,6 +778,8 @@ class Game:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = [list(v) if isinstance(v, list) else v for v in value]
+            elif type(value) is dict:
+                value = dict(value)
             setattr(clone, name, value)
         clone.rng = SplitMix64(0)
         clone.rng.state = self.rng.state
@@ -807,6 +821,8 @@ class Game:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            elif type(value) is dict:
+                value = tuple(sorted(value.items()))
             parts.append(value)
         return tuple(parts)
 

@@ -12,7 +12,8 @@ Each function here is a method of :class:`unokit.Game` (bound in its class body)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+from typing import TYPE_CHECKING, Any
 
 from unokit import attack, house
 from unokit.cards import (
@@ -325,6 +326,47 @@ def _penalty(self: Game, player: int, kind: int, amount: int) -> None:
         self._draw(victim, amount, "draw_two" if kind == DRAW_TWO else "wild_draw_four")
         self._emit(_SKIPPED, player=victim)
         self._end_turn(victim)
+
+# Fields left out of a repetition's position: the event counter and the counts themselves.
+_NOT_POSITION = frozenset({"seq", "positions"})
+REPETITION_LIMIT = 3
+"""A round whose position comes back this many times is blocked (see :func:`_note_position`)."""
+
+def position_digest(self: Game) -> str:
+    """A digest of the position: every state field but the event counter, the RNG
+    state and the repetition counts, with each hand taken as a set of cards.
+
+    >>> from unokit import Game
+    >>> a, b = Game("official", seed=3), Game("official", seed=3)
+    >>> a.position_digest() == b.position_digest(), len(a.position_digest())
+    (True, 20)
+    """
+    from unokit.game import STATE_FIELDS
+
+    parts: list[Any] = []
+    for name in STATE_FIELDS:
+        if name in _NOT_POSITION:
+            continue
+        value = getattr(self, name)
+        if name == "hands":
+            value = [sorted(hand) for hand in value]
+        parts.append(value)
+    return hashlib.blake2b(repr(parts).encode(), digest_size=10).hexdigest()
+
+def _note_position(self: Game) -> None:
+    """Count the position after an action that brought cards back from the discard
+    pile (a reshuffle, or a Wild Draw Four taken back). Only such actions can close a
+    cycle, since every other move only adds to the discard pile; a round whose
+    position comes back :data:`REPETITION_LIMIT` times cannot be sure to end, and is
+    blocked (the lowest hand wins)."""
+    if self.phase is ROUND_OVER or self.phase is MATCH_OVER:
+        return
+    digest = self.position_digest()
+    seen = self.positions.get(digest, 0) + 1
+    self.positions[digest] = seen
+    if seen >= REPETITION_LIMIT:
+        self._emit(K.REPEATED, amount=seen)
+        self._blocked()
 
 def _blocked(self: Game) -> None:
     """Nobody can play or draw: the lowest hand wins the round."""

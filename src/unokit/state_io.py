@@ -54,6 +54,8 @@ def state_to_dict(game: Game) -> dict[str, Any]:
             value = value.value
         elif isinstance(value, list):
             value = list(value)
+        elif name == "positions":
+            value = dict(value)
         out[name] = value
     return out
 
@@ -70,15 +72,19 @@ def state_from_dict(data: Any) -> Game:
         raise SetupError("not a unokit state (format field missing or wrong)")
     if data.get("format_version") != STATE_VERSION:
         raise SetupError(f"unknown state format version {data.get('format_version')!r}")
-    missing = [name for name in (*STATE_FIELDS, "rules", "rng_state") if name not in data]
+    optional = {"positions"}  # states written before the repetition rule have none
+    missing = [name for name in (*STATE_FIELDS, "rules", "rng_state")
+               if name not in data and name not in optional]
     if missing:
         raise SetupError(f"state fields missing: {', '.join(missing)}")
     try:
         rules = Rules.from_dict(data["rules"])
         game = Game(rules, data["seed"], start=False)
         for name in STATE_FIELDS:
-            value = data[name]
-            if name in _CARD_LISTS:
+            value = data.get(name, {}) if name in optional else data[name]
+            if name == "positions":
+                value = _positions(value)
+            elif name in _CARD_LISTS:
                 value = [parse_card(c) for c in value]
             elif name == "hands":
                 value = [[parse_card(c) for c in hand] for hand in value]
@@ -95,6 +101,14 @@ def state_from_dict(data: Any) -> Game:
     if len(game.hands) != game.n:
         raise SetupError(f"{len(game.hands)} hands for {game.n} players")
     return game
+
+
+def _positions(value: Any) -> dict[str, int]:
+    """The repetition counts of a state (digest -> count), checked."""
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and type(v) is int and v > 0 for k, v in value.items()):
+        raise SetupError("positions must map position digests to counts above 0")
+    return dict(value)
 
 
 def state_to_json(game: Game) -> str:

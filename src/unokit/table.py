@@ -150,6 +150,7 @@ def _challenge(self: Game, player: int) -> None:
         if rules.challenge_guilty_takes_back:
             card = self.discard.pop()
             self.hands[accused].append(card)
+            self._recycled = True
             self.color = self.wd4_color
             self.match = self.wd4_match
             self._emit(K.TOOK_BACK, player=accused, card=card, color=self.color)

@@ -346,6 +346,11 @@ def _discarded(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} discards {w.cards(e.cards)} with it."
 
 
+def _repeated(e: Event, w: _Writer) -> str:
+    return (f"The same position has come back {_count(e.amount, 'time')}: the round "
+            "cannot be sure to end and is blocked.")
+
+
 def _penalty(e: Event, w: _Writer) -> str:
     return f"{w.who(e.player)} faces {_count(e.amount, 'card')} to draw."
 
@@ -386,6 +391,7 @@ _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
     EventKind.PENALTY: _penalty,
     EventKind.PRESSED: _pressed,
     EventKind.DISCARDED: _discarded,
+    EventKind.REPEATED: _repeated,
 }
 
 
