@@ -304,6 +304,9 @@ def test_encoding_of_a_known_state() -> None:
     assert list(state["legal_actions"]) == [13, 28, 43, 58]
     assert state["raw_legal_actions"] == ["r-wild", "g-wild", "b-wild", "y-wild"]
     assert (encode_planes(env.game.hands[0], env.game.target) == obs).all()
+    other = env.get_state(1)  # RLCard gives the current player's legal ids here too
+    assert list(other["legal_actions"]) == [13, 28, 43, 58]
+    assert other["raw_legal_actions"] == ["draw"]
 
 
 def test_env_api() -> None:

@@ -59,7 +59,8 @@ in the hand; the observation's *target* plane marks a wild target under the colo
 *printed* on that card when the deck was built (each colour has one Wild and one Wild
 Draw Four), not the colour chosen for it (RLCard's ``card.str`` is not updated when the
 colour changes); the raw state's ``hand`` and ``played_cards`` show the colour a wild
-was last given. Cards here are ints equal to the action id of the card as the deck built
+was last given; the ``legal_actions`` ids of any seat's env state are the current
+player's. Cards here are ints equal to the action id of the card as the deck built
 it (``colour * 15 + trait``, colours r, g, b, y as in RLCard, traits ``0``-``9``,
 ``skip``, ``reverse``, ``draw_2``, ``wild``, ``wild_draw_4``); action 60 is ``draw``.
 
@@ -567,8 +568,9 @@ class RLCardUnoEnv:
     def _extract_state(self, player: int) -> dict[str, Any]:
         g = self.game
         raw = g.get_state(player)
-        legal: OrderedDict[int, None] = OrderedDict(
-            (a, None) for a in g.raw_legal_actions(player))
+        # As in RLCard, the ids are the *current* player's legal actions, whoever's
+        # state this is (they differ from raw_legal_actions only for another seat).
+        legal: OrderedDict[int, None] = OrderedDict((a, None) for a in g.raw_legal_actions())
         return {
             "obs": encode_planes(g.hands[player], g.target),
             "legal_actions": legal,
