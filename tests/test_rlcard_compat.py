@@ -1,11 +1,11 @@
 """RLCard compatibility mode (``unokit.rl.rlcard_compat``): each of RLCard 1.2.0's rules,
 its action ids, its observation planes, determinism and a cheap statistical check. The
-comparison with RLCard itself is ``benchmarks/rlcard_parity.py``; the replay test at the
-end runs only where RLCard's venv (``.bench/rlcard-1.2.0``) is present."""
+live comparison with RLCard itself is ``benchmarks/rlcard_parity.py``; the tests compare
+with RLCard's action list and 40 replayed games recorded from it (tests/golden)."""
 
 from __future__ import annotations
 
-import subprocess
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -30,6 +30,7 @@ from unokit.rl.rlcard_compat import (
 from unokit.rng import SplitMix64
 
 ROOT = Path(__file__).resolve().parent.parent
+RECORDED = ROOT / "tests" / "golden" / "rlcard_1.2.0.json"
 S = ACTION_SPACE  # card / action ids by RLCard name
 
 
@@ -70,15 +71,11 @@ def test_action_ids_are_rlcards() -> None:
         action_id(61)
 
 
-def test_action_ids_match_rlcards_json_when_installed() -> None:
-    path = next((ROOT / ".bench" / "rlcard-1.2.0" / "lib").glob(
-        "python3*/site-packages/rlcard/games/uno/jsondata/action_space.json"), None) \
-        if (ROOT / ".bench" / "rlcard-1.2.0" / "lib").is_dir() else None
-    if path is None:
-        pytest.skip("RLCard 1.2.0 is not installed in .bench/")
-    import json
-
-    assert list(json.loads(path.read_text()).items()) == list(ACTION_SPACE.items())
+def test_action_ids_match_rlcards_json() -> None:
+    """RLCard 1.2.0's own action_space.json, recorded in tests/golden/rlcard_1.2.0.json."""
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    assert recorded["rlcard_version"] == "1.2.0"
+    assert [tuple(item) for item in recorded["action_space"]] == list(ACTION_SPACE.items())
 
 
 def test_deck_is_108_cards_with_printed_wild_colours() -> None:
@@ -387,22 +384,18 @@ def test_random_play_statistics() -> None:
     assert 0.45 < wins0 / 1500 < 0.56  # about 4.5 standard errors
 
 
-# --- against RLCard itself, where it is installed -----------------------------------------
+# --- against RLCard's recorded games ---------------------------------------------
 
 
-def test_replays_rlcard_step_by_step_when_installed() -> None:
-    python = ROOT / ".bench" / "rlcard-1.2.0" / "bin" / "python"
-    if not python.exists():
-        pytest.skip("RLCard 1.2.0 is not installed in .bench/")
-    worker = ROOT / "benchmarks" / "_rlcard_parity_worker.py"
-    proc = subprocess.run([str(python), str(worker), "--mode", "exact", "--games", "40",
-                           "--seed", "5"], capture_output=True, text=True, check=True)
-    import json
-
-    theirs = json.loads(proc.stdout.strip().splitlines()[-1])["digests"]
+def test_replays_rlcard_step_by_step() -> None:
+    """The states and payoffs of 40 games that RLCard 1.2.0 played with SplitMix64 random
+    numbers (recorded in tests/golden/rlcard_1.2.0.json by ``_rlcard_parity_worker.py
+    --mode exact``; ``benchmarks/rlcard_parity.py`` repeats the comparison live)."""
+    exact = json.loads(RECORDED.read_text(encoding="utf-8"))["exact"]
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         from rlcard_parity import exact_digests
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    assert exact_digests(40, 5) == theirs
+    assert len(exact["digests"]) == exact["games"] == 40
+    assert exact_digests(exact["games"], exact["seed"]) == exact["digests"]
