@@ -8,10 +8,11 @@ What it measures
     - unokit: ``unokit.rl.pettingzoo_env.env(rules=RULES, players=2)`` (the wrapped AEC
       environment that PettingZoo users get).  Each step is ``env.last()`` (observation
       vector and action mask of the selected agent) and ``env.step(index)``, the index drawn
-      uniformly from ``numpy.flatnonzero(mask)``.  The finished agents' ``step(None)`` calls
-      at the end of a game are timed but not counted.  Also shown: the bare ``raw_env``
-      (no wrapper), and how many of the steps were engine actions (the rest are ``noop``
-      answers to out-of-turn windows and the extra tokens of multi-token plays).
+      uniformly from the mask's legal indices (``mask.nonzero()[0]``).  The finished
+      agents' ``step(None)`` calls at the end of a game are timed but not counted.  Also
+      shown: the bare ``raw_env`` (no wrapper), and how many of the steps were engine
+      actions (the rest are ``noop`` answers to out-of-turn windows and the extra tokens
+      of multi-token plays).
     - RLCard: ``rlcard.make("uno")``; each step is ``env.step(action_id)``, which returns the
       next state with its encoded observation and legal action ids; the id is drawn
       uniformly from the state's ``legal_actions``.  It runs in a subprocess
@@ -104,14 +105,11 @@ def run_rlcard(python: Path, steps: int, seed: int) -> Result:
 
 
 def run_unokit(steps: int, seed: int, wrapped: bool) -> Result:
-    import numpy as np
-
     import_unokit()
     from unokit.rl.pettingzoo_env import env, raw_env
 
     e = env(rules=RULES) if wrapped else raw_env(rules=RULES)
     rng = random.Random(seed)
-    flatnonzero = np.flatnonzero
     done = games = engine_actions = 0
     start = time.perf_counter()
     while done < steps:
@@ -123,7 +121,7 @@ def run_unokit(steps: int, seed: int, wrapped: bool) -> Result:
             if terminated or truncated:
                 e.step(None)
                 continue
-            legal = flatnonzero(obs["action_mask"])
+            legal = obs["action_mask"].nonzero()[0]
             e.step(legal[rng.randrange(legal.size)])
             n += 1
             if n > MAX_STEPS_PER_GAME:

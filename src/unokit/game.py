@@ -453,6 +453,15 @@ class Game:
         self._cache = tuple(acts)
         return acts
 
+    def legal_tuple(self, player: int) -> tuple[int, ...]:
+        """:meth:`legal_actions` as a tuple, without a copy where the game has it already
+        (for callers that look the list up in a table)."""
+        if self._cache_version != self._version or self._cache_player != player:
+            acts = self.legal_actions(player)
+            if self._cache_version != self._version or self._cache_player != player:
+                return tuple(acts)
+        return self._cache
+
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` may be applied now."""
         return A.is_valid_encoding(action) and action in self.legal_actions(action & 15)

@@ -34,7 +34,7 @@ the seat's previous vector where the view changed.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -205,23 +205,25 @@ def action_name(index: int) -> str:
         if card >= WILD and color == _NONE_COLOR:
             text += " (no colour)"
         return f"play {text}" + (" + UNO" if uno else "")
-    if ADD <= index < TARGET:
-        return f"add {COLOR_LETTERS[(index - ADD) // 10]}{(index - ADD) % 10}"
-    if TARGET <= index < GIVE:
-        return f"target +{index - TARGET + 1}"
-    if GIVE <= index < FINISH:
-        return f"give {CODES[index - GIVE]}"
-    if index == FINISH:
-        return "finish"
     if index in _SIMPLE_TYPE:
         return A.TYPE_NAMES[_SIMPLE_TYPE[index]]
-    if CATCH <= index < COLOR:
-        return f"catch +{index - CATCH + 1}"
-    if COLOR <= index < NOOP:
-        return f"color {COLOR_LETTERS[index - COLOR]}"
-    if index == NOOP:
-        return "noop"
+    for start, stop, name in _NAMED_BLOCKS:
+        if start <= index < stop:
+            return name(index - start)
     raise ValueError(f"no action index {index}")
+
+
+_NAMED_BLOCKS: tuple[tuple[int, int, Callable[[int], str]], ...] = (
+    (ADD, TARGET, lambda i: f"add {COLOR_LETTERS[i // 10]}{i % 10}"),
+    (TARGET, GIVE, lambda i: f"target +{i + 1}"),
+    (GIVE, FINISH, lambda i: f"give {CODES[i]}"),
+    (FINISH, FINISH + 1, lambda i: "finish"),
+    (CATCH, COLOR, lambda i: f"catch +{i + 1}"),
+    (COLOR, NOOP, lambda i: f"color {COLOR_LETTERS[i]}"),
+    (NOOP, NOOP + 1, lambda i: "noop"),
+)
+"""``(start, stop, name of the offset from start)`` of the blocks :func:`action_name`
+names by position."""
 
 
 class ActionGroup(NamedTuple):

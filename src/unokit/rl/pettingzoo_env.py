@@ -229,6 +229,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
                              "lazy": 0.0}[loaded.scoring]
         self._teams = [teammates(loaded, seat) for seat in range(n)]
         self._enc_cache: dict[int, tuple[int, ...]] = {}
+        self._tokens: dict[int, int] = {}
+        """Engine action -> its action index (-1: it takes several)."""
         self._nodes: tuple[dict[tuple[int, ...], Node], dict[tuple[int, ...], Node]] = ({}, {})
         self._seeds = random.Random()
         self.game: Game = Game(loaded, seed=0)
@@ -301,10 +303,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
         agent = self.agent_selection
         obs: dict[str, npt.NDArray[Any]] | None = None
         if observe:
-            seat = self._index[agent]
-            if seat == self._sel and not self._done:
-                obs = {"observation": self._encode(_view_fields(self.game, seat), self._window,
-                                                   self._building),
+            if not self._done:  # the selected agent is seat _sel
+                obs = {"observation": self._encode(_view_fields(self.game, self._sel),
+                                                   self._window, self._building),
                        "action_mask": self._node.array.copy()}
             else:
                 obs = self.observe(agent)
@@ -471,41 +472,39 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[seat]
         self._window = window
         self._building = ()
-        legal = self.game.legal_actions(seat)
-        node = self._nodes[window].get(tuple(legal))
+        legal = self.game.legal_tuple(seat)
+        node = self._nodes[window].get(legal)
         if node is None:
             node = self._new_node(seat, window, legal)
         self._node = node
 
-    def _new_node(self, seat: int, window: bool, legal: list[int]) -> Node:
+    def _new_node(self, seat: int, window: bool, legal: tuple[int, ...]) -> Node:
         """The decision of ``seat`` with these legal actions, built and kept."""
         if not legal and not window:
             raise RuntimeError(f"seat {seat} must act but has no legal action")
         cache = self._nodes[window]
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        encodings = self._enc_cache
-        if len(encodings) > _CACHE_LIMIT:
-            encodings.clear()
+        tokens = self._tokens
+        if len(tokens) > _CACHE_LIMIT:
+            tokens.clear()
+            self._enc_cache.clear()
         # One token per action (the usual case): no tree to build.
         choices: dict[int, int | Node] = {}
-        mask = bytearray(ACTION_SIZE)
         for action in legal:
-            tokens = encodings.get(action)
-            if tokens is None:
-                tokens = encodings[action] = encode_action(action, seat, self.n)
-            if len(tokens) != 1:
-                node = decision(legal, seat, self.n, window, encodings)
+            token = tokens.get(action)
+            if token is None:
+                encoded = self._enc_cache[action] = encode_action(action, seat, self.n)
+                token = tokens[action] = encoded[0] if len(encoded) == 1 else -1
+            if token < 0:
+                node = decision(legal, seat, self.n, window, self._enc_cache)
                 break
-            token = tokens[0]
             choices[token] = action
-            mask[token] = 1
         else:
             if window:
                 choices[NOOP] = NOOP_ACTION
-                mask[NOOP] = 1
-            node = Node(choices, bytes(mask))
-        cache[tuple(legal)] = node
+            node = Node(choices)
+        cache[legal] = node
         return node
 
     # ----------------------------------------------------------------- rewards
