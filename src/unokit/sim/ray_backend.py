@@ -31,6 +31,12 @@ from typing import Any
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for the cluster's address to accept a connection."""
 
+START_ATTEMPTS = 2
+"""Tries to start a local Ray instance (its start can time out on a loaded machine)."""
+
+AGENT_TIMEOUT_MS = 120_000
+"""How long a local instance's raylet waits for its agent processes to start (ms)."""
+
 
 class BackendError(RuntimeError):
     """The Ray backend cannot run: ray is not installed, or the cluster cannot be
@@ -87,31 +93,48 @@ def connection(address: str | None, jobs: int) -> Iterator[Any]:
 
     Without ``address`` a local Ray instance with ``jobs`` CPUs is started, and shut down
     at the end; with one, the driver connects to that cluster and disconnects at the end.
-    When Ray is already initialised in this process (by the caller), that instance is
-    used and left running.
+    When Ray is already initialised in this process (by the caller) and no address is
+    given, that instance is used and left running.
 
     Raises:
-        BackendError: ray is not installed, or the cluster cannot be reached.
+        BackendError: ray is not installed, the cluster cannot be reached, or Ray is
+            already initialised and an address is given.
     """
     ray = import_ray()
+    if address is not None:
+        check_reachable(address)
     if ray.is_initialized():
+        if address is not None:
+            raise BackendError("ray is already initialised in this process; call "
+                               "ray.shutdown() first to run on the cluster at "
+                               f"{address!r}")
         yield ray
         return
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                               "logging_level": logging.WARNING}
+                               "logging_level": logging.ERROR}
     if address is None:
-        # A local instance only: no usage statistics sent anywhere.
+        # A private instance: on the loopback address, no usage statistics sent anywhere,
+        # and patient with a slow start of its agent processes on a busy machine.
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        os.environ.setdefault("RAY_agent_register_timeout_ms", str(AGENT_TIMEOUT_MS))
+        os.environ.setdefault("RAY_raylet_start_wait_time_s", str(AGENT_TIMEOUT_MS // 1000))
         options["num_cpus"] = jobs
+        options["_node_ip_address"] = "127.0.0.1"
     else:
-        check_reachable(address)
         options["address"] = address
-    try:
-        ray.init(**options)
-    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
-        where = "start a local Ray instance" if address is None else \
-            f"connect to the Ray cluster at {address!r}"
-        raise BackendError(f"cannot {where}: {exc}") from exc
+    attempts = START_ATTEMPTS if address is None else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(**options)
+            break
+        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ...
+            with contextlib.suppress(Exception):
+                ray.shutdown()  # whatever part of the instance did start
+            if attempt < attempts:
+                continue
+            where = "start a local Ray instance" if address is None else \
+                f"connect to the Ray cluster at {address!r}"
+            raise BackendError(f"cannot {where}: {exc}") from exc
     try:
         yield ray
     finally:
@@ -149,5 +172,5 @@ def run_chunks(ray: Any, chunks: Iterable[tuple[int, int]], rules_text: str,
                 ray.cancel(ref)
 
 
-__all__ = ["CONNECT_TIMEOUT", "BackendError", "check_reachable", "connection", "import_ray",
-           "parse_address", "run_chunks"]
+__all__ = ["AGENT_TIMEOUT_MS", "CONNECT_TIMEOUT", "START_ATTEMPTS", "BackendError",
+           "check_reachable", "connection", "import_ray", "parse_address", "run_chunks"]
