@@ -156,7 +156,11 @@ def run_chunks(ray: Any, chunks: Iterable[tuple[int, int]], rules_text: str,
                policies: list[str], max_actions: int, keep_scores: bool, seed: int,
                ) -> Iterator[tuple[int, Any, Any, Any]]:
     """Submit every chunk as a task and yield ``(start, columns, digests, scores)`` as
-    each one finishes (in any order)."""
+    each one finishes (in any order). A chunk whose worker dies is tried again, twice.
+
+    Raises:
+        BackendError: a chunk failed (its error, from the worker, is in the message).
+    """
     task = ray.remote(num_cpus=1, max_retries=2)(_chunk_task)
     pending = [task.remote(rules_text, policies, max_actions, keep_scores, seed, start,
                            count)
@@ -165,7 +169,11 @@ def run_chunks(ray: Any, chunks: Iterable[tuple[int, int]], rules_text: str,
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
-                yield ray.get(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    raise BackendError(f"a chunk failed on Ray: {exc}") from exc
+                yield result
     finally:
         for ref in pending:  # an error or an interrupt: drop the rest of the run
             with contextlib.suppress(Exception):
