@@ -138,3 +138,10 @@ def test_an_address_while_ray_is_running_is_refused(ray_instance: Any) -> None:
         address = f"127.0.0.1:{sock.getsockname()[1]}"
         with pytest.raises(BackendError, match="already initialised"):
             simulate(RULES, 10, backend="ray", address=address)
+
+
+def test_a_failing_chunk_is_a_clear_error(ray_instance: Any) -> None:
+    chunks = ray_backend.run_chunks(ray_instance, [(0, 10)], "no_such_preset",
+                                    ["random"] * 4, 100, False, 0)
+    with pytest.raises(BackendError, match=r"a chunk failed on Ray(.|\n)*no_such_preset"):
+        list(chunks)

@@ -53,7 +53,7 @@ def import_ray() -> Any:
         return importlib.import_module("ray")
     except ImportError as exc:
         raise BackendError(
-            "ray is not installed; install the `ray` extra (pip install 'unokit[ray]') or "
+            "ray is not installed; install the ray extra (pip install 'unokit[ray]') or "
             "use --backend local (the default), which runs the games in --jobs processes "
             "on this machine") from exc
 
@@ -114,8 +114,10 @@ def connection(address: str | None, jobs: int) -> Iterator[Any]:
                                "logging_level": logging.ERROR}
     if address is None:
         # A private instance: on the loopback address, no usage statistics sent anywhere,
-        # and patient with a slow start of its agent processes on a busy machine.
+        # and patient with a slow start of its agent processes on a busy machine (whose
+        # start does not compete with prestarted workers: they start with the first task).
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        os.environ.setdefault("RAY_enable_worker_prestart", "0")
         os.environ.setdefault("RAY_agent_register_timeout_ms", str(AGENT_TIMEOUT_MS))
         os.environ.setdefault("RAY_raylet_start_wait_time_s", str(AGENT_TIMEOUT_MS // 1000))
         options["num_cpus"] = jobs
