@@ -31,7 +31,7 @@ from typing import Any
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for the cluster's address to accept a connection."""
 
-START_ATTEMPTS = 2
+START_ATTEMPTS = 3
 """Tries to start a local Ray instance (its start can time out on a loaded machine)."""
 
 AGENT_TIMEOUT_MS = 120_000
