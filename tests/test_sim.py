@@ -236,7 +236,7 @@ def test_simulate_command_jobs_and_mixed_policies() -> None:
     (["--rules", "official", "--vs", "attack"], "--vs"),
     (["--rules", "nonsense"], "preset"),
     (["--policy", "clever"], "unknown policy"),
-    (["--backend", "ray"], "ray is not installed"),
+    (["--ray-address", "127.0.0.1:1"], "--ray-address needs --backend ray"),
 ])
 def test_simulate_command_errors(args: list[str], message: str) -> None:
     result = run(*args, "--games", "10")

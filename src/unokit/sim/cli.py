@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -25,6 +24,7 @@ from rich.table import Table
 from unokit.errors import RulesError
 from unokit.rules import Rules
 from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, seat_policies
+from unokit.sim.ray_backend import BackendError, import_ray
 
 if TYPE_CHECKING:
     from unokit.sim.stats import Distribution, Rate, Report
@@ -139,16 +139,24 @@ def simulate_command(
     max_actions: Annotated[int, typer.Option(
         "--max-actions", min=1, help="A game not over after this many actions stops "
         "unfinished.")] = DEFAULT_MAX_ACTIONS,
-    backend: Annotated[Backend, typer.Option(help="Where the games run.")] = Backend.LOCAL,
+    backend: Annotated[Backend, typer.Option(
+        help="Where the games run: local (--jobs processes on this machine) or ray (Ray "
+        "tasks on a local Ray instance with --jobs CPUs, or on the cluster at "
+        "--ray-address).")] = Backend.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(
+        "--ray-address", help="With --backend ray: the Ray cluster to run on (HOST:PORT, "
+        "ray://HOST:PORT or auto) instead of a local Ray instance.")] = None,
 ) -> None:
     """Simulate many games with the compiled simulator and report game lengths, win rates
     by seat, the first player's advantage and points (rule sets of the presets official,
     classic_ru, stacking and seven_o; others are refused)."""
+    if ray_address is not None and backend is not Backend.RAY:
+        _fail("--ray-address needs --backend ray")
     if backend is Backend.RAY:
-        if importlib.util.find_spec("ray") is None:
-            _fail("--backend ray: ray is not installed; use --backend local (the default), "
-                  "which runs the games in --jobs processes on this machine")
-        _fail("--backend ray is not available in this version; use --backend local")
+        try:
+            import_ray()
+        except BackendError as exc:
+            _fail(f"--backend ray: {exc}")
     sets = [_load(rules_text, players, "--rules")]
     if vs is not None:
         sets.append(_load(vs, players, "--vs"))
@@ -184,8 +192,13 @@ def simulate_command(
             def advance(count: int, task: TaskID = task) -> None:
                 progress.update(task, advance=count)
 
-            result = simulate(rules, games, seed, policy, jobs=jobs, chunk=chunk,
-                              max_actions=max_actions, on_chunk=advance)
+            try:
+                result = simulate(rules, games, seed, policy, jobs=jobs, chunk=chunk,
+                                  max_actions=max_actions, on_chunk=advance,
+                                  backend=backend.value, address=ray_address)
+            except BackendError as exc:
+                progress.stop()
+                _fail(f"--backend ray: {exc}", code=1)
             reports.append(report(result, label))
     for out in tables(reports):
         console.print(out)

@@ -35,6 +35,9 @@ COLUMNS = ("winner", "points", "actions", "plays", "draws", "turns", "rounds", "
            "first", "dealer")
 """The per-game results, in the order of the kernel's ``C_*`` columns."""
 
+BACKENDS = ("local", "ray")
+"""Where :func:`simulate` plays: processes on this machine, or Ray tasks."""
+
 
 @dataclass
 class SimResult:
@@ -125,6 +128,22 @@ def default_chunk(games: int, jobs: int) -> int:
 # Worker processes keep one simulator, built from the rules text at start.
 _WORKER: dict[str, Any] = {}
 
+# Ray workers keep the simulators of the runs they have played chunks of.
+_SIMULATORS: dict[tuple[str, tuple[str, ...], int], Simulator] = {}
+
+
+def worker_simulator(rules_text: str, policies: Sequence[str], max_actions: int) -> Simulator:
+    """A simulator for these rules, policies and limit, kept for this process's later
+    chunks (Ray tasks run many chunks in one worker process)."""
+    key = (rules_text, tuple(policies), max_actions)
+    sim = _SIMULATORS.get(key)
+    if sim is None:
+        if len(_SIMULATORS) >= 8:
+            _SIMULATORS.clear()
+        sim = _SIMULATORS[key] = Simulator(Rules.from_string(rules_text), policies,
+                                           max_actions)
+    return sim
+
 
 def _worker_init(rules_text: str, policies: list[str], max_actions: int,
                  keep_scores: bool, seed: int) -> None:
@@ -144,20 +163,36 @@ def _worker_run(task: tuple[int, int]) -> tuple[int, Any, Any, Any]:
 def simulate(rules: Rules, games: int, seed: int = 0, policies: str | Sequence[str] = "random",
              jobs: int = 1, chunk: int | None = None, keep_scores: bool = False,
              max_actions: int = DEFAULT_MAX_ACTIONS,
-             on_chunk: Callable[[int], None] | None = None) -> SimResult:
+             on_chunk: Callable[[int], None] | None = None, backend: str = "local",
+             address: str | None = None) -> SimResult:
     """Play ``games`` games (seeds ``seed``, ``seed + 1``, ...) in ``jobs`` processes,
     ``chunk`` games at a time; ``on_chunk(n)`` is called as each chunk of ``n`` games
     is done.
 
+    ``backend="ray"`` plays the same chunks as Ray tasks: on a local Ray instance with
+    ``jobs`` CPUs, started and shut down here, or on the cluster at ``address``
+    (:mod:`unokit.sim.ray_backend`). The chunks, and so the results, do not depend on the
+    backend.
+
     Raises:
         RulesError: the simulator does not play some key of ``rules``.
-        ValueError: bad counts or an unknown policy.
+        ValueError: bad counts, an unknown policy or backend.
+        BackendError: (``unokit.sim.ray_backend``) ray is not installed or the cluster
+            cannot be reached.
     """
     if games < 1:
         raise ValueError("games must be at least 1")
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError("an address is only for the ray backend")
     sim = Simulator(rules, policies, max_actions)  # checks the rules and policies first
+    if backend == "ray":
+        from unokit.sim.ray_backend import import_ray
+
+        import_ray()  # before compiling: is ray there at all?
     size = chunk or default_chunk(games, jobs)
     out = np.zeros((games, loop.N_COLS), dtype=np.int64)
     digests = np.zeros(games, dtype=np.uint64)
@@ -174,7 +209,15 @@ def simulate(rules: Rules, games: int, seed: int = 0, policies: str | Sequence[s
         if on_chunk is not None:
             on_chunk(count)
 
-    if jobs == 1:
+    if backend == "ray":
+        from unokit.sim import ray_backend
+
+        with ray_backend.connection(address, jobs) as ray:
+            for start, part, part_digests, part_scores in ray_backend.run_chunks(
+                    ray, _chunks(games, size), rules.to_string(), sim.policies, max_actions,
+                    keep_scores, seed):
+                store(start, part, part_digests, part_scores)
+    elif jobs == 1:
         for start, count in _chunks(games, size):
             part, part_digests, part_scores = sim.run(seed + start, count, keep_scores)
             store(start, part, part_digests, part_scores)
@@ -189,8 +232,9 @@ def simulate(rules: Rules, games: int, seed: int = 0, policies: str | Sequence[s
     columns = {name: out[:, index].copy() for index, name in enumerate(COLUMNS)}
     return SimResult(rules=rules, policies=sim.policies, seed=seed, games=games,
                      seconds=seconds, jobs=jobs, columns=columns, digests=digests,
-                     scores=scores, extra={"chunk": size, "cpu_count": os.cpu_count()})
+                     scores=scores, extra={"chunk": size, "cpu_count": os.cpu_count(),
+                                           "backend": backend, "address": address})
 
 
-__all__ = ["COLUMNS", "SimResult", "Simulator", "default_chunk", "simulate",
-           "warm_up"]
+__all__ = ["BACKENDS", "COLUMNS", "SimResult", "Simulator", "default_chunk", "simulate",
+           "warm_up", "worker_simulator"]
