@@ -9,18 +9,27 @@ The state array ``g`` and the helpers are those of :mod:`unokit.sim.kernel`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from unokit.sim import support as S
 from unokit.sim.kernel import (
     _COLOR,
+    _GOLDEN,
     _RANK,
     DISC,
     DRAW_TWO,
     HAND_COLS,
     HC,
+    MASK,
     P_CHALLENGE,
     P_DRAWN,
     P_PLAY,
     P_RESPOND,
+    P_ROUND_OVER,
+    PILE,
+    POS,
+    POS_LIMIT,
+    POS_SLOTS,
     REVERSE,
     RP,
     S_ACTIONS,
@@ -33,11 +42,15 @@ from unokit.sim.kernel import (
     S_IDLE,
     S_MATCH,
     S_NDISC,
+    S_NPILE,
+    S_NPOS,
     S_OFFER_SKIP,
     S_PENDING,
     S_PHASE,
     S_PKIND,
     S_PLAYS,
+    S_RECYCLED,
+    S_REPEATED,
     S_ROUND_WINNER,
     S_SKIP_FROM,
     S_TURNS,
@@ -65,7 +78,10 @@ from unokit.sim.kernel import (
     close_round,
     draw_cards,
     has_color,
+    inline,
     jit,
+    lowest_kind,
+    mix,
     nxt,
     remove_card,
     rotate_hands,
@@ -276,6 +292,7 @@ def challenge(gp: int, p: int) -> None:
         if g[RP + S.R_TAKES_BACK]:
             g[S_NDISC] -= 1
             add_card(gp, accused, g[DISC + g[S_NDISC]])
+            g[S_RECYCLED] = 1
             g[S_COLOR] = g[S_WD4_COLOR]
             g[S_MATCH] = g[S_WD4_MATCH]
         draw_cards(gp, accused, stacked + g[RP + S.R_GUILTY_DRAW])
@@ -284,6 +301,76 @@ def challenge(gp: int, p: int) -> None:
         draw_cards(gp, p, stacked + g[RP + S.R_INNOCENT_DRAW])
         g[S_CUR] = nxt(gp, p)
     g[S_PHASE] = P_PLAY
+
+
+# ------------------------------------------------------------------ repetition
+REPETITION_LIMIT = 3
+"""As :data:`unokit.match_flow.REPETITION_LIMIT`: the count that blocks a round."""
+
+
+@inline
+def _fold(h: np.uint64, value: int) -> np.uint64:
+    return mix((h ^ np.uint64(value)) + _GOLDEN)
+
+
+@jit
+def position_hash(gp: int) -> np.uint64:
+    """A 64-bit hash of the position, as :func:`unokit.match_flow.position_digest` takes
+    it: the scalars of the round (``g[S_CUR:S_NDISC + 1]``: turn, phase, direction,
+    colour, the card to match, the drawn card, the pending penalty and its kind, the Wild
+    Draw Four fields, the UNO window, the seat that may pass a Skip on, the idle count and
+    the piles' lengths), both piles in order and each hand as counts of its kinds; not the
+    random streams, the counters of plays and draws, nor what is fixed for the round."""
+    g = view(gp)
+    h = np.uint64(0)
+    for i in range(S_NDISC + 1):
+        h = _fold(h, g[i])
+    for i in range(g[S_NPILE]):
+        h = _fold(h, g[PILE + i])
+    for i in range(g[S_NDISC]):
+        h = _fold(h, g[DISC + i])
+    for seat in range(g[RP + S.R_N]):
+        base = HC + seat * HAND_COLS
+        bits = g[base + MASK]
+        h = _fold(h, bits)
+        while bits:
+            h = _fold(h, g[base + lowest_kind(bits)])
+            bits &= bits - 1
+    return h
+
+
+@jit
+def note_position(gp: int) -> None:
+    """``match_flow._note_position``: count the position after an action that brought
+    cards back from the discard pile; on its :data:`REPETITION_LIMIT`-th occurrence in the
+    round the round is blocked. The counts live in an open-addressing table at ``g[POS]``
+    whose slots belong to the round of their generation (so a new round frees them all
+    without clearing). A round records at most ``POS_LIMIT`` positions; past that it keeps
+    counting the recorded ones and no others (a round of that many distinct positions
+    after a reshuffle has not been seen; see docs/simulator.md)."""
+    g = view(gp)
+    if g[S_PHASE] >= P_ROUND_OVER:
+        return
+    h = np.int64(position_hash(gp))
+    generation = g[POS]
+    slot = h & (POS_SLOTS - 1)
+    while True:
+        at = POS + 1 + 3 * slot
+        if g[at + 2] != generation:  # a free slot: the position is new
+            if g[S_NPOS] >= POS_LIMIT:
+                return
+            g[at] = h
+            g[at + 1] = 1
+            g[at + 2] = generation
+            g[S_NPOS] += 1
+            return
+        if g[at] == h:
+            break
+        slot = (slot + 1) & (POS_SLOTS - 1)
+    g[at + 1] += 1
+    if g[at + 1] >= REPETITION_LIMIT:
+        g[S_REPEATED] += 1
+        blocked(gp)
 
 
 @jit
@@ -326,3 +413,6 @@ def apply(gp: int, action: int) -> None:
     elif kind == T_NEXT:
         g[S_DEALER] = (g[S_DEALER] + 1) % g[RP + S.R_N]
         start_round(gp)
+    if g[S_RECYCLED]:
+        g[S_RECYCLED] = 0
+        note_position(gp)
