@@ -23,6 +23,8 @@ REPEATING = [
     # play and challenge the same Wild Draw Four in turn.
     ("official,challenge_guilty_takes_back=true,challenge_guilty_draw=0,rounds=1,players=2",
      "random", [2181, 2547, 3451, 3524, 3885, 4117]),
+    ("seven_o,challenge_guilty_takes_back=true,challenge_guilty_draw=0,rounds=1,players=2",
+     "random", [644, 873, 1468]),
     # The official rules as they are: ten hands hold nearly the whole deck, and draws and
     # plays of the few cards left bring a reshuffled position back.
     ("official,rounds=1,players=10", "random", [2830]),
@@ -37,7 +39,7 @@ def _columns(sim: Simulator, seed: int) -> tuple[dict[str, int], list[int], int]
 
 
 @pytest.mark.parametrize(("text", "policies", "seeds"), REPEATING,
-                         ids=["takes_back", "official10"])
+                         ids=["takes_back", "seven_o_takes_back", "official10"])
 def test_repeating_games_play_as_on_the_engine(text: str, policies: str,
                                                seeds: list[int]) -> None:
     rules = Rules.load(text)
