@@ -69,7 +69,8 @@ def _kernel_outcomes(rules: Rules, policies: str, first_seed: int, count: int,
             seed=first_seed + i, winner=row["winner"], scores=[int(s) for s in scores[i]],
             actions=row["actions"], plays=row["plays"], draws=row["draws"],
             turns=row["turns"], rounds=row["rounds"], blocked=row["blocked"],
-            first=row["first"], dealer=row["dealer"], digest=int(digests[i])))
+            first=row["first"], dealer=row["dealer"], digest=int(digests[i]),
+            repeated=row["repeated"]))
     return outcomes
 
 
@@ -79,10 +80,10 @@ def _check(rules: Rules, policies: str, first_seed: int, count: int) -> int:
     for mine in kernel:
         ref = play_reference(rules, mine.seed, policies)
         ref_key = (ref.winner, ref.scores, ref.actions, ref.plays, ref.draws, ref.turns,
-                   ref.rounds, ref.blocked, ref.first, ref.dealer, ref.digest)
+                   ref.rounds, ref.blocked, ref.first, ref.dealer, ref.digest, ref.repeated)
         mine_key = (mine.winner, mine.scores, mine.actions, mine.plays, mine.draws,
                     mine.turns, mine.rounds, mine.blocked, mine.first, mine.dealer,
-                    mine.digest)
+                    mine.digest, mine.repeated)
         if ref_key != mine_key:
             actions = Simulator(rules, policies).record(mine.seed)
             where = next((i for i, (a, b) in enumerate(zip(actions, ref.history, strict=False))

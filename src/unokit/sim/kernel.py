@@ -137,7 +137,10 @@ ACTS = DECK + PILE_CAP  # legal actions
 TMP = ACTS + MAX_LEGAL  # the policies' working space
 SCRATCH = TMP + MAX_LEGAL  # hands being rotated; the dealer draw's contenders
 RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): game, decisions
-G_SIZE = RNG + 2
+POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
+POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
+POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
+G_SIZE = POS + 1 + 3 * POS_SLOTS
 
 # Phases.
 P_PLAY, P_DRAWN, P_COLOR, P_CHALLENGE, P_RESPOND, P_ROUND_OVER, P_MATCH_OVER = range(7)
@@ -172,6 +175,9 @@ S_TURNS = 25
 S_BLOCKED = 26
 S_FIRST = 27
 S_FIRST_DEALER = 28
+S_RECYCLED = 29  # cards came back from the discard pile during this action
+S_NPOS = 30  # positions recorded in the repetition table this round
+S_REPEATED = 31  # rounds blocked by the repetition rule
 
 # Action encoding (unokit.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -425,6 +431,7 @@ def take(gp: int) -> int:
             g[DISC + k] = g[DISC + m + k]
         g[S_NDISC] = keep
         g[S_NPILE] = m
+        g[S_RECYCLED] = 1
     g[S_NPILE] -= 1
     return g[PILE + g[S_NPILE]]
 
@@ -537,6 +544,9 @@ def start_round(gp: int) -> None:
     g[S_ROUND_WINNER] = -1
     g[S_MATCH] = -1
     g[S_OFFER_SKIP] = 0
+    g[S_RECYCLED] = 0
+    g[S_NPOS] = 0
+    g[POS] += 1  # a new generation: every slot of the repetition table is free again
     g[S_ROUND_NO] += 1
     dealer = g[S_DEALER]
     size = g[RP + S.R_DECK_SIZE]

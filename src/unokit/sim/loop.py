@@ -61,6 +61,7 @@ from unokit.sim.kernel import (
     S_PHASE,
     S_PKIND,
     S_PLAYS,
+    S_REPEATED,
     S_ROUND_NO,
     S_SKIP_FROM,
     S_TURNS,
@@ -112,7 +113,8 @@ C_ROUNDS = 6
 C_BLOCKED = 7
 C_FIRST = 8
 C_DEALER = 9
-N_COLS = 10
+C_REPEATED = 10
+N_COLS = 11
 
 
 # ------------------------------------------------------------------ legal actions
@@ -463,13 +465,14 @@ def run_batch(g: I64, seeds: U64, max_actions: int, out: I64, out_scores: I64,
         out[i, C_BLOCKED] = g[S_BLOCKED]
         out[i, C_FIRST] = g[S_FIRST]
         out[i, C_DEALER] = g[S_FIRST_DEALER]
+        out[i, C_REPEATED] = g[S_REPEATED]
         for seat in range(n):
             out_scores[i, seat] = g[SCORES + seat]
 
 
 __all__ = ["C_ACTIONS", "C_BLOCKED", "C_DEALER", "C_DRAWS", "C_FIRST", "C_PLAYS",
-           "C_POINTS", "C_ROUNDS", "C_TURNS", "C_WINNER", "N_COLS", "legal", "play_game",
-           "play_recorded", "run_batch"]
+           "C_POINTS", "C_REPEATED", "C_ROUNDS", "C_TURNS", "C_WINNER", "N_COLS", "legal",
+           "play_game", "play_recorded", "run_batch"]
 
 
 @jit

@@ -214,6 +214,8 @@ class Outcome:
     dealer: int
     """The first dealer."""
     digest: int
+    repeated: int = 0
+    """Rounds blocked because a position came back (the ``repeated`` event)."""
     history: list[int] = field(default_factory=list, repr=False)
 
     @property
@@ -232,7 +234,7 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
     rng = SplitMix64(policy_seed(seed))
     first = game.current if game.current >= 0 else -1
     dealer = game.dealer
-    plays = draws = turns = blocked = 0
+    plays = draws = turns = blocked = repeated = 0
     offer_skip = False
     while game.phase is not MATCH_OVER and len(game.history) < max_actions:
         action: int | None = None
@@ -263,6 +265,7 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
         if game.phase is ROUND_OVER or game.phase is MATCH_OVER:
             blocked += any(e.kind is EventKind.ROUND_ENDED and bool(e.data and e.data["blocked"])
                            for e in events)
+            repeated += any(e.kind is EventKind.REPEATED for e in events)
     over = game.phase is MATCH_OVER
     return Outcome(
         seed=seed,
@@ -277,6 +280,7 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
         first=first,
         dealer=dealer,
         digest=actions_digest(game.history),
+        repeated=repeated,
         history=list(game.history),
     )
 

@@ -32,7 +32,7 @@ from unokit.sim.support import kernel_bonus, kernel_deck, kernel_params
 MASK64 = (1 << 64) - 1
 
 COLUMNS = ("winner", "points", "actions", "plays", "draws", "turns", "rounds", "blocked",
-           "first", "dealer")
+           "first", "dealer", "repeated")
 """The per-game results, in the order of the kernel's ``C_*`` columns."""
 
 BACKENDS = ("local", "ray")

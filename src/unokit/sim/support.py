@@ -44,38 +44,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 """Keys with a choice of values, of which the simulator plays these."""
 
-# Indices into the kernel's rule parameters (an int64 array).
-R_N = 0
-R_HAND = 1
-R_DEALER = 2  # 0 high_card, 1 random, 2 seat0
-R_NUMBER_ONLY = 3
-R_DRAW_ONE = 4
-R_PLAY_DRAWN = 5  # 0 may, 1 must, 2 never
-R_DWP = 6
-R_REV_SKIPS = 7
-R_WD4 = 8  # 0 challenge, 1 strict, 2 free
-R_GUILTY_DRAW = 9
-R_INNOCENT_DRAW = 10
-R_TAKES_BACK = 11
-R_UNO_PENALTY = 12
-R_SELF_CATCH = 13
-R_PENALTY_SCORING = 14
-R_TARGET = 15
-R_ROUNDS = 16  # 0: no limit
-R_LONE_ZERO = 17
-R_D2D2 = 18  # 0 none, 1 deflect, 2 stack
-R_D4D4 = 19
-R_D2D4 = 20
-R_D4D2 = 21
-R_REV_DEFLECT = 22
-R_SKIP_ON_SKIP = 23  # 0 none, 1 same_color, 2 any
-R_SEVEN_SWAP = 24
-R_ZERO_ROTATE = 25
-R_SEVEN_ZERO_APPLY = 26
-R_ANSWER_TWO = 27
-R_ANSWER_FOUR = 28
-R_DECK_SIZE = 29
-N_PARAMS = 30
+# Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
+# choices are in the tables below (R_ROUNDS 0: no limit; the four chain keys R_D2D2 to
+# R_D4D2 by _CHAIN).
+(R_N, R_HAND, R_DEALER, R_NUMBER_ONLY, R_DRAW_ONE, R_PLAY_DRAWN, R_DWP, R_REV_SKIPS, R_WD4,
+ R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
+ R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
+ R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
+ R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, N_PARAMS) = range(31)
 
 _DEALER = {"high_card": 0, "random": 1, "seat0": 2}
 _PLAY_DRAWN = {"may": 0, "must": 1, "never": 2}
