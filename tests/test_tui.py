@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import Input
 
 from unokit import actions as A
-from unokit.bots import make_bot, play
+from unokit.bots import SearchBot, make_bot, play
 from unokit.cards import WILD, parse_card
 from unokit.events import EventKind
 from unokit.game import Game, Phase
@@ -136,6 +136,27 @@ def test_the_log_shows_only_what_seat_0_may_see() -> None:
         assert line.plain == expected.plain
         hidden += seen is not event and bool(event.cards)
     assert hidden > 0
+
+
+def test_a_session_plays_against_the_search_bot() -> None:
+    config = PlayConfig(Rules.preset("official", players=2, rounds=1), seed=5,
+                        levels=("search",))
+    session = Session.start(config)
+    bot = session.bots[1]
+    assert isinstance(bot, SearchBot) and bot.rules == session.game.rules
+    human = make_bot("playfirst", 0)
+    for _ in range(2000):
+        if session.game.is_over():
+            break
+        move = session.next_move()
+        if move is not None:
+            session.apply(move.action)
+            continue
+        action = human.choose(session.observation(), session.legal())
+        assert action is not None
+        session.apply(action)
+    assert session.game.is_over() and not session.problems
+    assert bot.searched > 0
 
 
 def test_bots_are_asked_out_of_turn_first() -> None:
