@@ -13,6 +13,11 @@ import pytest
 from unokit import actions as A
 from unokit.bots import PlayFirstBot, SearchBot, make_bot, must_act, play
 from unokit.bots.playout import Plain, Position, compiled, search_wins
+from unokit.bots.search import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_ITERATIONS_MANY,
+    DEFAULT_POLICY_MANY,
+)
 from unokit.cards import parse_card
 from unokit.game import Game
 from unokit.observation import Observation
@@ -39,6 +44,17 @@ def test_needs_the_rules() -> None:
         SearchBot(1)
     with pytest.raises(ValueError):
         SearchBot(1, rules=Rules.preset("official"), iterations=0)
+
+
+def test_defaults_by_number_of_players() -> None:
+    two = SearchBot(0, rules=Rules.preset("official", players=2))
+    four = SearchBot(0, rules=Rules.preset("official", players=4))
+    party = SearchBot(0, rules=Rules.preset("party", players=4))
+    assert (two.iterations, two.policy) == (DEFAULT_ITERATIONS, 0)
+    assert (four.iterations, four.policy) == (DEFAULT_ITERATIONS_MANY, DEFAULT_POLICY_MANY)
+    assert party.iterations == DEFAULT_ITERATIONS  # engine playouts: no more deals
+    chosen = SearchBot(0, rules=Rules.preset("official", players=4), iterations=30, policy=0)
+    assert (chosen.iterations, chosen.policy) == (30, 0)
 
 
 @pytest.mark.parametrize("seed", range(6))

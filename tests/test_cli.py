@@ -164,6 +164,14 @@ def test_selfplay_runs_to_the_end_and_saves(tmp_path: Path) -> None:
     assert again.output.splitlines()[:-1] == out.splitlines()[:-2]  # same match, no save line
 
 
+def test_selfplay_with_the_search_bot() -> None:
+    result = run("selfplay", "--rules", "official,rounds=1", "--players", "3", "--seed", "5",
+                 "--bots", "search:20,playfirst")
+    assert result.exit_code == 0, result.output
+    assert "Alice (search), Bob (playfirst), Cara (search)" in result.output
+    assert "\nWinner: " in result.output
+
+
 def test_selfplay_rule_forms() -> None:
     for rules in ("pairs", '{"preset": "official", "players": 2, "rounds": 1}',
                   "official, rounds=1, scoring=penalty"):

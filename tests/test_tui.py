@@ -8,7 +8,8 @@ Bots play with no delay, so every test is deterministic. Snapshots live in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,9 @@ import pytest
 from textual.widgets import Input
 
 from unokit import actions as A
-from unokit.bots import make_bot, play
+from unokit.bots import SearchBot, make_bot, play
 from unokit.cards import WILD, parse_card
-from unokit.events import EventKind
+from unokit.events import Event, EventKind
 from unokit.game import Game, Phase
 from unokit.record import Record
 from unokit.rules import Rules
@@ -46,6 +47,20 @@ def position(rules: str, hands: Sequence[Sequence[str]], top: str, current: int,
                            draw_pile=cards(*pile), discard=cards(top), current_player=current,
                            **kw)
     return Session.for_game(game, ["playfirst"] * (game.n - 1))
+
+
+@contextlib.asynccontextmanager
+async def opened(session: Session, delay: float = 0) -> AsyncIterator[tuple[PlayApp, Any]]:
+    """The terminal game around ``session``, running and settled: ``(app, pilot)``."""
+    app = PlayApp(session=session, delay=delay)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        yield app, pilot
+
+
+def logged(session: Session, kind: EventKind) -> list[Event]:
+    """The session's events of ``kind`` so far."""
+    return [event for event in session.game.log if event.kind is kind]
 
 
 def static_text(app: Any, selector: str) -> str:
@@ -138,6 +153,27 @@ def test_the_log_shows_only_what_seat_0_may_see() -> None:
     assert hidden > 0
 
 
+def test_a_session_plays_against_the_search_bot() -> None:
+    config = PlayConfig(Rules.preset("official", players=2, rounds=1), seed=5,
+                        levels=("search",))
+    session = Session.start(config)
+    bot = session.bots[1]
+    assert isinstance(bot, SearchBot) and bot.rules == session.game.rules
+    human = make_bot("playfirst", 0)
+    for _ in range(2000):
+        if session.game.is_over():
+            break
+        move = session.next_move()
+        if move is not None:
+            session.apply(move.action)
+            continue
+        action = human.choose(session.observation(), session.legal())
+        assert action is not None
+        session.apply(action)
+    assert session.game.is_over() and not session.problems
+    assert bot.searched > 0
+
+
 def test_bots_are_asked_out_of_turn_first() -> None:
     # Bob plays down to one card without calling; it is Cara's turn, but Bob (asked
     # first, out of turn) calls UNO late before Cara acts.
@@ -190,9 +226,7 @@ async def test_a_seeded_two_player_match_is_played_with_keys_to_the_end(tmp_path
 async def test_illegal_input_shows_the_engines_reason() -> None:
     session = position("official,players=2", [["R5", "G7", "B1"], ["Y3", "Y4"]], "R3",
                        current=0)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         before = session.game.state_key()
         await pilot.press("3")  # B1 does not match R3
         assert "does not match the top card and colour" in static_text(app, "#status")
@@ -243,9 +277,7 @@ async def test_the_setup_screen_validates_the_rule_string() -> None:
 async def test_the_colour_picker_names_the_colour_of_a_wild() -> None:
     session = position("official,players=2", [["R5", "G7", "W"], ["Y3", "Y4"]], "B3",
                        current=0)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         await pilot.press("3")
         assert isinstance(app.screen, ColorPicker)
         assert app.screen.choices == [0, 1, 2, 3]
@@ -253,7 +285,7 @@ async def test_the_colour_picker_names_the_colour_of_a_wild() -> None:
         assert isinstance(app.screen, TableScreen) and session.game.top == parse_card("B3")
         await pilot.press("3", "g")
         await pilot.pause()
-        played = [e for e in session.game.log if e.kind is EventKind.PLAYED]
+        played = logged(session, EventKind.PLAYED)
         assert played[0].card == WILD and played[0].color == 2
 
 
@@ -261,14 +293,12 @@ async def test_the_colour_picker_names_the_colour_of_a_wild() -> None:
 async def test_the_challenge_prompt_follows_a_wild_draw_four() -> None:
     session = position("official,players=2", [["R5", "G7", "B1"], ["W+4", "Y5", "Y6"]], "B3",
                        current=1)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         assert session.game.phase is Phase.CHALLENGE and session.game.current_player == 0
         assert isinstance(app.screen, ChallengePrompt)
         await pilot.press("x")
         await pilot.pause()
-        challenged = [e for e in session.game.log if e.kind is EventKind.CHALLENGED]
+        challenged = logged(session, EventKind.CHALLENGED)
         assert challenged and challenged[0].reason == "innocent"
         assert len(session.game.hands[0]) == 3 + 6
         assert isinstance(app.screen, TableScreen)
@@ -278,9 +308,7 @@ async def test_the_challenge_prompt_follows_a_wild_draw_four() -> None:
 async def test_no_challenge_prompt_without_a_wild_draw_four() -> None:
     session = position("official,players=2", [["R5", "G7", "B1"], ["B4", "Y3", "Y4"]], "B3",
                        current=1)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, _):
         assert session.game.current_player == 0 and isinstance(app.screen, TableScreen)
 
 
@@ -288,9 +316,7 @@ async def test_no_challenge_prompt_without_a_wild_draw_four() -> None:
 async def test_a_seven_asks_whom_to_swap_with_and_uno_is_armed() -> None:
     session = position("seven_o,players=3", [["R7", "G1"], ["Y3", "Y4", "Y5"], ["B1", "B2"]],
                        "R3", current=0)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         await pilot.press("u")
         assert app.screen.uno_armed  # type: ignore[attr-defined]
         await pilot.press("1")
@@ -298,7 +324,7 @@ async def test_a_seven_asks_whom_to_swap_with_and_uno_is_armed() -> None:
         assert [value for _, value in app.screen.options] == [1, 2]
         await pilot.press("2")
         await pilot.pause()
-        played = next(e for e in session.game.log if e.kind is EventKind.PLAYED)
+        played = logged(session, EventKind.PLAYED)[0]
         assert played.card == parse_card("R7") and played.target == 2
         assert any(e.kind is EventKind.UNO_CALLED and e.player == 0 for e in session.game.log)
 
@@ -307,9 +333,7 @@ async def test_a_seven_asks_whom_to_swap_with_and_uno_is_armed() -> None:
 async def test_a_five_asks_whom_to_exchange_with_and_which_card_to_give() -> None:
     session = position("official,players=2,five_exchange=true",
                        [["R5", "G1", "B2"], ["Y3", "Y4", "Y5"]], "R3", current=0)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         await pilot.press("1")  # the hand is sorted: R5 G1 B2
         assert isinstance(app.screen, ChoiceScreen)
         assert [value for _, value in app.screen.options] == [1, 15]  # Bob, or nobody
@@ -318,7 +342,7 @@ async def test_a_five_asks_whom_to_exchange_with_and_which_card_to_give() -> Non
         assert [value for _, value in app.screen.options] == cards("G1", "B2")
         await pilot.press("2")
         await pilot.pause()
-        gave = next(e for e in session.game.log if e.kind is EventKind.GAVE)
+        gave = logged(session, EventKind.GAVE)[0]
         assert gave.player == 0 and gave.target == 1 and gave.cards == (parse_card("B2"),)
 
 
@@ -326,14 +350,12 @@ async def test_a_five_asks_whom_to_exchange_with_and_which_card_to_give() -> Non
 async def test_several_cards_of_one_number_are_played_together() -> None:
     session = position("official,players=2,multi_play=same_number",
                        [["R5", "G5", "B1"], ["Y3", "Y4", "Y6"]], "R3", current=0)
-    app = PlayApp(session=session, delay=0)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with opened(session) as (app, pilot):
         await pilot.press("space", "right", "space")  # R5, then G5
         assert isinstance(app.screen, TableScreen)
         assert app.screen.hand.selected_cards() == cards("R5", "G5")
         await pilot.press("enter")
-        played = next(e for e in session.game.log if e.kind is EventKind.PLAYED)
+        played = logged(session, EventKind.PLAYED)[0]
         assert played.card == parse_card("R5") and played.cards == (parse_card("G5"),)
         assert session.game.color == 2
 
@@ -343,15 +365,14 @@ async def test_jump_in_cards_are_playable_out_of_turn() -> None:
     session = position("jump_in,players=3", [["G5", "R1"], ["Y3", "Y4", "Y5"], ["B1", "B2"]],
                        "G5", current=1)
     session.game.fresh = False
-    app = PlayApp(session=session, delay=600)  # the bot waits: the human jumps in first
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    # The bot waits: the human jumps in first.
+    async with opened(session, delay=600) as (app, pilot):
         offer = session.offer()
         assert session.game.current_player == 1 and parse_card("G5") in offer.play_cards
         assert "jump in" in static_text(app, "#status")
         assert isinstance(app.screen, TableScreen)
         await press_card(pilot, app.screen, parse_card("G5"))
-        played = next(e for e in session.game.log if e.kind is EventKind.PLAYED)
+        played = logged(session, EventKind.PLAYED)[0]
         assert played.player == 0 and played.card == parse_card("G5")
 
 

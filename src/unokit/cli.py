@@ -271,7 +271,7 @@ def selfplay_command(
     if not kinds:
         _fail("--bots: give at least one bot name")
     try:
-        seats = [make_bot(kinds[seat % len(kinds)], seed * 16 + seat)
+        seats = [make_bot(kinds[seat % len(kinds)], seed * 16 + seat, rules=rules)
                  for seat in range(rules.players)]
     except ValueError as exc:
         _fail(f"--bots: {exc}")

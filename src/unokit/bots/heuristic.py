@@ -39,27 +39,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from unokit import actions as A
+from unokit import cards as C
 from unokit.bots.base import SeededBot, must_act
 from unokit.bots.memory import Tracker, next_seat
 from unokit.cards import (
     COLOR_OF,
-    DISCARD_ALL,
     DRAW_TWO,
-    HIT_TWO,
     POINTS,
     RANK_OF,
     REVERSE,
     SKIP,
-    TRADE_HANDS,
     WILD,
-    WILD_ALL_HIT,
     WILD_BLANK,
-    WILD_DOWNPOUR_ONE,
-    WILD_DOWNPOUR_TWO,
     WILD_DRAW_FOUR,
-    WILD_HIT_FIRE,
-    WILD_SHUFFLE_HANDS,
-    WILD_SWAP_HANDS,
 )
 from unokit.house import wheel_color
 from unokit.observation import Observation
@@ -269,9 +261,17 @@ class HeuristicBot(SeededBot):
     """
 
     name = "heuristic"
+    level = "normal"
+    """The level when none is given (each level's subclass: its own, fixed)."""
 
-    def __init__(self, seed: int = 0, *, level: str = "normal", personality: str = "balanced",
-                 rules: Rules | None = None, reaction_delay: float | None = None) -> None:
+    def __init__(self, seed: int = 0, *, level: str | None = None,
+                 personality: str = "balanced", rules: Rules | None = None,
+                 reaction_delay: float | None = None) -> None:
+        if level is None:
+            level = self.level
+        elif type(self) is not HeuristicBot:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                            "'level'")
         super().__init__(seed)
         self.level = level
         self.personality = personality
@@ -426,7 +426,7 @@ class HeuristicBot(SeededBot):
         rules = view.rules
         attack_deck = rules is not None and rules.deck == "attack"
         last = played[-1]
-        if attack_deck and card < WILD and RANK_OF[card] == DISCARD_ALL:
+        if attack_deck and card < WILD and RANK_OF[card] == C.DISCARD_ALL:
             hand = [c for c in hand if c >= WILD or COLOR_OF[c] != COLOR_OF[card]]
         uno = bool(action & A.UNO_FLAG)
         left = len(hand)
@@ -464,20 +464,20 @@ class HeuristicBot(SeededBot):
                 score -= keep * (1.3 if card == WILD_DRAW_FOUR else 1.0)
             if card == WILD_DRAW_FOUR:
                 score += self._draw_four(view, others_play, danger)
-            elif card in (WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO, WILD_ALL_HIT):
+            elif card in (C.WILD_DOWNPOUR_ONE, C.WILD_DOWNPOUR_TWO, C.WILD_ALL_HIT):
                 score += style.attack * 0.5 * (1.0 + self._max_danger(view))
-            elif card == WILD_HIT_FIRE:
+            elif card == C.WILD_HIT_FIRE:
                 score += style.attack * (0.6 + danger) if view.next_opp else -style.attack
             elif card == WILD_BLANK and rules is not None and rules.blank_card_effect \
                     == "draw_ten":
                 score += style.attack * (1.5 + danger) if view.next_opp else -style.attack * 3
-            elif card == WILD_SWAP_HANDS:
+            elif card == C.WILD_SWAP_HANDS:
                 score += self._swap_gain(view, A.action_target(action), left)
-            elif card == WILD_SHUFFLE_HANDS:
+            elif card == C.WILD_SHUFFLE_HANDS:
                 sizes = [s for s, on in zip(obs.hand_sizes, view.active, strict=True) if on]
                 score += 0.5 * (left - (sum(sizes) - 1) / len(sizes))
         else:
-            if rank in (DRAW_TWO, HIT_TWO):
+            if rank in (DRAW_TWO, C.HIT_TWO):
                 if view.next_opp:
                     score += style.attack * (0.5 + danger) + (style.tempo if view.two else 0.0)
                 else:
@@ -497,7 +497,7 @@ class HeuristicBot(SeededBot):
             if rank in (SKIP, REVERSE, DRAW_TWO) and style.keep_action and left > 2:
                 score -= style.keep_action
             target = A.action_target(action)
-            if rank == TRADE_HANDS or (rank == 7 and target != 15):
+            if rank == C.TRADE_HANDS or (rank == 7 and target != 15):
                 score += self._swap_gain(view, target, left)
             elif rank == 0 and rules is not None and rules.zero_rotate:
                 before = next_seat(obs.seat, -obs.direction, view.active)
@@ -641,7 +641,7 @@ class HeuristicBot(SeededBot):
             if card >= WILD:
                 return (-2.0, -action)
             worth = POINTS[card] / 50.0 - 0.2 * view.counts[COLOR_OF[card]]
-            if RANK_OF[card] in (DRAW_TWO, SKIP, REVERSE, HIT_TWO, TRADE_HANDS, DISCARD_ALL):
+            if RANK_OF[card] in (DRAW_TWO, SKIP, REVERSE, C.HIT_TWO, C.TRADE_HANDS, C.DISCARD_ALL):
                 worth -= 0.5
             return (worth, -action)
 
@@ -649,36 +649,24 @@ class HeuristicBot(SeededBot):
 
 
 class EasyBot(HeuristicBot):
-    """The ``easy`` level (see :class:`HeuristicBot`)."""
+    """The ``easy`` level (see :class:`HeuristicBot`; it takes no ``level``)."""
 
     name = "easy"
-
-    def __init__(self, seed: int = 0, *, personality: str = "balanced",
-                 rules: Rules | None = None, reaction_delay: float | None = None) -> None:
-        super().__init__(seed, level="easy", personality=personality, rules=rules,
-                         reaction_delay=reaction_delay)
+    level = "easy"
 
 
 class NormalBot(HeuristicBot):
-    """The ``normal`` level (see :class:`HeuristicBot`)."""
+    """The ``normal`` level (see :class:`HeuristicBot`; it takes no ``level``)."""
 
     name = "normal"
-
-    def __init__(self, seed: int = 0, *, personality: str = "balanced",
-                 rules: Rules | None = None, reaction_delay: float | None = None) -> None:
-        super().__init__(seed, level="normal", personality=personality, rules=rules,
-                         reaction_delay=reaction_delay)
+    level = "normal"
 
 
 class HardBot(HeuristicBot):
-    """The ``hard`` level (see :class:`HeuristicBot`)."""
+    """The ``hard`` level (see :class:`HeuristicBot`; it takes no ``level``)."""
 
     name = "hard"
-
-    def __init__(self, seed: int = 0, *, personality: str = "balanced",
-                 rules: Rules | None = None, reaction_delay: float | None = None) -> None:
-        super().__init__(seed, level="hard", personality=personality, rules=rules,
-                         reaction_delay=reaction_delay)
+    level = "hard"
 
 
 __all__ = ["LEVELS", "PERSONALITIES", "EasyBot", "HardBot", "HeuristicBot", "NormalBot",

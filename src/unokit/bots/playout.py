@@ -136,19 +136,135 @@ class Position:
     """Whether each seat is on the side of ``seat``."""
 
 
+# ------------------------------------------------------------------ the policy
+# Both playouts (plain Python on lists, compiled on arrays) pick their cards with these
+# functions: ``hand[:size]`` is a hand, ``counts`` four integers to fill.
+_MATCHING, _MATCHING_BEST, _MATCHING_OR_WILD, _WILDS = 0, 1, 2, 3
+"""The cards :func:`_nth` picks from: matching coloured cards, those of the colour held
+most, matching cards and wilds, or wilds (a wild fits the last two)."""
+
+
+def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart: bool,
+                 loose: bool, counts: Any, ranks: Any, colors: Any) -> tuple[int, int, int]:
+    """What the policy picks a card from (see the module docstring and
+    :func:`search_stats`): ``(kind, how many cards of that kind, most held)``; it fills
+    ``counts`` with the cards of each colour."""
+    matching = 0
+    wilds = 0
+    for j in range(4):
+        counts[j] = 0
+    for i in range(size):
+        c = hand[i]
+        if c >= WILD:
+            wilds += 1
+        else:
+            counts[colors[c]] += 1
+            if colors[c] == color or ranks[c] == trank:
+                matching += 1
+    if loose and not mine:
+        return _MATCHING_OR_WILD, matching + wilds, 0
+    if matching > 0 and smart and mine:
+        best = 0
+        ties = 0
+        for i in range(size):
+            c = hand[i]
+            if c < WILD and (colors[c] == color or ranks[c] == trank):
+                if counts[colors[c]] > best:
+                    best = counts[colors[c]]
+                    ties = 1
+                elif counts[colors[c]] == best:
+                    ties += 1
+        return _MATCHING_BEST, ties, best
+    if matching > 0:
+        return _MATCHING, matching, 0
+    return _WILDS, wilds, 0
+
+
+def _nth(hand: Any, size: int, k: int, kind: int, color: int, trank: int, best: int,
+         counts: Any, ranks: Any, colors: Any) -> int:
+    """The card ``k`` (from 0) of ``hand[:size]`` among those of ``kind`` (see
+    :func:`_policy_kind`), -1 if there are not so many."""
+    for i in range(size):
+        c = hand[i]
+        if c >= WILD:
+            fit = kind >= _MATCHING_OR_WILD
+        elif kind == _WILDS:
+            fit = False
+        else:
+            fit = (colors[c] == color or ranks[c] == trank) and (
+                kind != _MATCHING_BEST or counts[colors[c]] == best)
+        if fit:
+            if k == 0:
+                return int(c)
+            k -= 1
+    return -1
+
+
+def _after(card: int, rank: int, cur: int, direction: int, n: int,
+           rev_skips: bool) -> tuple[int, int, int]:
+    """Where play goes after seat ``cur`` plays ``card`` (of ``rank``): ``(the next seat,
+    the direction, the seat that must draw)``; for a Draw Two or Wild Draw Four the next
+    seat is the one after that victim (a challenge may change it), else the victim is -1."""
+    if 0 <= rank <= 9 or card == WILD or card == WILD_BLANK:  # noqa: SIM109 (compiled)
+        return (cur + direction) % n, direction, -1
+    if rank == _SKIP:
+        return (cur + 2 * direction) % n, direction, -1
+    if rank == _REVERSE:
+        if rev_skips:
+            return cur, -direction, -1
+        return (cur - direction) % n, -direction, -1
+    victim = (cur + direction) % n
+    return (victim + direction) % n, direction, victim
+
+
+def _most_held(hand: Any, size: int, counts: Any, colors: Any) -> int:
+    """The colour ``hand[:size]`` holds most of (the first in R, Y, G, B order)."""
+    for j in range(4):
+        counts[j] = 0
+    for i in range(size):
+        c = hand[i]
+        if c < WILD:
+            counts[colors[c]] += 1
+    color = 0
+    for j in range(1, 4):
+        if counts[j] > counts[color]:
+            color = j
+    return color
+
+
 # ------------------------------------------------------------------ plain Python
+def _py_below(st: list[int], bound: int) -> int:
+    """The next SplitMix64 number of the state ``st[0]`` (advanced), below ``bound``."""
+    st[0] = (st[0] + _GOLDEN) & _M64
+    z = st[0]
+    z = ((z ^ (z >> 30)) * _MIX1) & _M64
+    z = ((z ^ (z >> 27)) * _MIX2) & _M64
+    z ^= z >> 31
+    return (z >> 11) % bound
+
+
+def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
+               hands: list[list[int]]) -> None:
+    """Deal to each slot ``(mask, seat, index)`` in turn (``hands[seat][index]``) the last
+    card of ``cards`` whose features (:data:`FEATURE_BITS`) miss ``mask``, the last card if
+    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt."""
+    for mask, seat, index in slots:
+        pick = len(cards) - 1
+        if mask:
+            for i in range(len(cards) - 1, -1, -1):
+                if not FEATURE_BITS[cards[i]] & mask:
+                    pick = i
+                    break
+        cards[pick], cards[-1] = cards[-1], cards[pick]
+        hands[seat][index] = cards.pop()
+
+
 def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
                seed: int, rate: float, max_steps: int, policy: int) -> list[float]:
-    state = seed & _M64
+    st = [seed & _M64]
 
     def below(bound: int) -> int:
-        nonlocal state
-        state = (state + _GOLDEN) & _M64
-        z = state
-        z = ((z ^ (z >> 30)) * _MIX1) & _M64
-        z = ((z ^ (z >> 27)) * _MIX2) & _M64
-        z ^= z >> 31
-        return (z >> 11) % bound
+        return _py_below(st, bound)
 
     def shuffle(cards: list[int]) -> None:
         for i in range(len(cards) - 1, 0, -1):
@@ -160,9 +276,9 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
     squares = [0.0] * len(firsts)
     constrained = [seat for seat in range(n) if spot.known[seat] is None
                    and len(spot.slots[seat]) == spot.sizes[seat] and any(spot.slots[seat])]
-    order = sorted(((seat, index) for seat in constrained
+    order = sorted(((spot.slots[seat][index], seat, index) for seat in constrained
                     for index in range(spot.sizes[seat])),
-                   key=lambda slot: -bin(spot.slots[slot[0]][slot[1]]).count("1"))
+                   key=lambda slot: -bin(slot[0]).count("1"))
     for _ in range(iterations):
         cards = list(spot.pool)
         shuffle(cards)
@@ -179,16 +295,7 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
         if order:
             rest = [card for seat in constrained for card in hands[seat]] + pile
             shuffle(rest)
-            for seat, index in order:
-                mask = spot.slots[seat][index]
-                pick = len(rest) - 1
-                if mask:
-                    for i in range(len(rest) - 1, -1, -1):
-                        if not FEATURE_BITS[rest[i]] & mask:
-                            pick = i
-                            break
-                rest[pick], rest[-1] = rest[-1], rest[pick]
-                hands[seat][index] = rest.pop()
+            fill_slots(rest, order, hands)
             pile = rest
         roll = below(1 << 62)
         base = 0.0
@@ -206,16 +313,10 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
 def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: list[int],
                 color: int, direction: int, cur: int, team: list[bool], first: int,
                 seed: int, rate: float, max_steps: int, policy: int) -> float:
-    state = seed
+    st = [seed]
 
     def below(bound: int) -> int:
-        nonlocal state
-        state = (state + _GOLDEN) & _M64
-        z = state
-        z = ((z ^ (z >> 30)) * _MIX1) & _M64
-        z = ((z ^ (z >> 27)) * _MIX2) & _M64
-        z ^= z >> 31
-        return (z >> 11) % bound
+        return _py_below(st, bound)
 
     def take() -> int:
         if not pile:
@@ -242,6 +343,7 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
     rev_skips = plain.rev_skips and n == 2
     smart = policy & 1 == 1
     loose = policy & 2 == 2 and not strict
+    counts = [0, 0, 0, 0]
     idle = 0
     for step in range(max_steps):
         hand = hands[cur]
@@ -253,58 +355,11 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
                 card = first & 255
                 chosen = first >> 8 if card >= WILD else -1
         else:
-            matching = wilds = 0
-            counts = [0, 0, 0, 0]
-            for c in hand:
-                if c >= WILD:
-                    wilds += 1
-                else:
-                    counts[colors[c]] += 1
-                    if colors[c] == color or ranks[c] == trank:
-                        matching += 1
-            if loose and not team[cur]:
-                matching += wilds
-                wilds = 0
-                k = below(matching) if matching else 0
-                for c in hand:
-                    if c >= WILD or colors[c] == color or ranks[c] == trank:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif matching and smart and team[cur]:
-                # The matching card of the colour held most (ties at random).
-                best = ties = 0
-                for c in hand:
-                    if c < WILD and (colors[c] == color or ranks[c] == trank):
-                        if counts[colors[c]] > best:
-                            best, ties = counts[colors[c]], 1
-                        elif counts[colors[c]] == best:
-                            ties += 1
-                k = below(ties)
-                for c in hand:
-                    if c < WILD and (colors[c] == color or ranks[c] == trank) \
-                            and counts[colors[c]] == best:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif matching:
-                k = below(matching)
-                for c in hand:
-                    if c < WILD and (colors[c] == color or ranks[c] == trank):
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif wilds:
-                k = below(wilds)
-                for c in hand:
-                    if c >= WILD:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
+            kind, options, best = _policy_kind(hand, len(hand), color, trank, team[cur], smart,
+                                               loose, counts, ranks, colors)
+            if options:
+                card = _nth(hand, len(hand), below(options), kind, color, trank, best, counts,
+                            ranks, colors)
         if card < 0:
             got = -1
             drew = False
@@ -333,34 +388,20 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
         hand.remove(card)
         previous = color
         if card >= WILD:
-            if chosen >= 0:
-                color = chosen
-            else:
-                counts = [0, 0, 0, 0]
-                for c in hand:
-                    if c < WILD:
-                        counts[colors[c]] += 1
-                color = counts.index(max(counts))
+            color = chosen if chosen >= 0 else _most_held(hand, len(hand), counts, colors)
         else:
             color = colors[card]
         discard.append(card)
         if not hand:
             return 1.0 if team[cur] else 0.0
         rank = ranks[card]
-        if 0 <= rank <= 9 or card in (WILD, WILD_BLANK):
-            cur = (cur + direction) % n
-        elif rank == _SKIP:
-            cur = (cur + 2 * direction) % n
-        elif rank == _REVERSE:
-            direction = -direction
-            if not rev_skips:
-                cur = (cur + direction) % n
+        after, direction, victim = _after(card, rank, cur, direction, n, rev_skips)
+        if victim < 0:
+            cur = after
         elif rank == _DRAW_TWO:
-            victim = (cur + direction) % n
             give(victim, 2)
-            cur = (victim + direction) % n
+            cur = after
         else:  # a Wild Draw Four
-            victim = (cur + direction) % n
             if challenge and below(1 << 53) * _UNIT < rate:
                 if any(c < WILD and colors[c] == previous for c in hand):
                     if plain.takes_back:
@@ -370,10 +411,10 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
                     cur = victim
                 else:
                     give(victim, plain.innocent_draw)
-                    cur = (victim + direction) % n
+                    cur = after
             else:
                 give(victim, 4)
-                cur = (victim + direction) % n
+                cur = after
     mine = min(len(hands[s]) for s in range(n) if team[s])
     theirs = min(len(hands[s]) for s in range(n) if not team[s])
     return 0.5 if mine == theirs else (1.0 if mine < theirs else 0.0)
@@ -423,6 +464,7 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
     strict = params[3] == 2
     loose = params[7] & 2 == 2 and not strict
     challenge = params[3] == 1
+    counts = np.zeros(4, np.int64)
     idle = 0
     for step in range(max_steps):
         size = hl[cur]
@@ -434,66 +476,11 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
                 card = first & 255
                 chosen = first >> 8 if card >= WILD else -1
         else:
-            matching = 0
-            wilds = 0
-            counts = np.zeros(4, np.int64)
-            for i in range(size):
-                c = hands[cur, i]
-                if c >= WILD:
-                    wilds += 1
-                else:
-                    counts[colors[c]] += 1
-                    if colors[c] == color or ranks[c] == trank:
-                        matching += 1
-            if loose and not team[cur]:
-                matching += wilds
-                wilds = 0
-                k = _nb_below(st, matching) if matching > 0 else 0
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c >= WILD or colors[c] == color or ranks[c] == trank:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif matching > 0 and smart and team[cur]:
-                best = 0
-                ties = 0
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c < WILD and (colors[c] == color or ranks[c] == trank):
-                        if counts[colors[c]] > best:
-                            best = counts[colors[c]]
-                            ties = 1
-                        elif counts[colors[c]] == best:
-                            ties += 1
-                k = _nb_below(st, ties)
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c < WILD and (colors[c] == color or ranks[c] == trank) \
-                            and counts[colors[c]] == best:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif matching > 0:
-                k = _nb_below(st, matching)
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c < WILD and (colors[c] == color or ranks[c] == trank):
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
-            elif wilds > 0:
-                k = _nb_below(st, wilds)
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c >= WILD:
-                        if k == 0:
-                            card = c
-                            break
-                        k -= 1
+            kind, options, best = _nb_policy_kind(hands[cur], size, color, trank, team[cur],
+                                                  smart, loose, counts, ranks, colors)
+            if options > 0:
+                card = _nb_nth(hands[cur], size, _nb_below(st, options), kind, color, trank,
+                               best, counts, ranks, colors)
         if card < 0:
             got = -1
             drew = False
@@ -533,18 +520,7 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
         size -= 1
         previous = color
         if card >= WILD:
-            if chosen >= 0:
-                color = chosen
-            else:
-                counts = np.zeros(4, np.int64)
-                for i in range(size):
-                    c = hands[cur, i]
-                    if c < WILD:
-                        counts[colors[c]] += 1
-                color = 0
-                for c in range(1, 4):
-                    if counts[c] > counts[color]:
-                        color = c
+            color = chosen if chosen >= 0 else _nb_most_held(hands[cur], size, counts, colors)
         else:
             color = colors[card]
         discard[dl[0]] = card
@@ -552,31 +528,23 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
         if size == 0:
             return 1.0 if team[cur] else 0.0
         rank = ranks[card]
-        if (0 <= rank <= 9) or card == WILD or card == WILD_BLANK:  # noqa: SIM109 (compiled)
-            cur = (cur + direction) % n
-        elif rank == _SKIP:
-            cur = (cur + 2 * direction) % n
-        elif rank == _REVERSE:
-            direction = -direction
-            if not rev_skips:
-                cur = (cur + direction) % n
+        after, direction, victim = _nb_after(card, rank, cur, direction, n, rev_skips)
+        if victim < 0:
+            cur = after
         elif rank == _DRAW_TWO:
-            victim = (cur + direction) % n
             for _ in range(2):
                 drawn = _nb_take(pile, pl, discard, dl, st)
                 if drawn < 0:
                     break
                 hands[victim, hl[victim]] = drawn
                 hl[victim] += 1
-            cur = (victim + direction) % n
+            cur = after
         else:
-            victim = (cur + direction) % n
             challenged = False
             if challenge:
                 challenged = bool(np.float64(_nb_next(st) >> np.uint64(11)) * _UNIT < rate)
             taker = victim
             count = 4
-            after = (victim + direction) % n
             if challenged:
                 guilty = False
                 for i in range(size):
@@ -743,12 +711,17 @@ _nb_next: Any = _next_arrays
 _nb_below: Any = _below_arrays
 _nb_take: Any = _take_arrays
 _nb_rollout: Any = _rollout_arrays
+_nb_policy_kind: Any = _policy_kind
+_nb_nth: Any = _nth
+_nb_most_held: Any = _most_held
+_nb_after: Any = _after
 _compiled: Callable[..., Any] | None = None
 
 
 def compiled() -> Callable[..., Any] | None:
     """The compiled search (compiled at the first call; ``None`` without numba)."""
     global _compiled, _nb_next, _nb_below, _nb_take, _nb_rollout
+    global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after
     if not HAVE_NUMBA:
         return None
     if _compiled is None:
@@ -756,6 +729,10 @@ def compiled() -> Callable[..., Any] | None:
         _nb_next = jit(_next_arrays)
         _nb_below = jit(_below_arrays)
         _nb_take = jit(_take_arrays)
+        _nb_policy_kind = jit(_policy_kind)
+        _nb_nth = jit(_nth)
+        _nb_most_held = jit(_most_held)
+        _nb_after = jit(_after)
         _nb_rollout = jit(_rollout_arrays)
         _compiled = jit(_nb_search)
     return _compiled
@@ -809,4 +786,5 @@ def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations:
     return search_stats(plain, spot, firsts, iterations, seed, **options)[0]
 
 
-__all__ = ["MAX_STEPS", "Plain", "Position", "compiled", "search_stats", "search_wins"]
+__all__ = ["MAX_STEPS", "Plain", "Position", "compiled", "fill_slots", "search_stats",
+           "search_wins"]

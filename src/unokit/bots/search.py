@@ -50,8 +50,7 @@ from typing import Any
 from unokit import actions as A
 from unokit.bots.base import SeededBot
 from unokit.bots.heuristic import HeuristicBot, fits
-from unokit.bots.memory import FEATURES
-from unokit.bots.playout import Plain, Position, search_stats
+from unokit.bots.playout import Plain, Position, fill_slots, search_stats
 from unokit.cards import (
     COLOR_OF,
     RANK_OF,
@@ -76,7 +75,13 @@ from unokit.rules import Rules
 from unokit.scoring import teammates
 
 DEFAULT_ITERATIONS = 1000
-"""Deals per decision when none is given."""
+"""Deals per decision when none is given, with two players."""
+DEFAULT_ITERATIONS_MANY = 1500
+"""Deals per decision when none is given, with three players or more."""
+DEFAULT_POLICY_MANY = 3
+"""The playout policy (see :class:`SearchBot`) when none is given, with three players or
+more: the bot's side plays the colour it holds most, the others any matching card (two
+players: 0, every seat a random matching coloured card)."""
 SLOW_SHARE = 20
 """Under rules that are not plain, a decision makes ``iterations // SLOW_SHARE`` deals."""
 DEFAULT_CANDIDATES = 4
@@ -95,7 +100,8 @@ class SearchBot(SeededBot):
     Args:
         seed: seeds the deals and playouts (the same seed, the same choices).
         rules: the rule set (required: the deck and the effects of every card).
-        iterations: deals per decision.
+        iterations: deals per decision (default: :data:`DEFAULT_ITERATIONS`;
+            :data:`DEFAULT_ITERATIONS_MANY` with three players or more under plain rules).
         candidates: how many of the heuristic's best actions are searched.
         time_limit: seconds per decision after which the search stops early (``None``:
             no limit, the default; a limit makes choices depend on the machine).
@@ -104,23 +110,37 @@ class SearchBot(SeededBot):
             the rules allow a challenge).
         margin: the heuristic's first choice is kept unless another candidate wins more
             often by more than this many standard errors (0: the most wins decides).
+        policy: the playout policy under plain rules (see
+            :func:`~unokit.bots.playout.search_stats`): 0 every seat plays a random
+            matching coloured card; +1 the bot's side plays the matching card of the colour
+            it holds most; +2 the other seats play any matching card at random, wilds
+            included (default: 0 with two players, :data:`DEFAULT_POLICY_MANY` with more).
     """
 
     name = "search"
     needs_rules = True
 
     def __init__(self, seed: int = 0, *, rules: Rules | str | dict[str, Any] | None = None,
-                 iterations: int = DEFAULT_ITERATIONS, candidates: int = DEFAULT_CANDIDATES,
+                 iterations: int | None = None, candidates: int = DEFAULT_CANDIDATES,
                  time_limit: float | None = None, reaction_delay: float = 0.5,
-                 challenge_rate: float = 0.5, margin: float = 1.0) -> None:
+                 challenge_rate: float = 0.5, margin: float = 1.0,
+                 policy: int | None = None) -> None:
         if rules is None:
             raise ValueError("the search bot needs the rules: make_bot('search', rules=...)")
+        rules = Rules.load(rules)
+        plain = Plain.of(rules)
+        many = rules.players > 2
+        if iterations is None:  # more deals with more players, where playouts are quick
+            quick = many and plain is not None
+            iterations = DEFAULT_ITERATIONS_MANY if quick else DEFAULT_ITERATIONS
+        if policy is None:
+            policy = DEFAULT_POLICY_MANY if many else 0
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if candidates < 1:
             raise ValueError(f"candidates must be at least 1, got {candidates}")
         super().__init__(seed)
-        self.rules = Rules.load(rules)
+        self.rules = rules
         self.iterations = int(iterations)
         self.candidates = int(candidates)
         self.time_limit = time_limit
@@ -128,9 +148,10 @@ class SearchBot(SeededBot):
         self.helper = HeuristicBot(seed, level="hard", rules=self.rules,
                                    reaction_delay=reaction_delay)
         self.deck = Counter(self.rules.deck_cards())
-        self.plain = Plain.of(self.rules)
+        self.plain = plain
         self.challenge_rate = challenge_rate
         self.margin = margin
+        self.policy = int(policy)
         self.searched = 0
         """Decisions settled by search (the rest were the heuristic's)."""
 
@@ -256,7 +277,8 @@ class SearchBot(SeededBot):
                         seat=obs.seat, team=[seat in team for seat in range(n)])
         if self.time_limit is None:
             wins, squares = search_stats(plain, spot, firsts, self.iterations,
-                                         self.rng.getrandbits(64), rate=self.challenge_rate)
+                                         self.rng.getrandbits(64), rate=self.challenge_rate,
+                                         policy=self.policy)
             return wins, squares, self.iterations
         wins = [0.0] * len(firsts)
         squares = [0.0] * len(firsts)
@@ -265,7 +287,8 @@ class SearchBot(SeededBot):
         while deals < self.iterations and time.perf_counter() - start <= self.time_limit:
             chunk = min(self.iterations - deals, 50)
             part, part_squares = search_stats(plain, spot, firsts, chunk,
-                                              self.rng.getrandbits(64), rate=self.challenge_rate)
+                                              self.rng.getrandbits(64), rate=self.challenge_rate,
+                                              policy=self.policy)
             wins = [a + b for a, b in zip(wins, part, strict=True)]
             squares = [a + b for a, b in zip(squares, part_squares, strict=True)]
             deals += chunk
@@ -374,15 +397,7 @@ class SearchBot(SeededBot):
         cards = [card for seat in sorted(seats) for card in hands[seat]] + pile
         rng.shuffle(cards)
         slots.sort(key=lambda slot: -bin(slot[0]).count("1"))
-        for mask, seat, index in slots:
-            pick = len(cards) - 1
-            if mask:
-                for i in range(len(cards) - 1, -1, -1):
-                    if not FEATURES[cards[i]] & mask:
-                        pick = i
-                        break
-            cards[pick], cards[-1] = cards[-1], cards[pick]
-            hands[seat][index] = cards.pop()
+        fill_slots(cards, slots, hands)
         pile[:] = cards
 
 
@@ -479,4 +494,5 @@ def rollout(game: Game, rng: random.Random, team: Sequence[int]) -> float:
 
 
 
-__all__ = ["DEFAULT_ITERATIONS", "SLOW_SHARE", "SearchBot", "policy", "rollout"]
+__all__ = ["DEFAULT_ITERATIONS", "DEFAULT_ITERATIONS_MANY", "DEFAULT_POLICY_MANY", "SLOW_SHARE",
+           "SearchBot", "policy", "rollout"]

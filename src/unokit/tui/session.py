@@ -291,7 +291,8 @@ class Session:
             raise ValueError(f"{len(levels)} bot levels for {game.n - 1} opponents")
         seed = game.seed if bot_seed is None else bot_seed
         bots: list[Bot | None] = [None]
-        bots += [make_bot(level, seed * 16 + seat) for seat, level in enumerate(levels, 1)]
+        bots += [make_bot(level, seed * 16 + seat, rules=game.rules)
+                 for seat, level in enumerate(levels, 1)]
         names = [name, *NAMES[1:game.n]]
         return cls(game, names, ["you", *levels], bots)
 
