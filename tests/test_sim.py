@@ -145,7 +145,8 @@ def _fake_result() -> SimResult:
     columns["turns"][:] = [5, 6, 7, 100]
     columns["actions"][:] = [6, 7, 8, 120]
     columns["rounds"][:] = [1, 1, 1, 1]
-    columns["blocked"][:] = [0, 1, 0, 0]
+    columns["blocked"][:] = [0, 1, 2, 0]
+    columns["repeated"][:] = [0, 0, 1, 0]
     return SimResult(rules=Rules.preset("official", players=3, rounds=1),
                      policies=["random"] * 3, seed=0, games=4, seconds=2.0, jobs=1,
                      columns=columns, digests=np.zeros(4, dtype=np.uint64))
@@ -162,13 +163,14 @@ def test_report_on_known_results() -> None:
     assert rep.first_player.wins == 1 and rep.expected_first == pytest.approx(1 / 3)
     assert rep.points.mean == pytest.approx(20.0)  # finished games only
     assert rep.lengths["turns"].max == 100  # unfinished games count in the lengths
-    assert rep.blocked_rounds == 1
+    assert rep.blocked_rounds == 3 and rep.repeated_rounds == 1
     assert rep.games_per_second == 2.0 and rep.actions_per_second == pytest.approx(70.5)
     data = rep.to_dict()
     assert json.loads(json.dumps(data))["seats"][0]["wins"] == 2
     rows = csv_rows([rep])
     assert ("fake", "win_rate.seat", "0", rep.seats[0].rate, rep.seats[0].low,
             rep.seats[0].high) in rows
+    assert ("fake", "rounds", "blocked_by_repetition", 1, "", "") in rows
     assert rate(0, 0).games == 0
 
 

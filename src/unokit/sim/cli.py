@@ -84,6 +84,7 @@ def tables(reports: list[Report]) -> list[Table]:
     run.add_row("actions/s", *[f"{rep.actions_per_second:,.0f}" for rep in reports])
     run.add_row("rounds per game", *[f"{rep.rounds.mean:.2f}" for rep in reports])
     run.add_row("blocked rounds", *[f"{rep.blocked_rounds:,}" for rep in reports])
+    run.add_row("  by repetition", *[f"{rep.repeated_rounds:,}" for rep in reports])
 
     lengths = table("Game length per game: mean / median / p10-p90", "measure")
     for name in ("turns", "plays", "draws", "actions"):

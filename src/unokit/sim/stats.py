@@ -123,6 +123,8 @@ class Report:
     """The winner's final score."""
     rounds: Distribution
     blocked_rounds: int
+    repeated_rounds: int = 0
+    """Of the blocked rounds, those blocked because a position came back a third time."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
@@ -160,6 +162,7 @@ def report(result: SimResult, label: str | None = None) -> Report:
         points=describe(result.columns["points"][done]),
         rounds=describe(result.columns["rounds"]),
         blocked_rounds=int(result.columns["blocked"].sum()),
+        repeated_rounds=int(result.columns["repeated"].sum()),
     )
 
 
@@ -195,6 +198,7 @@ def csv_rows(reports: Sequence[Report]) -> list[tuple[Any, ...]]:
             add("points", key, getattr(rep.points, key))
         add("rounds", "mean", rep.rounds.mean)
         add("rounds", "blocked", rep.blocked_rounds)
+        add("rounds", "blocked_by_repetition", rep.repeated_rounds)
     return rows
 
 
