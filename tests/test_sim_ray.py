@@ -10,7 +10,6 @@ missing, an unreachable address) come first.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 from collections.abc import Iterator
@@ -28,8 +27,9 @@ from unokit.sim.ray_backend import BackendError, check_reachable, parse_address
 from unokit.sim.runner import default_chunk, simulate
 from unokit.sim.stats import report
 
-if not os.environ.get("CI"):  # CI installs ray from the lock: there it must be present
-    pytest.importorskip("ray")
+# One worker runs the whole module under pytest-xdist (``--dist loadgroup``), so that one
+# Ray instance serves it.
+pytestmark = pytest.mark.xdist_group("ray")
 
 runner = CliRunner()
 RULES = Rules.preset("official", players=4, rounds=1)
