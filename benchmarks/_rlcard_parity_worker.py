@@ -28,7 +28,6 @@ It uses only the standard library, numpy and rlcard::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import platform
@@ -40,6 +39,9 @@ from typing import Any
 import numpy as np
 import rlcard
 from rlcard.games.uno.game import UnoGame
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rlcard_replay import replay_digests
 
 RNG_FILE = Path(__file__).resolve().parent.parent / "src" / "unokit" / "rng.py"
 MAX_STEPS_PER_GAME = 100_000
@@ -92,28 +94,11 @@ def play_random(games: int, seed: int) -> dict[str, Any]:
     return {"lengths": lengths, "winners": winners, "errors": errors}
 
 
-def state_record(state: dict[str, Any], player: int) -> str:
-    return json.dumps([player, state["obs"].tolist(), list(state["legal_actions"]),
-                       state["raw_obs"]], sort_keys=True)
-
-
 def play_exact(games: int, seed: int) -> dict[str, Any]:
     splitmix = load_splitmix()
     env = rlcard.make("uno", config={"seed": seed})
     env.game.np_random = SplitMixNumpy(splitmix(seed))
-    policy = splitmix(seed + 1)
-    digests: list[str] = []
-    for _ in range(games):
-        digest = hashlib.sha256()
-        state, player = env.reset()
-        digest.update(state_record(state, player).encode())
-        while not env.is_over():
-            legal = list(state["legal_actions"])
-            state, player = env.step(legal[policy.below(len(legal))])
-            digest.update(state_record(state, player).encode())
-        digest.update(json.dumps(env.get_payoffs().tolist()).encode())
-        digests.append(digest.hexdigest())
-    return {"digests": digests}
+    return {"digests": replay_digests(env, splitmix(seed + 1), games)}
 
 
 def main(argv: list[str] | None = None) -> int:

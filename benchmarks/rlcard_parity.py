@@ -38,7 +38,6 @@ How to run
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import platform
@@ -51,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _rlcard_replay import replay_digests
 from engine_vs_rlcard import (
     DEFAULT_VENV,
     RLCARD_VERSION,
@@ -102,32 +102,13 @@ def play_unokit(games: int, seed: int) -> dict[str, Any]:
     return {"lengths": lengths, "winners": winners, "errors": errors}
 
 
-def state_record(state: dict[str, Any], player: int) -> str:
-    """One env state as the worker writes it (``_rlcard_parity_worker.state_record``)."""
-    return json.dumps([player, state["obs"].tolist(), list(state["legal_actions"]),
-                       state["raw_obs"]], sort_keys=True)
-
-
 def exact_digests(games: int, seed: int) -> list[str]:
     """unokit's side of the replay check (``_rlcard_parity_worker.play_exact``)."""
     import_unokit()
     from unokit.rl.rlcard_compat import RLCardUnoEnv
     from unokit.rng import SplitMix64
 
-    env = RLCardUnoEnv({"seed": seed})
-    policy = SplitMix64(seed + 1)
-    digests: list[str] = []
-    for _ in range(games):
-        digest = hashlib.sha256()
-        state, player = env.reset()
-        digest.update(state_record(state, player).encode())
-        while not env.is_over():
-            legal = list(state["legal_actions"])
-            state, player = env.step(legal[policy.below(len(legal))])
-            digest.update(state_record(state, player).encode())
-        digest.update(json.dumps(env.get_payoffs().tolist()).encode())
-        digests.append(digest.hexdigest())
-    return digests
+    return replay_digests(RLCardUnoEnv({"seed": seed}), SplitMix64(seed + 1), games)
 
 
 # --- statistics (standard library only) -----------------------------------------------------
