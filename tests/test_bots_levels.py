@@ -5,11 +5,11 @@ and the decisions that have a clear right answer."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from itertools import islice
 
 import pytest
 
+from checked_bot import Checked
 from unokit import actions as A
 from unokit.bots import (
     BOTS,
@@ -18,7 +18,6 @@ from unokit.bots import (
     HeuristicBot,
     PlayFirstBot,
     make_bot,
-    must_act,
     parse_bot_spec,
     play,
 )
@@ -27,29 +26,8 @@ from unokit.bots.memory import WILD_BIT, Tracker, failed_mask
 from unokit.cards import parse_card
 from unokit.events import EventKind
 from unokit.game import Game
-from unokit.observation import Observation
 from unokit.rules import Rules
 from unokit.soak import draw_rules
-
-
-class Checked:
-    """Wraps a bot and checks every answer it gives."""
-
-    def __init__(self, bot: HeuristicBot | PlayFirstBot) -> None:
-        self.bot = bot
-        self.name = bot.name
-        self.calls = 0
-        self.actions: list[int | None] = []
-
-    def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int | None:
-        self.calls += 1
-        action = self.bot.choose(observation, legal_actions)
-        if action is None:
-            assert not must_act(observation), "None on the bot's own turn"
-        else:
-            assert action in legal_actions
-        self.actions.append(action)
-        return action
 
 
 def cards(*codes: str) -> list[int]:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checked_bot import Checked
 from strategies import pick_action, rule_sets, seeds
 from unokit import actions as A
 from unokit.bots import (
@@ -19,33 +20,13 @@ from unokit.bots import (
     BotError,
     PlayFirstBot,
     RandomBot,
-    SeededBot,
     make_bot,
-    must_act,
     play,
 )
 from unokit.events import EventKind
 from unokit.game import Game
 from unokit.observation import Observation
 from unokit.rules import Rules
-
-
-class Checked:
-    """Wraps a bot and checks every answer it gives."""
-
-    def __init__(self, bot: SeededBot) -> None:
-        self.bot = bot
-        self.name = bot.name
-        self.calls = 0
-
-    def choose(self, observation: Observation, legal_actions: Sequence[int]) -> int | None:
-        self.calls += 1
-        action = self.bot.choose(observation, legal_actions)
-        if action is None:
-            assert not must_act(observation), "None on the bot's own turn"
-        else:
-            assert action in legal_actions
-        return action
 
 
 def bots_for(names: Sequence[str], players: int, seed: int) -> list[Checked]:
