@@ -3,7 +3,7 @@
 
 What it measures
     ``--games`` 2-player games (default 10,000) of ``rlcard.make("uno")``. One seat is our
-    bot (``--bot``, default ``hard`` if the registry has it, else ``playfirst``), the other
+    bot (``--bot``, default ``search``, our strongest), the other
     RLCard's ``UNORuleAgentV1`` (the agent of ``rlcard.models.load("uno-rule-v1")``). The
     environment is RLCard's, with RLCard's rules, deal and judging; a game is won by the
     first player to empty the hand (RLCard's payoff +1). Our bot sits at seat ``i mod 2`` in
@@ -65,6 +65,7 @@ The first run needs the PyPI registry to build RLCard's venv (see engine_vs_rlca
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import itertools
 import json
 import math
@@ -271,8 +272,18 @@ def run_worker(start: int, games: int, seed: int, bot_name: str, src: str) -> di
         "seconds": time.perf_counter() - begin,
         "rlcard_version": rlcard.__version__,
         "numpy_version": np.__version__,
+        "numba_version": numba_version(),
         "python": platform.python_version(),
     }
+
+
+def numba_version() -> str | None:
+    """numba's version in this interpreter (``None``: not installed, so the search bot's
+    playouts run in plain Python)."""
+    try:
+        return importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 # --- harness: runs in the project's venv -----------------------------------------------------
@@ -282,7 +293,29 @@ def default_bot() -> str:
     sys.path.insert(0, str(SRC))
     from unokit.bots import BOTS
 
-    return "hard" if "hard" in BOTS else "playfirst"
+    for name in ("search", "hard"):
+        if name in BOTS:
+            return name
+    return "playfirst"
+
+
+def ensure_numba(python: Path) -> str | None:
+    """Install into RLCard's venv the numba this interpreter has (the same version), so
+    that the search bot's playouts run compiled there as they do in unokit's own venv;
+    return that version (``None`` if this interpreter has no numba either)."""
+    wanted = numba_version()
+    if wanted is None:
+        return None
+    probe = [str(python), "-c", "import importlib.metadata as m; print(m.version('numba'))"]
+    found = subprocess.run(probe, capture_output=True, text=True, check=False)
+    if found.returncode == 0 and found.stdout.strip() == wanted:
+        return wanted
+    print(f"installing numba {wanted} into RLCard's venv (once) ...", file=sys.stderr)
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--quiet", "install",
+           f"numba=={wanted}"]
+    if subprocess.run(pip, check=False).returncode != 0:
+        sys.exit(f"error: could not install numba {wanted} into RLCard's venv")
+    return wanted
 
 
 def check_bot(name: str) -> None:
@@ -333,7 +366,8 @@ def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
         "fallbacks": dict(fallbacks),
         "unfinished": sum(r["unfinished"] for r in results),
         "worker_seconds": [r["seconds"] for r in results],
-        **{k: first[k] for k in ("rlcard_version", "numpy_version", "python")},
+        **{k: first.get(k) for k in ("rlcard_version", "numpy_version", "numba_version",
+                                     "python")},
     }
 
 
@@ -343,7 +377,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "2-player UNO environment.")
     parser.add_argument("--games", type=int, default=10_000, help="games to play (10000)")
     parser.add_argument("--seed", type=int, default=0, help="base seed (0)")
-    parser.add_argument("--bot", help="our bot (default: hard if registered, else playfirst)")
+    parser.add_argument("--bot", help="our bot (default: search, the strongest)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (1)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
     parser.add_argument("--venv", type=Path, help="RLCard's venv (.bench/rlcard-1.2.0)")
@@ -375,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     bot = args.bot or default_bot()
     check_bot(bot)
     python = ensure_rlcard_venv(args.venv or DEFAULT_VENV, args.venv_python, args.recreate_venv)
+    if bot.split(":")[0].strip().lower() == "search":
+        ensure_numba(python)
     begin = time.perf_counter()
     result = merge(run_jobs(python, args.games, args.seed, bot, args.jobs))
     seconds = time.perf_counter() - begin
@@ -398,7 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     if result["unfinished"]:
         print(f"unfinished games (no winner, left out): {result['unfinished']}")
     print(f"seconds {seconds:.1f} ({args.jobs} job{'s' if args.jobs != 1 else ''}; "
-          f"RLCard Python {result['python']}, numpy {result['numpy_version']}; "
+          f"RLCard Python {result['python']}, numpy {result['numpy_version']}, "
+          f"numba {result['numba_version'] or 'none (plain Python playouts)'}; "
           f"{platform.machine()}, {os.cpu_count()} CPUs)")
     if args.json is not None:
         report = {
