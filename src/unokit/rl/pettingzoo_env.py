@@ -240,6 +240,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
         made: raw_env = super().__new__(cls)
         return made
 
+    def __getnewargs_ex__(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What a copy or unpickling passes to :meth:`__new__`: the class of this object
+        (not the default backend's)."""
+        return (), {"backend": "engine"}
+
     def __init__(self, rules: Rules | str | Mapping[str, Any] = "official",
                  players: int | None = None, render_mode: str | None = None,
                  reward: str = "match", windows: str = "all",
