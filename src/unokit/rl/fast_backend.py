@@ -80,6 +80,8 @@ class SimEnv(raw_env):
         self.__dict__.update(state)
         for name in ("_g", "_e", "_f", "_m"):  # own buffers: never share a copy's state
             setattr(self, name, getattr(self, name).copy())
+        self._history = list(self._history)
+        self._replay = None
         self._bind()
 
     # ------------------------------------------------------------------ the game
