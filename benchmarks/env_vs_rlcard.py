@@ -1,4 +1,5 @@
-"""Environment steps per second: unokit's PettingZoo environment against RLCard 1.2.0's UNO env.
+"""Environment steps per second: unokit's PettingZoo environment (both backends) against
+RLCard 1.2.0's UNO env.
 
 What it measures
     Random 2-player UNO games played through each library's reinforcement-learning
@@ -13,6 +14,11 @@ What it measures
       shown: the bare ``raw_env`` (no wrapper), and how many of the steps were engine
       actions (the rest are ``noop`` answers to out-of-turn windows and the extra tokens
       of multi-token plays).
+    - Each unokit environment is timed on both backends: ``backend="engine"`` (the
+      Python engine, ``unokit.Game``) and ``backend="sim"`` (the simulator's kernel,
+      compiled with numba; the same games step for step, so the same steps are timed).
+      The compiled code is loaded (from numba's cache, or compiled on the very first run)
+      by one untimed reset and step before the clock starts.
     - RLCard: ``rlcard.make("uno")``; each step is ``env.step(action_id)``, which returns the
       next state with its encoded observation and legal action ids; the id is drawn
       uniformly from the state's ``legal_actions``.  It runs in a subprocess
@@ -23,9 +29,9 @@ What it measures
     ``seed + i``.  Each side plays whole games until at least ``--steps`` steps are done.
     The timed region (``time.perf_counter``) is the loop over the games: every reset and
     every step.  Not timed: venv set-up, interpreter start-up, imports, building the
-    environment object.  With ``--repeat K`` each side is timed K times, alternating, and
-    the fastest run of each is reported.  The games differ (rules, deals, and unokit's
-    random games are much longer), so compare steps/s.
+    environment object, loading the compiled code.  With ``--repeat K`` each environment
+    is timed K times, alternating, and the fastest run of each is reported.  The games
+    differ (rules, deals, and unokit's random games are much longer), so compare steps/s.
 
 How to run
     .venv/bin/python benchmarks/env_vs_rlcard.py                    # 100,000 steps, best of 3
@@ -57,6 +63,7 @@ from engine_vs_rlcard import (
 
 WORKER = Path(__file__).resolve().parent / "_rlcard_env_worker.py"
 RULES = {"preset": "official", "players": 2, "rounds": 1}
+BACKENDS = ("engine", "sim")
 MAX_STEPS_PER_GAME = 1_000_000
 
 
@@ -104,17 +111,19 @@ def run_rlcard(python: Path, steps: int, seed: int) -> Result:
                   int(data["steps"]), float(data["seconds"]), info=info)
 
 
-def run_unokit(steps: int, seed: int, wrapped: bool) -> Result:
+def run_unokit(steps: int, seed: int, wrapped: bool, backend: str) -> Result:
     import_unokit()
     from unokit.rl.pettingzoo_env import env, raw_env
 
-    e = env(rules=RULES) if wrapped else raw_env(rules=RULES)
+    e = (env if wrapped else raw_env)(rules=RULES, backend=backend)
+    e.reset(seed=seed)  # load the compiled code (sim) before the clock starts
+    e.step(int(e.last()[0]["action_mask"].nonzero()[0][0]))
+    e.observe(e.possible_agents[0])
     rng = random.Random(seed)
     done = games = engine_actions = 0
     start = time.perf_counter()
     while done < steps:
         e.reset(seed=seed + games)
-        game = e.unwrapped.game
         n = 0
         for _ in e.agent_iter():
             obs, _reward, terminated, truncated, _info = e.last()
@@ -127,12 +136,12 @@ def run_unokit(steps: int, seed: int, wrapped: bool) -> Result:
             if n > MAX_STEPS_PER_GAME:
                 raise RuntimeError(f"game {games} ran past {MAX_STEPS_PER_GAME} steps")
         done += n
-        engine_actions += len(game.history)
+        engine_actions += len(e.unwrapped.history)
         games += 1
     seconds = time.perf_counter() - start
-    name = "unokit env()" if wrapped else "unokit raw_env"
+    name = f"unokit {'env()' if wrapped else 'raw_env'} {backend}"
     return Result(name, games, done, seconds,
-                  info={"engine_actions": engine_actions, "rules": RULES,
+                  info={"engine_actions": engine_actions, "rules": RULES, "backend": backend,
                         "python": platform.python_version()})
 
 
@@ -177,21 +186,29 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     python = ensure_rlcard_venv(args.venv, args.venv_python, args.recreate_venv)
     best: dict[str, Result] = {}
+    runs: dict[str, Any] = {"rlcard": lambda: run_rlcard(python, args.steps, args.seed)}
+    for backend in BACKENDS:
+        for wrapped, kind in ((True, "env"), (False, "raw")):
+            runs[f"{kind}_{backend}"] = (
+                lambda w=wrapped, b=backend: run_unokit(args.steps, args.seed, w, b))
     for _ in range(args.repeat):
-        for name, run in (("rlcard", lambda: run_rlcard(python, args.steps, args.seed)),
-                          ("env", lambda: run_unokit(args.steps, args.seed, wrapped=True)),
-                          ("raw", lambda: run_unokit(args.steps, args.seed, wrapped=False))):
+        for name, run in runs.items():
             best[name] = add_run(best.get(name), run())
-    results = [best["rlcard"], best["env"], best["raw"]]
+    results = list(best.values())
     print(f"random 2-player UNO, at least {args.steps:,} steps per environment, seed "
           f"{args.seed}, best of {args.repeat}")
     print(format_table(results))
-    ratio = best["env"].steps_per_s / best["rlcard"].steps_per_s
-    raw_ratio = best["raw"].steps_per_s / best["rlcard"].steps_per_s
-    share = best["env"].info["engine_actions"] / best["env"].steps
-    print(f"ratio (unokit env() / rlcard env): {ratio:.2f}x; raw_env: {raw_ratio:.2f}x")
+    ratios = {name: best[name].steps_per_s / best["rlcard"].steps_per_s
+              for name in best if name != "rlcard"}
+    for backend in BACKENDS:
+        print(f"ratio to rlcard env, backend {backend}: env() "
+              f"{ratios[f'env_{backend}']:.2f}x ({1e6 / best[f'env_{backend}'].steps_per_s:.1f} "
+              f"us/step); raw_env {ratios[f'raw_{backend}']:.2f}x "
+              f"({1e6 / best[f'raw_{backend}'].steps_per_s:.1f} us/step)")
+    share = best["env_engine"].info["engine_actions"] / best["env_engine"].steps
     print(f"(engine actions are {share:.0%} of unokit's steps; Python "
-          f"{platform.python_version()}; {platform.machine()}, {os.cpu_count()} CPUs)")
+          f"{platform.python_version()}; {platform.machine()}, {os.cpu_count()} CPUs; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     if args.json is not None:
         report = {
             "benchmark": "env_vs_rlcard",
@@ -199,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
             "seed": args.seed,
             "repeat": args.repeat,
             "results": {key: r.to_json() for key, r in best.items()},
-            "ratio_env_over_rlcard": ratio,
-            "ratio_raw_env_over_rlcard": raw_ratio,
+            "ratios_over_rlcard": ratios,
+            "load_average": os.getloadavg(),
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
         }

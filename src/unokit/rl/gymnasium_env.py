@@ -73,8 +73,9 @@ class UnoEnv(gymnasium.Env[Obs, np.int64]):
                  illegal_action: str = "penalize", illegal_reward: float = -1.0,
                  render_mode: str | None = None) -> None:
         self.aec = raw_env(rules=rules, players=players, render_mode=render_mode,
-                           reward=reward, windows=windows)
-        """The PettingZoo environment underneath."""
+                           reward=reward, windows=windows, backend="engine")
+        """The PettingZoo environment underneath (on the engine: the bots read its
+        game at every step)."""
         n = self.aec.n
         if not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, not {seat}")

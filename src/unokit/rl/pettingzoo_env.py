@@ -23,6 +23,12 @@ Rewards come at round and match ends: ``reward="match"`` (default) +1 to the mat
 match (``rounds = 1`` in the rules makes it one round); ``max_cycles`` truncates it after
 that many steps.
 
+Backends: ``backend="engine"`` plays the match on :class:`unokit.Game`; ``"sim"`` plays it
+on the simulator's compiled kernel (:mod:`unokit.sim.env_kernel`, for the rule sets
+:mod:`unokit.sim.support` accepts), step for step the same episode, observations and
+masks bit for bit; ``"auto"`` (the default) takes ``"sim"`` where numba is installed and
+the simulator plays the rules, else ``"engine"``.
+
 >>> from unokit.rl.pettingzoo_env import env
 >>> e = env(rules={"preset": "official", "rounds": 1}, players=2)
 >>> e.reset(seed=3)
@@ -69,6 +75,8 @@ REWARDS = ("match", "round", "points")
 """Reward schemes (see the module docstring)."""
 WINDOWS = ("all", "useful", "none")
 """Which out-of-turn windows are offered (see the module docstring)."""
+BACKENDS = ("auto", "engine", "sim")
+"""Where the match is played (see the module docstring)."""
 _CACHE_LIMIT = 200_000
 _DONE_NODE = Node({})
 _NO_QUEUE: list[int] = []
@@ -77,9 +85,42 @@ _NO_QUEUE: list[int] = []
 def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
         render_mode: str | None = None, **options: Any) -> Any:
     """The environment as PettingZoo's classic games ship it: :class:`raw_env` in an
-    order-enforcing wrapper. ``options``: ``reward``, ``windows``, ``max_cycles``."""
+    order-enforcing wrapper. ``options``: ``reward``, ``windows``, ``max_cycles``,
+    ``backend``."""
     return OrderEnforcing(
         raw_env(rules=rules, players=players, render_mode=render_mode, **options))
+
+
+def _load_rules(rules: Rules | str | Mapping[str, Any], players: int | None) -> Rules:
+    loaded = Rules.load(rules)
+    if players is not None and players != loaded.players:
+        loaded = loaded.with_(players=players)
+    return loaded
+
+
+def resolve_backend(backend: str, rules: Rules) -> str:
+    """The backend (``"engine"`` or ``"sim"``) that ``backend`` means for ``rules``.
+
+    Raises:
+        ValueError: an unknown backend.
+        RulesError: ``"sim"`` for rules the simulator does not play (naming the keys).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if backend == "engine":
+        return backend
+    from unokit.sim.support import check_supported, unsupported
+
+    if backend == "sim":
+        check_supported(rules)
+        return backend
+    if unsupported(rules):
+        return "engine"
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return "engine"
+    return "sim"
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
@@ -172,6 +213,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         reward: ``"match"``, ``"round"`` or ``"points"``.
         windows: ``"all"``, ``"useful"`` or ``"none"``.
         max_cycles: truncate the episode after this many steps (``None``: never).
+        backend: ``"auto"``, ``"engine"`` or ``"sim"`` (see the module docstring).
+
+    Raises:
+        RulesError: ``backend="sim"`` and the simulator does not play the rules.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
@@ -179,15 +224,33 @@ class raw_env(AECEnv):  # type: ignore[misc]
         "name": "unokit_uno_v0",
         "is_parallelizable": False,
     }
+    backend = "engine"
+    """The backend playing the match: ``"engine"`` or ``"sim"`` (then the object is a
+    :class:`unokit.rl.fast_backend.SimEnv`, a subclass)."""
+
+    def __new__(cls, rules: Rules | str | Mapping[str, Any] = "official",
+                players: int | None = None, render_mode: str | None = None,
+                reward: str = "match", windows: str = "all",
+                max_cycles: int | None = None, backend: str = "auto") -> raw_env:
+        """An environment of the class that plays the backend (see the module docstring)."""
+        if cls is raw_env and resolve_backend(backend, _load_rules(rules, players)) == "sim":
+            from unokit.rl.fast_backend import SimEnv
+
+            cls = SimEnv
+        made: raw_env = super().__new__(cls)
+        return made
+
+    def __getnewargs_ex__(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What a copy or unpickling passes to :meth:`__new__`: the class of this object
+        (not the default backend's)."""
+        return (), {"backend": "engine"}
 
     def __init__(self, rules: Rules | str | Mapping[str, Any] = "official",
                  players: int | None = None, render_mode: str | None = None,
                  reward: str = "match", windows: str = "all",
-                 max_cycles: int | None = None) -> None:
+                 max_cycles: int | None = None, backend: str = "auto") -> None:
         super().__init__()
-        loaded = Rules.load(rules)
-        if players is not None and players != loaded.players:
-            loaded = loaded.with_(players=players)
+        loaded = _load_rules(rules, players)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if windows not in WINDOWS:
@@ -233,8 +296,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Engine action -> its action index (-1: it takes several)."""
         self._nodes: tuple[dict[tuple[int, ...], Node], dict[tuple[int, ...], Node]] = ({}, {})
         self._seeds = random.Random()
-        self.game: Game = Game(loaded, seed=0)
-        """The match being played (for tools and tests; agents see only observations)."""
+        if self.backend == "engine":
+            self.game: Game = Game(loaded, seed=0)
+            """The match being played (for tools and tests; agents see only
+            observations)."""
         self._sel = 0
         self._lead = 0
         self._queue: list[int] = _NO_QUEUE
@@ -544,6 +609,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return encode_action(action, self._sel, self.n)
 
     @property
+    def history(self) -> list[int]:
+        """The engine actions applied since the reset, in order (a copy)."""
+        return list(self.game.history)
+
+    @property
     def in_window(self) -> bool:
         """Whether the selected agent is in an out-of-turn window (``noop`` allowed)."""
         return self._window and not self._done
@@ -579,4 +649,4 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
-__all__ = ["NOOP", "REWARDS", "WINDOWS", "env", "raw_env"]
+__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "env", "raw_env", "resolve_backend"]
