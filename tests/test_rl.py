@@ -166,7 +166,9 @@ def test_hidden_cards_change_no_observation_and_no_schedule(case: str) -> None:
     compared = 0
     for rules in rule_sets:
         for windows in ("all", "useful"):
-            e = raw_env(rules=rules, max_cycles=150, windows=windows)
+            # The engine backend: this test swaps its game (the sim backend plays the same
+            # episodes, tests/test_rl_fast.py).
+            e = raw_env(rules=rules, max_cycles=150, windows=windows, backend="engine")
             e.reset(seed=rng.randrange(2**32))
             for _obs in random_steps(e, rng, 1000):
                 if e.building or rng.random() > share:
