@@ -127,8 +127,21 @@ class Report:
     """Of the blocked rounds, those blocked because a position came back a third time."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data."""
-        return asdict(self)
+        """JSON-ready data: a figure without a value (a win rate when no game finished, a
+        mean of no points) is ``None``, never NaN, which JSON does not have."""
+        data: dict[str, Any] = _no_nan(asdict(self))
+        return data
+
+
+def _no_nan(value: Any) -> Any:
+    """``value`` with every NaN or infinite float, at any depth, replaced by ``None``."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {key: _no_nan(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_no_nan(item) for item in value]
+    return value
 
 
 def report(result: SimResult, label: str | None = None) -> Report:
