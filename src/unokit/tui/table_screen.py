@@ -317,7 +317,7 @@ class TableScreen(Screen[None]):
                 cards=obs.hand_sizes[seat], score=obs.scores[seat],
                 turn=obs.current_player == seat, uno_open=obs.uno_open == seat,
                 active=obs.active[seat], in_match=obs.in_match[seat], partner=seat == mate,
-                place=place), seat in offer.catches)
+                place=place, catchable=seat in offer.catches), seat in offer.catches)
         victim = obs.current_player if obs.current_player is not None else -1
         self.query_one("#table", Static).update(table_text(
             top=obs.top, color=obs.color, direction=obs.direction, pile=obs.draw_pile_size,

@@ -225,12 +225,21 @@ class OpponentList(Vertical):
 
 def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
                   uno_open: bool, active: bool, in_match: bool, partner: bool,
-                  place: int) -> Text:
-    """The text of an opponent's row."""
+                  place: int, catchable: bool = False) -> Text:
+    """The text of an opponent's row. ``catchable``: the row's catch button is shown
+    beside it, so the text leaves the score out and shortens the name to keep the card
+    count and the missed call readable in the narrowest layout (80 columns).
+
+    >>> opponent_text(name="Jack", level="normal", cards=1, score=12, turn=False,
+    ...               uno_open=True, active=True, in_match=True, partner=False, place=0,
+    ...               catchable=True).plain
+    '  Jack (normal)   1 card  no UNO!'
+    """
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("▶ " if turn else "  ", style="bold #ffd75f")
     who = f"{name} ({level})"
-    text.append(f"{who[:16]:<16}", style="bold" if turn else "")
+    width = 14 if catchable else 16
+    text.append(f"{who[:width]:<{width}}", style="bold" if turn else "")
     if not in_match:
         text.append(" eliminated      ", style="dim")
     elif not active:
@@ -244,7 +253,8 @@ def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
             text.append(" partner", style="#5fafff")
         else:
             text.append(" " * 8)
-    text.append(f" {score:>3}p", style="dim")
+    if not catchable:
+        text.append(f" {score:>3}p", style="dim")
     return text
 
 
