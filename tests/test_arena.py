@@ -286,7 +286,7 @@ def test_json_content(small: ArenaResult, tmp_path: Path) -> None:
         "bots": ["playfirst", "random", "random"], "rules": {"preset": "official",
                                                              "players": 3, "rounds": 1},
         "rules_string": "official,players=3,rounds=1", "players": 3, "games": 9, "seed": 5,
-        "jobs": 1, "match": False, "max_actions": 50_000,
+        "jobs": 1, "match": False, "max_actions": 50_000, "first_game": 0,
     }
     assert data["counts"]["games"] == 9 and data["counts"]["decided"] == 9
     assert [b["bot"] for b in data["bots"]] == ["playfirst", "random"]

@@ -286,7 +286,8 @@ def test_json_is_strict_and_round_trips(synthetic: ArenaResult, tmp_path: Path) 
     assert data == json.loads(json.dumps(synthetic.to_dict()))
     assert set(data) == {"inputs", "seconds", "games_per_second", "counts", "points_better",
                          "expected_win_rate", "bots", "entries", "seats", "positions",
-                         "first_seat_advantage", "problems"}
+                         "first_seat_advantage", "problems", "parts", "game_ranges",
+                         "outcome_fields", "outcomes"}
     assert data["inputs"]["bots"] == ["alpha", "beta", "BETA"]
     assert [b["bot"] for b in data["bots"]] == ["alpha", "beta"]
     assert data["bots"][1]["games"] == 8 and data["bots"][1]["entries"] == [1, 2]
