@@ -1,5 +1,7 @@
 """``unokit arena``: bots play many seeded games against each other; a table of win rates
 with 95 % intervals, mean points, decision times and ratings (see :mod:`unokit.arena`).
+``unokit arena-merge``: the same table and files for parts of one run (``unokit arena
+--first-game K --json PART.json``) put together.
 
 >>> from typer.testing import CliRunner
 >>> from unokit.cli import app
@@ -30,11 +32,14 @@ from rich.table import Table
 from rich.text import Text
 
 from unokit.arena import (
+    GAME_LIMIT,
     PLOT_SUFFIXES,
     ArenaError,
     ArenaResult,
     Rate,
     check_arena,
+    format_ranges,
+    merge_files,
     plot_win_rates,
     run_arena,
 )
@@ -112,9 +117,27 @@ def result_table(result: ArenaResult) -> Table:
     return table
 
 
-def print_result(console: Console, result: ArenaResult) -> None:
-    """The table, then per-seat win rates, the first player's advantage and the counts."""
+def games_text(result: ArenaResult) -> str:
+    """Which games of the run the result holds, from how many parts, and the gaps."""
+    count = f"{result.games:,} game{'s' if result.games != 1 else ''}"
+    text = f"Games {format_ranges(result.game_ranges())} ({count}) of the run with seed " \
+           f"{result.seed}"
+    if result.parts > 1:
+        text += f", from {result.parts} parts"
+    gaps = result.gaps()
+    if gaps:
+        missing = sum(b - a + 1 for a, b in gaps)
+        text += f"; not covered: {format_ranges(gaps)} ({missing:,} game" \
+                f"{'s' if missing != 1 else ''} missing)"
+    return text
+
+
+def print_result(console: Console, result: ArenaResult, show_games: bool = False) -> None:
+    """The table, then which games it covers (with ``show_games``, a part or merged parts),
+    per-seat win rates, the first player's advantage and the counts."""
     console.print(result_table(result))
+    if show_games or result.first_game or result.parts > 1 or result.gaps():
+        console.print(games_text(result), markup=False)
     seats = ", ".join(f"{seat}: {format_rate(rate)}" for seat, rate in enumerate(result.seats()))
     console.print(f"Seats: {seats}", markup=False)
     first = result.positions()[0]
@@ -130,12 +153,41 @@ def print_result(console: Console, result: ArenaResult) -> None:
         f"{counts['games']:,} games ({unit}), {counts['no_winner']} without a winner "
         f"({counts['unfinished']} unfinished, {counts['errors']} errors), "
         f"{counts['blocked_rounds']} blocked rounds in {counts['games_with_blocked_round']} "
-        f"games; {result.seconds:.1f} s, {rate:,.1f} games/s, {result.jobs} "
-        f"job{'s' if result.jobs != 1 else ''}", markup=False)
+        f"games; {result.seconds:.1f} s{' in all parts' if result.parts > 1 else ''}, "
+        f"{rate:,.1f} games/s, {result.jobs} job{'s' if result.jobs != 1 else ''}",
+        markup=False)
     for problem in result.problems():
         console.print(f"  game {problem['game']} (seed {problem['seed']}, bots "
                       f"{','.join(problem['bots'])}): {problem['status']}: "
                       f"{problem['message']}", markup=False)
+
+
+def _check_outputs(json_path: Path | None, plot_path: Path | None) -> None:
+    for path, what in ((json_path, "--json"), (plot_path, "--plot")):
+        if path is not None and not path.parent.is_dir():
+            _fail(f"{what} {path}: no such folder {path.parent}")
+    if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
+        _fail(f"--plot {plot_path}: write a .png or .svg file")
+
+
+def _output_console() -> Console:
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = max(console.width, TABLE_WIDTH)
+    return console
+
+
+def _write_outputs(console: Console, result: ArenaResult, json_path: Path | None,
+                   plot_path: Path | None) -> None:
+    try:
+        if json_path is not None:
+            result.write_json(json_path)
+            console.print(f"Results written to {json_path}", markup=False)
+        if plot_path is not None:
+            plot_win_rates(result, plot_path)
+            console.print(f"Plot written to {plot_path}", markup=False)
+    except OSError as exc:
+        _fail(f"cannot write {exc.filename or 'the file'}: {exc.strerror or exc}")
 
 
 def arena_command(
@@ -159,6 +211,9 @@ def arena_command(
         "--max-actions", min=1,
         help="Actions after which a game has no winner (default 50000 a round, 1000000 a "
              "match).")] = None,
+    first_game: Annotated[int, typer.Option(
+        "--first-game", help="Play games K .. K+games-1 of the run with this seed, as a whole "
+                             "run plays them (a part for unokit arena-merge).")] = 0,
 ) -> None:
     """Bots play many seeded games against each other, seats rotating; win rates with 95%
     intervals, mean points, decision times and ratings. Exit 1 if a game failed."""
@@ -167,13 +222,14 @@ def arena_command(
         _fail("--bots: give one bot name per seat")
     if any(not spec for spec in specs):
         _fail(f"--bots {bots!r}: an empty bot name")
-    for path, what in ((json_path, "--json"), (plot_path, "--plot")):
-        if path is not None and not path.parent.is_dir():
-            _fail(f"{what} {path}: no such folder {path.parent}")
-    if plot_path is not None and plot_path.suffix.lower() not in PLOT_SUFFIXES:
-        _fail(f"--plot {plot_path}: write a .png or .svg file")
+    if first_game < 0:
+        _fail(f"--first-game {first_game}: the first game must be 0 or more")
+    _check_outputs(json_path, plot_path)
     try:
         check_arena(specs, rules_text, match)
+        if first_game + games > GAME_LIMIT:
+            raise ArenaError(f"--first-game {first_game} --games {games}: game numbers stop "
+                             f"at 2**64-1")
     except ArenaError as exc:
         _fail(str(exc))
     progress = Progress(
@@ -186,25 +242,39 @@ def arena_command(
             task = progress.add_task("arena", total=games)
             result = run_arena(specs, rules_text, games, seed, jobs=jobs, match=match,
                                progress=lambda done: progress.update(task, advance=done),
-                               max_actions=max_actions)
+                               max_actions=max_actions, first_game=first_game)
     except ArenaError as exc:
         _fail(str(exc))
-    console = Console(highlight=False, soft_wrap=True)
-    if not console.is_terminal:
-        console.width = max(console.width, TABLE_WIDTH)
+    console = _output_console()
     print_result(console, result)
-    try:
-        if json_path is not None:
-            result.write_json(json_path)
-            console.print(f"Results written to {json_path}", markup=False)
-        if plot_path is not None:
-            plot_win_rates(result, plot_path)
-            console.print(f"Plot written to {plot_path}", markup=False)
-    except OSError as exc:
-        _fail(f"cannot write {exc.filename or 'the file'}: {exc.strerror or exc}")
+    _write_outputs(console, result, json_path, plot_path)
     if result.counts()["errors"]:
         raise typer.Exit(1)
 
 
-__all__ = ["arena_command", "format_mean", "format_rate", "format_seconds", "print_result",
-           "result_table"]
+def arena_merge_command(
+    parts: Annotated[list[Path], typer.Argument(
+        help="Arena JSON files of one run (unokit arena --first-game K --json PART.json), "
+             "in any order.", show_default=False)],
+    json_path: Annotated[Path | None, typer.Option(
+        "--json", help="Write the merged results to this JSON file.")] = None,
+    plot_path: Annotated[Path | None, typer.Option(
+        "--plot", help="Draw the win rates with their intervals (.png or .svg).")] = None,
+) -> None:
+    """Merge parts of one arena run (same bots, rules, seed, match and max actions; no game
+    twice) into the table and files of one run of all their games. Exit 2 if the files do
+    not merge, 1 if a game failed."""
+    _check_outputs(json_path, plot_path)
+    try:
+        result = merge_files(parts)
+    except ArenaError as exc:
+        _fail(str(exc))
+    console = _output_console()
+    print_result(console, result, show_games=True)
+    _write_outputs(console, result, json_path, plot_path)
+    if result.counts()["errors"]:
+        raise typer.Exit(1)
+
+
+__all__ = ["arena_command", "arena_merge_command", "format_mean", "format_rate",
+           "format_seconds", "games_text", "print_result", "result_table"]

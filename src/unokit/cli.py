@@ -9,6 +9,8 @@
                                           after every action (exit 1 on a failure)
 ``unokit arena --bots B,... --games N``   bots play many games: win rates with 95%
                                           intervals, points, decision times, ratings
+``unokit arena-merge PART.json...``       parts of one arena run (``--first-game K``)
+                                          merged into the result of all their games
 ``unokit play [--rules R] [--seed S]``    play against bots in the terminal
 ``unokit replay FILE --tui``              step through a record in a terminal viewer
 ``unokit simulate --rules R --games N``   fast simulated games: lengths, win rates by
@@ -35,7 +37,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from unokit.arena_cli import arena_command
+from unokit.arena_cli import arena_command, arena_merge_command
 from unokit.bots import BOTS, BotError, make_bot, play
 from unokit.errors import RecordError, RulesError, UnoError
 from unokit.game import Game
@@ -383,6 +385,7 @@ def soak_command(
 
 
 app.command("arena")(arena_command)
+app.command("arena-merge")(arena_merge_command)
 app.command("play")(play_command)
 app.command("simulate")(simulate_command)
 
