@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -53,7 +54,8 @@ NAMES = ("Alice", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "
 
 app = typer.Typer(
     name="unokit",
-    help="UNO engine tools: rule sets, rule scenarios, game records and bot self-play.",
+    help="UNO: rule sets and scenarios, game records, the terminal game, bots and their "
+    "arena, and the fast simulator.",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -384,10 +386,16 @@ def soak_command(
         raise typer.Exit(1)
 
 
-app.command("arena")(arena_command)
-app.command("arena-merge")(arena_merge_command)
-app.command("play")(play_command)
-app.command("simulate")(simulate_command)
+def _help(command: Any) -> str:
+    """A command's docstring with each paragraph on one line, for the help screens to
+    wrap (Typer keeps a docstring's line breaks)."""
+    doc = inspect.cleandoc(command.__doc__ or "")
+    return "\n\n".join(" ".join(part.split()) for part in doc.split("\n\n"))
+
+
+for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
+                        ("play", play_command), ("simulate", simulate_command)):
+    app.command(_name, help=_help(_command))(_command)
 
 
 def main() -> None:
