@@ -542,7 +542,7 @@ async def test_a_failing_bot_is_reported_and_its_turn_played_for_it() -> None:
         assert set(session.problems) == {"Bob's bot failed: scripted failure"}
         assert session.game.current_player == 0
         assert [A.action_player(a) for a in session.game.history] == [1]
-        assert "Bob's bot failed: scripted failure" in text_of(app, "#status")
+        assert text_of(app, "#status").count("Bob's bot failed: scripted failure") == 1
 
 
 @pytest.mark.asyncio

@@ -402,7 +402,8 @@ class TableScreen(Screen[None]):
             text.append("\n✗ " + self.error, style="bold #ff5f5f")
         problems = session.problems[self._problems_shown:]
         if problems:
-            text.append("\n" + "; ".join(problems), style="dim")
+            # A bot failing on its turn and again out of turn says so once.
+            text.append("\n" + "; ".join(dict.fromkeys(problems)), style="dim")
         return text
 
     def _your_turn(self, offer: Offer) -> str:
