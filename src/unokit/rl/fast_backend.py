@@ -205,32 +205,15 @@ class SimEnv(raw_env):
         if self.max_cycles is not None:
             self._count_step()
 
-    def step_engine(self, action: int | None) -> None:
-        """Take a whole engine action for the selected agent, or ``None`` to let a window
-        pass (as :meth:`raw_env.step_engine`).
+    # What raw_env.step_engine does, on the kernel.
+    def _engine_legal(self) -> list[int]:
+        return self._legal()
 
-        Raises:
-            ValueError: the action is not one the selected agent may take now.
-        """
-        agent = self.agent_selection
-        if self._done:
-            raise ValueError("the episode is over")
-        if self.building:
-            raise ValueError(f"{agent} is in the middle of a play; finish it with step()")
-        if action is None:
-            if not self.in_window:
-                raise ValueError(f"{agent} must act: it is not in a window")
-            self._begin(agent)
-            self._after(EK.env_step(self._ep, NOOP))
-        else:
-            if action not in self._legal():
-                from unokit import actions as A
+    def _engine_pass(self) -> None:
+        self._after(EK.env_step(self._ep, NOOP))
 
-                raise ValueError(f"{A.format_action(action)} is not legal for {agent} now")
-            self._begin(agent)
-            self._after(EK.env_apply(self._ep, action))
-        if self.max_cycles is not None:
-            self._count_step()
+    def _engine_apply(self, action: int) -> None:
+        self._after(EK.env_apply(self._ep, action))
 
     # ----------------------------------------------------------------- rewards
     def _round_over(self) -> None:

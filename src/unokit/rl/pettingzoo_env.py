@@ -422,20 +422,30 @@ class raw_env(AECEnv):  # type: ignore[misc]
         agent = self.agent_selection
         if self._done:
             raise ValueError("the episode is over")
-        if self._building:
+        if self.building:
             raise ValueError(f"{agent} is in the middle of a play; finish it with step()")
         if action is None:
-            if not self._window:
+            if not self.in_window:
                 raise ValueError(f"{agent} must act: it is not in a window")
             self._begin(agent)
-            self._pass_window()
+            self._engine_pass()
         else:
-            if action not in self.game.legal_actions(self._sel):
+            if action not in self._engine_legal():
                 raise ValueError(f"{A.format_action(action)} is not legal for {agent} now")
             self._begin(agent)
-            self._apply(action)
+            self._engine_apply(action)
         if self.max_cycles is not None:
             self._count_step()
+
+    # What step_engine does on this backend (the sim backend has its own).
+    def _engine_legal(self) -> list[int]:
+        return self.game.legal_actions(self._sel)
+
+    def _engine_pass(self) -> None:
+        self._pass_window()
+
+    def _engine_apply(self, action: int) -> None:
+        self._apply(action)
 
     def _begin(self, agent: str) -> None:
         self._cumulative_rewards[agent] = 0.0
