@@ -158,23 +158,11 @@ class SimEnv(raw_env):
         return {"observation": self._other.copy(),
                 "action_mask": np.zeros(ACTION_SIZE, dtype=np.int8)}
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """The selected agent's observation, cumulative reward, termination, truncation
-        and info (see :meth:`pettingzoo.AECEnv.last`)."""
-        agent = self.agent_selection
-        obs: dict[str, npt.NDArray[Any]] | None = None
-        if observe:
-            if not self._done:  # the vector is up to date after every step
-                obs = {"observation": self._obs.copy(), "action_mask": self._m.copy()}
-            else:
-                obs = self.observe(agent)
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+    # What raw_env.last and observe_mask read: the buffers every step brings up to date.
+    def _selected_observation(self) -> dict[str, npt.NDArray[Any]]:
+        return {"observation": self._obs.copy(), "action_mask": self._m.copy()}
 
-    def observe_mask(self) -> npt.NDArray[np.int8]:
-        """The selected agent's action mask alone (all zeros once the episode is over)."""
-        if self._done:
-            return np.zeros(ACTION_SIZE, dtype=np.int8)
+    def _selected_mask(self) -> npt.NDArray[np.int8]:
         return self._m.copy()
 
     # -------------------------------------------------------------------- step

@@ -368,12 +368,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         agent = self.agent_selection
         obs: dict[str, npt.NDArray[Any]] | None = None
         if observe:
-            if not self._done:  # the selected agent is seat _sel
-                obs = {"observation": self._encode(_view_fields(self.game, self._sel),
-                                                   self._window, self._building),
-                       "action_mask": self._node.array.copy()}
-            else:
-                obs = self.observe(agent)
+            # While the match runs the selected agent is seat _sel.
+            obs = self.observe(agent) if self._done else self._selected_observation()
         return (obs, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
@@ -381,6 +377,15 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """The selected agent's action mask alone (all zeros once the episode is over)."""
         if self._done:
             return np.zeros(ACTION_SIZE, dtype=np.int8)
+        return self._selected_mask()
+
+    # What last() and observe_mask() read on this backend (the sim backend has its own).
+    def _selected_observation(self) -> dict[str, npt.NDArray[Any]]:
+        return {"observation": self._encode(_view_fields(self.game, self._sel), self._window,
+                                            self._building),
+                "action_mask": self._node.array.copy()}
+
+    def _selected_mask(self) -> npt.NDArray[np.int8]:
         return self._node.array.copy()
 
     # -------------------------------------------------------------------- step
