@@ -429,3 +429,30 @@ def test_cli_jobs_2_writes_the_same_results_as_jobs_1(tmp_path: Path) -> None:
     assert one["counts"]["games"] == 5 and sum(s["wins"] for s in one["seats"]) == 5
     decisions = [sum(e["decision_time"]["decisions"] for e in d["entries"]) for d in outputs]
     assert decisions[0] == decisions[1] > 0
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_narrow_console_gets_two_whole_tables(synthetic: ArenaResult, width: int) -> None:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, highlight=False)
+    print_result(console, synthetic)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "…" not in text  # no heading or cell cut short
+    results, timing = text.split("Decision time (calls that had to act) and rating")
+    assert "win rate [95% CI]" in results and "points (higher better)" in results
+    assert "median" not in results and "rating (mu ± sigma)" in timing
+    for name in ("alpha", "beta"):  # one row a bot ("BETA" is beta)
+        assert name in results and name in timing
+
+
+def test_a_wide_console_gets_one_table(synthetic: ArenaResult) -> None:
+    from rich.console import Console
+
+    console = Console(width=160, record=True, highlight=False)
+    print_result(console, synthetic)
+    text = console.export_text()
+    assert "Decision time (calls" not in text
+    header = next(line for line in text.splitlines() if "win rate [95% CI]" in line)
+    assert "median" in header and "rating (mu ± sigma)" in header

@@ -36,6 +36,7 @@ from unokit.arena import (
     PLOT_SUFFIXES,
     ArenaError,
     ArenaResult,
+    BotStats,
     Rate,
     check_arena,
     format_ranges,
@@ -93,8 +94,13 @@ def format_mean(mean: float, low: float, high: float) -> str:
     return f"{mean:.1f} ± {(high - low) / 2:.1f}"
 
 
-def result_table(result: ArenaResult) -> Table:
-    """The per-bot table."""
+WIDE = 140
+"""Console columns from which the arena prints one table; below, two that fit 80."""
+
+
+def result_table(result: ArenaResult, timing: bool = True) -> Table:
+    """The per-bot table: games, wins, win rate and points, and with ``timing`` the
+    decision times and the rating too."""
     unit = "matches" if result.match else "rounds"
     table = Table(title=f"Arena: {result.games} {unit}, rules {result.rules.to_string()}, "
                         f"seed {result.seed}")
@@ -104,17 +110,36 @@ def result_table(result: ArenaResult) -> Table:
     table.add_column("wins", justify="right")
     table.add_column("win rate [95% CI]", justify="right", no_wrap=True)
     table.add_column(f"points ({result.points_better} better)", justify="right")
+    if timing:
+        _timing_columns(table)
+    for bot in result.bots():
+        row = [bot.spec, str(len(bot.entries)), f"{bot.rate.games:,}", f"{bot.rate.wins:,}",
+               format_rate(bot.rate), format_mean(*bot.points)]
+        table.add_row(*row, *(_timing_cells(bot) if timing else ()))
+    return table
+
+
+def timing_table(result: ArenaResult) -> Table:
+    """Each bot's decision times and rating (the columns :func:`result_table` leaves out
+    on a narrow console)."""
+    table = Table(title="Decision time (calls that had to act) and rating")
+    table.add_column("bot", no_wrap=True)
+    _timing_columns(table)
+    for bot in result.bots():
+        table.add_row(bot.spec, *_timing_cells(bot))
+    return table
+
+
+def _timing_columns(table: Table) -> None:
     table.add_column("decisions", justify="right")
     table.add_column("median", justify="right", no_wrap=True)
     table.add_column("p90", justify="right", no_wrap=True)
     table.add_column("rating (mu ± sigma)", justify="right", no_wrap=True)
-    for bot in result.bots():
-        table.add_row(
-            bot.spec, str(len(bot.entries)), f"{bot.rate.games:,}", f"{bot.rate.wins:,}",
-            format_rate(bot.rate), format_mean(*bot.points), f"{bot.timing.decisions:,}",
-            format_seconds(bot.timing.quantile(0.5)), format_seconds(bot.timing.quantile(0.9)),
-            f"{bot.mu:.1f} ± {bot.sigma:.1f}")
-    return table
+
+
+def _timing_cells(bot: BotStats) -> list[str]:
+    return [f"{bot.timing.decisions:,}", format_seconds(bot.timing.quantile(0.5)),
+            format_seconds(bot.timing.quantile(0.9)), f"{bot.mu:.1f} ± {bot.sigma:.1f}"]
 
 
 def games_text(result: ArenaResult) -> str:
@@ -135,7 +160,11 @@ def games_text(result: ArenaResult) -> str:
 def print_result(console: Console, result: ArenaResult, show_games: bool = False) -> None:
     """The table, then which games it covers (with ``show_games``, a part or merged parts),
     per-seat win rates, the first player's advantage and the counts."""
-    console.print(result_table(result))
+    if console.width >= WIDE:
+        console.print(result_table(result))
+    else:
+        console.print(result_table(result, timing=False))
+        console.print(timing_table(result))
     if show_games or result.first_game or result.parts > 1 or result.gaps():
         console.print(games_text(result), markup=False)
     seats = ", ".join(f"{seat}: {format_rate(rate)}" for seat, rate in enumerate(result.seats()))
