@@ -461,3 +461,25 @@ def test_compiled_and_plain_search_stats_agree(text: str, players: int, policy: 
         # Paired outcomes are 0, 0.5 or 1: a squared difference is at most 1 per deal.
         assert all(0.0 <= s <= 30.0 for s in squares)
         assert any(s > 0 for s in squares[1:]) or len(set(wins)) == 1
+
+
+def test_the_memory_keeps_the_colour_the_bot_named_under_a_wild_draw_four() -> None:
+    """Seat 1 (the bot) plays B5; seat 0 draws on blue and keeps the card; the bot plays a
+    wild naming blue; seat 0 draws again and plays the drawn Wild Draw Four straight onto
+    it. The colour under the Wild Draw Four is the one the bot named, and seat 0 drew on
+    it: no challenge."""
+    game = position([cards("Y1", "Y2", "Y3", "Y4", "G3", "G4", "R7"),
+                     cards("B5", "W", "G1", "G2", "R1", "R2")], "B9", ("Y9", "W+4"),
+                    current=1)
+    hard = HeuristicBot(0, level="hard", rules=game.rules)
+    own_play(hard, game, 1, "B5")
+    draw_and_keep(game, 0)
+    action = hard.choose(game.observation(1), [A.play(1, parse_card("W"), color=B)])
+    game.apply(action)
+    game.apply(A.draw(0))
+    assert game.phase.value == "drawn"
+    game.apply(A.play(0, parse_card("W+4"), color=Y))
+    assert game.phase.value == "challenge"
+    obs = game.observation(1)
+    assert hard.tracker.color_under_top(obs) == B
+    assert hard.choose(obs, game.legal_actions(1)) == A.draw(1)

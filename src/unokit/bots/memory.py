@@ -172,6 +172,11 @@ class Tracker:
         kind = A.action_type(action)
         if obs.phase in ("play", "drawn") and kind in (A.PLAY, A.DRAW, A.PASS):
             self.anchor = (obs, action)
+            if kind == A.PLAY and A.action_card(action) >= WILD \
+                    and A.action_color(action) < 4 and not A.action_extra(action):
+                # The colour it names: the seat may next see its wild only under a card
+                # played onto it (a Wild Draw Four to challenge).
+                self.colors_seen[len(obs.discard) + 1] = A.action_color(action)
         elif obs.phase in ("challenge", "respond") and kind == A.DRAW:
             self.anchor = (obs, action)  # a penalty accepted: the turn passes as after a draw
         elif kind != A.UNO and kind != A.CATCH:
