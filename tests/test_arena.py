@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from arena_json import without_times
 from unokit import bots as registry
 from unokit.arena import (
     ArenaError,
@@ -175,19 +176,8 @@ def test_results_do_not_depend_on_jobs() -> None:
     assert sum(done) == 18
     assert one.outcomes == two.outcomes
     assert [(e.mu, e.sigma) for e in one.entries()] == [(e.mu, e.sigma) for e in two.entries()]
-    assert _without_times(one.to_dict()) == _without_times(two.to_dict())
+    assert without_times(one.to_dict()) == without_times(two.to_dict())
     assert sum(t.decisions for t in one.timing) == sum(t.decisions for t in two.timing)
-
-
-def _without_times(data: dict[str, Any]) -> dict[str, Any]:
-    data = dict(data)
-    for key in ("seconds", "games_per_second"):
-        data.pop(key)
-    data["inputs"] = {k: v for k, v in data["inputs"].items() if k != "jobs"}
-    data["bots"] = [{k: v for k, v in b.items() if k != "decision_time"} for b in data["bots"]]
-    data["entries"] = [{k: v for k, v in e.items() if k != "decision_time"}
-                       for e in data["entries"]]
-    return data
 
 
 # ------------------------------------------------------- rules and bot specs

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from arena_json import without_times
 from unokit.arena import (
     ArenaError,
     ArenaResult,
@@ -46,18 +47,6 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         run_arena(SPECS, "official", games=last - first + 1, seed=SEED,
                   first_game=first).write_json(path / f"p{first}-{last}.json")
     return path
-
-
-def _without_times(data: dict[str, Any]) -> dict[str, Any]:
-    """The JSON without what depends on the clock or on how the games were split."""
-    data = dict(data)
-    for key in ("seconds", "games_per_second", "parts"):
-        data.pop(key)
-    data["inputs"] = {k: v for k, v in data["inputs"].items() if k != "jobs"}
-    for group in ("bots", "entries"):
-        data[group] = [{k: v for k, v in item.items() if k != "decision_time"}
-                       for item in data[group]]
-    return data
 
 
 def _summed(parts: list[ArenaResult]) -> list[dict[str, Any]]:
@@ -151,7 +140,8 @@ def test_two_parts_merge_into_the_whole_run(whole: ArenaResult, folder: Path) ->
     merged = merge_files(paths)
     assert merged.outcomes == whole.outcomes
     assert (merged.games, merged.first_game, merged.parts) == (GAMES, 0, 2)
-    assert _without_times(merged.to_dict()) == _without_times(whole.to_dict())
+    assert without_times(merged.to_dict(), "parts") \
+        == without_times(whole.to_dict(), "parts")
     assert [e.mu for e in merged.entries()] == [e.mu for e in whole.entries()]
     assert ([t.decisions for t in merged.timing] == [t.decisions for t in whole.timing])
     parts = [read_result(path) for path in paths]
@@ -171,7 +161,7 @@ def test_three_shuffled_parts_by_the_command_line(whole: ArenaResult, folder: Pa
         assert text in result.stdout
     assert "not covered" not in result.stdout
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert _without_times(data) == _without_times(whole.to_dict())
+    assert without_times(data, "parts") == without_times(whole.to_dict(), "parts")
     assert data["parts"] == 3 and data["game_ranges"] == [{"first": 0, "last": 7}]
     parts = [read_result(folder / n) for n in names]
     assert [e["decision_time"] for e in data["entries"]] == _summed(parts)
@@ -182,7 +172,8 @@ def test_merged_results_merge_again(whole: ArenaResult, folder: Path) -> None:
     first = merge_files([folder / "p0-2.json", folder / "p3-5.json"])
     again = merge_results([read_result(folder / "p6-7.json"), first])
     assert again.parts == 3
-    assert _without_times(again.to_dict()) == _without_times(whole.to_dict())
+    assert without_times(again.to_dict(), "parts") \
+        == without_times(whole.to_dict(), "parts")
 
 
 def test_gaps_are_reported(folder: Path) -> None:

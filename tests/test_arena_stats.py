@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from arena_json import without_times
 from unokit.arena import (
     ArenaError,
     ArenaResult,
@@ -401,17 +402,6 @@ def test_cli_refuses_bad_input(args: list[str], message: str) -> None:
     assert "Traceback" not in result.output
 
 
-def _comparable(data: dict[str, Any]) -> dict[str, Any]:
-    data = dict(data)
-    for key in ("seconds", "games_per_second"):
-        data.pop(key)
-    data["inputs"] = {k: v for k, v in data["inputs"].items() if k != "jobs"}
-    for group in ("bots", "entries"):
-        data[group] = [{k: v for k, v in item.items() if k != "decision_time"}
-                       for item in data[group]]
-    return data
-
-
 def test_cli_jobs_2_writes_the_same_results_as_jobs_1(tmp_path: Path) -> None:
     outputs = []
     for jobs in (1, 2):
@@ -425,7 +415,7 @@ def test_cli_jobs_2_writes_the_same_results_as_jobs_1(tmp_path: Path) -> None:
         assert data["inputs"]["jobs"] == jobs
         outputs.append(data)
     one, two = outputs
-    assert _comparable(one) == _comparable(two)
+    assert without_times(one) == without_times(two)
     assert one["counts"]["games"] == 5 and sum(s["wins"] for s in one["seats"]) == 5
     decisions = [sum(e["decision_time"]["decisions"] for e in d["entries"]) for d in outputs]
     assert decisions[0] == decisions[1] > 0
