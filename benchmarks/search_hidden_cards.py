@@ -37,42 +37,30 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from unokit import Game, Rules
-from unokit import actions as A
 from unokit.arena import arena_rules, bot_seed, create_bot, game_seed, seating
-from unokit.arena_results import wilson_interval
+from unokit.arena_results import ArenaError, read_result, wilson_interval
 from unokit.bots.base import Bot, play
-from unokit.bots.playout import Position, search_stats
+from unokit.bots.playout import Position
 from unokit.bots.search import SearchBot
-from unokit.cards import WILD
 from unokit.observation import Observation
 
 
 class PeekingSearch(SearchBot):
-    """The search bot, its deals made of the real hands of :attr:`game` (a diagnostic)."""
+    """The search bot, its deals made of the real hands of :attr:`game` (a diagnostic):
+    it differs from :class:`SearchBot` only in the position it deals from."""
 
     game: Game | None = None
 
-    def _quick(self, obs: Observation, candidates: list[int], pool: list[int],
-               team: Sequence[int]) -> tuple[list[float], list[float], int]:
+    def _position(self, obs: Observation, pool: list[int], team: Sequence[int]) -> Position:
+        """The real hands, and the draw pile's cards in an unknown order."""
         game = self.game
-        assert game is not None and self.plain is not None
-        firsts = []
-        for action in candidates:
-            if A.action_type(action) == A.DRAW:
-                firsts.append(-1)
-            else:
-                card = A.action_card(action)
-                firsts.append(card | (A.action_color(action) << 8) if card >= WILD else card)
+        assert game is not None
         n = len(obs.hand_sizes)
         hands: list[list[int] | None] = [list(hand) for hand in game.hands]
-        spot = Position(pool=sorted(game.draw_pile), sizes=list(obs.hand_sizes), known=hands,
+        return Position(pool=sorted(game.draw_pile), sizes=list(obs.hand_sizes), known=hands,
                         slots=[[] for _ in range(n)], discard=list(obs.discard),
                         color=obs.color, direction=obs.direction, seat=obs.seat,
                         team=[seat in team for seat in range(n)])
-        wins, squares = search_stats(self.plain, spot, firsts, self.iterations,
-                                     self.rng.getrandbits(64), rate=self.challenge_rate,
-                                     policy=self.policy)
-        return wins, squares, self.iterations
 
 
 def play_one(args: tuple[list[str], dict[str, Any], int, int]) -> tuple[int, int, int]:
@@ -113,17 +101,13 @@ def paired(mine: dict[int, bool], theirs: dict[int, bool]) -> dict[str, Any]:
 
 def arena_wins(path: Path, seed: int, specs: list[str]) -> dict[int, bool]:
     """Entry 0's win in each game of an arena JSON (checked to be the same run)."""
-    data = json.loads(path.read_text())
-    inputs = data["inputs"]
-    if inputs["bots"] != specs or inputs["seed"] != seed:
+    try:
+        result = read_result(path)
+    except ArenaError as exc:
+        raise SystemExit(str(exc)) from None
+    if result.specs != specs or result.seed != seed:
         raise SystemExit(f"{path}: not the run --bots {','.join(specs)} --seed {seed}")
-    fields = data["outcome_fields"]
-    at = {name: fields.index(name) for name in ("game", "entries", "winners")}
-    out = {}
-    for row in data["outcomes"]:
-        entries, winners = row[at["entries"]], row[at["winners"]]
-        out[row[at["game"]]] = any(entries[w] == 0 for w in winners)
-    return out
+    return {o.game: any(o.entries[w] == 0 for w in o.winners) for o in result.outcomes}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

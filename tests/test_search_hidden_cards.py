@@ -12,6 +12,7 @@ import pytest
 
 from unokit import Game
 from unokit.arena import arena_rules, run_arena
+from unokit.bots import search as search_module
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -29,7 +30,7 @@ def test_the_peeking_search_deals_the_real_hands(monkeypatch: pytest.MonkeyPatch
         seen.append(spot)
         return [float(len(firsts) - i) for i in range(len(firsts))], [0.0] * len(firsts)
 
-    monkeypatch.setattr(peek, "search_stats", capture)
+    monkeypatch.setattr(search_module, "search_stats", capture)
     for seed in range(40):
         game = Game(rules, seed)
         seat = game.current_player

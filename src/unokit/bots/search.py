@@ -257,24 +257,8 @@ class SearchBot(SeededBot):
         the number of deals."""
         plain = self.plain
         assert plain is not None
-        firsts = []
-        for action in candidates:
-            if A.action_type(action) == _DRAW:
-                firsts.append(-1)
-            else:
-                card = A.action_card(action)
-                firsts.append(card | (A.action_color(action) << 8) if card >= WILD else card)
-        mate = self._mate(obs)
-        tracker = self.helper.tracker
-        n = len(obs.hand_sizes)
-        known: list[list[int] | None] = [None] * n
-        known[obs.seat] = list(obs.hand)
-        if mate >= 0 and obs.partner_hand is not None:
-            known[mate] = list(obs.partner_hand)
-        slots = [tracker.slots(seat) if known[seat] is None else [] for seat in range(n)]
-        spot = Position(pool=pool, sizes=list(obs.hand_sizes), known=known, slots=slots,
-                        discard=list(obs.discard), color=obs.color, direction=obs.direction,
-                        seat=obs.seat, team=[seat in team for seat in range(n)])
+        firsts = first_moves(candidates)
+        spot = self._position(obs, pool, team)
         if self.time_limit is None:
             wins, squares = search_stats(plain, spot, firsts, self.iterations,
                                          self.rng.getrandbits(64), rate=self.challenge_rate,
@@ -293,6 +277,21 @@ class SearchBot(SeededBot):
             squares = [a + b for a, b in zip(squares, part_squares, strict=True)]
             deals += chunk
         return wins, squares, max(deals, 1)
+
+    def _position(self, obs: Observation, pool: list[int], team: Sequence[int]) -> Position:
+        """What the seat knows of the position, for the compiled deals: the hands it sees,
+        the unseen cards ``pool`` and what its memory knows of each other hand."""
+        mate = self._mate(obs)
+        tracker = self.helper.tracker
+        n = len(obs.hand_sizes)
+        known: list[list[int] | None] = [None] * n
+        known[obs.seat] = list(obs.hand)
+        if mate >= 0 and obs.partner_hand is not None:
+            known[mate] = list(obs.partner_hand)
+        slots = [tracker.slots(seat) if known[seat] is None else [] for seat in range(n)]
+        return Position(pool=pool, sizes=list(obs.hand_sizes), known=known, slots=slots,
+                        discard=list(obs.discard), color=obs.color, direction=obs.direction,
+                        seat=obs.seat, team=[seat in team for seat in range(n)])
 
     def _slow(self, obs: Observation, candidates: list[int], pool: list[int],
               team: Sequence[int]) -> tuple[list[float], list[float], int] | None:
@@ -401,6 +400,23 @@ class SearchBot(SeededBot):
         pile[:] = cards
 
 
+def first_moves(candidates: Sequence[int]) -> list[int]:
+    """The candidates as :func:`~unokit.bots.playout.search_stats` takes first moves: a
+    card, a wild as ``card | colour << 8``, or -1 to draw.
+
+    >>> first_moves([A.draw(0), A.play(0, 5), A.play(0, WILD, color=2)]) == [-1, 5, WILD | 512]
+    True
+    """
+    firsts = []
+    for action in candidates:
+        if A.action_type(action) == _DRAW:
+            firsts.append(-1)
+        else:
+            card = A.action_card(action)
+            firsts.append(card | (A.action_color(action) << 8) if card >= WILD else card)
+    return firsts
+
+
 def _favourite(hand: list[int]) -> int:
     counts = [0, 0, 0, 0]
     for card in hand:
@@ -495,4 +511,4 @@ def rollout(game: Game, rng: random.Random, team: Sequence[int]) -> float:
 
 
 __all__ = ["DEFAULT_ITERATIONS", "DEFAULT_ITERATIONS_MANY", "DEFAULT_POLICY_MANY", "SLOW_SHARE",
-           "SearchBot", "policy", "rollout"]
+           "SearchBot", "first_moves", "policy", "rollout"]
