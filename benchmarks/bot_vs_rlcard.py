@@ -125,10 +125,10 @@ class Translator:
     """RLCard's UNO state to a unokit position, and unokit actions to RLCard action strings."""
 
     def __init__(self) -> None:
-        from unokit import actions
-        from unokit.cards import WILD, WILD_DRAW_FOUR
-        from unokit.game import Game
-        from unokit.rules import Rules
+        from unokit.engine import actions
+        from unokit.engine.cards import WILD, WILD_DRAW_FOUR
+        from unokit.engine.game import Game
+        from unokit.engine.rules import Rules
 
         self.A = actions
         self.Game = Game

@@ -105,8 +105,8 @@ def play_unokit(games: int, seed: int) -> dict[str, Any]:
 def exact_digests(games: int, seed: int) -> list[str]:
     """unokit's side of the replay check (``_rlcard_parity_worker.play_exact``)."""
     import_unokit()
+    from unokit.engine.rng import SplitMix64
     from unokit.rl.rlcard_compat import RLCardUnoEnv
-    from unokit.rng import SplitMix64
 
     return replay_digests(RLCardUnoEnv({"seed": seed}), SplitMix64(seed + 1), games)
 

@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from unokit import Game, Rules
 from unokit.arena import arena_rules, bot_seed, create_bot, game_seed, seating
-from unokit.arena_results import ArenaError, read_result, wilson_interval
+from unokit.arena.results import ArenaError, read_result, wilson_interval
 from unokit.bots.base import Bot, play
 from unokit.bots.playout import Position
 from unokit.bots.search import SearchBot
-from unokit.observation import Observation
+from unokit.engine.observation import Observation
 
 
 class PeekingSearch(SearchBot):

@@ -120,7 +120,7 @@ def time_rlcard(python: Path, games: int, seed: int, jobs: int) -> Timing:
 # --- unokit's simulator ---------------------------------------------------------------------
 def _sim_job(rules_text: str, policy: str, seed: int, games: int, barrier: Any,
              out: Any) -> None:
-    from unokit.rules import Rules
+    from unokit.engine.rules import Rules
     from unokit.sim.runner import COLUMNS, Simulator
 
     sim = Simulator(Rules.from_string(rules_text), policy)
@@ -161,7 +161,7 @@ def time_sim(config: str, games: int, seed: int, jobs: int) -> Timing:
 
 # --- parity -----------------------------------------------------------------------------------
 def _parity_chunk(task: tuple[str, int, int]) -> tuple[int, list[str]]:
-    from unokit.rules import Rules
+    from unokit.engine.rules import Rules
     from unokit.sim.policies import play_reference
     from unokit.sim.runner import COLUMNS, Simulator
 

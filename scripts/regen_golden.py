@@ -18,13 +18,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from unokit.actions import format_action
 from unokit.bots import PlayFirstBot, play
 from unokit.cli import NAMES
-from unokit.game import Game
-from unokit.record import events_digest
-from unokit.rules import Rules
-from unokit.transcript import EVERYONE, describe_event
+from unokit.engine.actions import format_action
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
+from unokit.formats.record import events_digest
+from unokit.text.transcript import EVERYONE, describe_event
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
 

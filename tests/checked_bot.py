@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from unokit.bots import Bot, must_act
-from unokit.observation import Observation
+from unokit.engine.observation import Observation
 
 
 class Checked:

@@ -14,9 +14,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from unokit.actions import describe
-from unokit.game import Game
-from unokit.rules import Rules
+from unokit.engine.actions import describe
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
 
 CLASSIC_DECK_SIZE = 108
 

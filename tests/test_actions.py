@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unokit import actions as A
-from unokit.cards import CODES, parse_card
-from unokit.errors import ActionCodeError, UnoError
+from unokit.engine import actions as A
+from unokit.engine.cards import CODES, parse_card
+from unokit.engine.errors import ActionCodeError, UnoError
 
 CARD_CODES = [code for code in CODES if code]
 COLORS = "RYGB"

@@ -33,8 +33,8 @@ from unokit.arena import (
 )
 from unokit.bots import BOTS, SeededBot
 from unokit.cli import app
-from unokit.observation import Observation
-from unokit.rules import Rules
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
 
 runner = CliRunner()
 

@@ -25,7 +25,7 @@ from unokit.arena import (
     read_result,
     run_arena,
 )
-from unokit.arena_results import OUTCOME_FIELDS, outcome_from_row, outcome_row
+from unokit.arena.results import OUTCOME_FIELDS, outcome_from_row, outcome_row
 from unokit.cli import app
 
 runner = CliRunner()

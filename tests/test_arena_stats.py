@@ -33,7 +33,7 @@ from unokit.arena import (
     spec_key,
     wilson_interval,
 )
-from unokit.arena_cli import format_mean, format_rate, format_seconds, print_result
+from unokit.arena.cli import format_mean, format_rate, format_seconds, print_result
 from unokit.cli import app
 
 runner = CliRunner()

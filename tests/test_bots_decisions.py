@@ -19,14 +19,14 @@ from collections import Counter
 import pytest
 
 from checked_bot import Checked
-from unokit import actions as A
 from unokit.bots import HeuristicBot, SearchBot
 from unokit.bots.memory import FEATURES, WILD_BIT, failed_mask
 from unokit.bots.playout import Plain, Position, compiled, fill_slots, search_stats
-from unokit.cards import COLOR_OF, RANK_OF, WILD, parse_card
-from unokit.game import Game
-from unokit.rules import Rules
-from unokit.soak import draw_rules
+from unokit.engine import actions as A
+from unokit.engine.cards import COLOR_OF, RANK_OF, WILD, parse_card
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
+from unokit.testing.soak import draw_rules
 
 R, Y, G, B = 0, 1, 2, 3
 

@@ -10,7 +10,6 @@ from itertools import islice
 import pytest
 
 from checked_bot import Checked
-from unokit import actions as A
 from unokit.bots import (
     BOTS,
     LEVELS,
@@ -23,11 +22,12 @@ from unokit.bots import (
 )
 from unokit.bots.heuristic import REACTION_DELAYS, has_color_chance, styled
 from unokit.bots.memory import WILD_BIT, Tracker, failed_mask
-from unokit.cards import parse_card
-from unokit.events import EventKind
-from unokit.game import Game
-from unokit.rules import Rules
-from unokit.soak import draw_rules
+from unokit.engine import actions as A
+from unokit.engine.cards import parse_card
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
+from unokit.testing.soak import draw_rules
 
 
 def cards(*codes: str) -> list[int]:

@@ -10,7 +10,6 @@ from itertools import islice
 
 import pytest
 
-from unokit import actions as A
 from unokit.bots import PlayFirstBot, SearchBot, make_bot, must_act, play
 from unokit.bots.playout import Plain, Position, compiled, search_wins
 from unokit.bots.search import (
@@ -18,11 +17,12 @@ from unokit.bots.search import (
     DEFAULT_ITERATIONS_MANY,
     DEFAULT_POLICY_MANY,
 )
-from unokit.cards import parse_card
-from unokit.game import Game
-from unokit.observation import Observation
-from unokit.rules import Rules
-from unokit.soak import draw_rules, permuted
+from unokit.engine import actions as A
+from unokit.engine.cards import parse_card
+from unokit.engine.game import Game
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
+from unokit.testing.soak import draw_rules, permuted
 
 
 class Checked:

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from checked_bot import Checked
 from strategies import pick_action, rule_sets, seeds
-from unokit import actions as A
 from unokit.bots import (
     BOTS,
     Bot,
@@ -23,10 +22,11 @@ from unokit.bots import (
     make_bot,
     play,
 )
-from unokit.events import EventKind
-from unokit.game import Game
-from unokit.observation import Observation
-from unokit.rules import Rules
+from unokit.engine import actions as A
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
 
 
 def bots_for(names: Sequence[str], players: int, seed: int) -> list[Checked]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unokit.cards import (
+from unokit.engine.cards import (
     CODES,
     COLOR_OF,
     IS_NUMBER,
@@ -26,7 +26,7 @@ from unokit.cards import (
     parse_card,
     parse_color,
 )
-from unokit.errors import CardCodeError, UnoError
+from unokit.engine.errors import CardCodeError, UnoError
 
 COLORS = "RYGB"
 NUMBER_CODES = [f"{c}{n}" for c in COLORS for n in range(10)]

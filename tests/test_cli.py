@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from unokit import __version__
+from unokit._version import __version__
 from unokit.cli import app
-from unokit.record import Record, replay
-from unokit.rules import KEYS, PRESETS
+from unokit.engine.rules import KEYS, PRESETS
+from unokit.formats.record import Record, replay
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SCENARIOS = SHARED / "scenarios"

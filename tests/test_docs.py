@@ -59,7 +59,7 @@ def test_module_docstring_examples(name: str) -> None:
 def test_the_documented_pages_are_tested() -> None:
     names = {path.name for path in MARKDOWN_FILES}
     assert {"api.md", "records.md", "determinism.md", "README.md"} <= names
-    assert "unokit.game" in MODULES and "unokit.bots.base" in MODULES
+    assert "unokit.engine.game" in MODULES and "unokit.bots.base" in MODULES
 
 
 def test_readme_starts_with_the_two_commands() -> None:

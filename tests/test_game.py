@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unokit import actions as A
-from unokit.actions import format_action, parse_action
-from unokit.cards import card_code, parse_card
-from unokit.errors import IllegalActionError, SetupError
-from unokit.events import Event, EventKind, redact
-from unokit.game import Game, Phase
-from unokit.rng import SplitMix64
-from unokit.rules import Rules
+from unokit.engine import actions as A
+from unokit.engine.actions import format_action, parse_action
+from unokit.engine.cards import card_code, parse_card
+from unokit.engine.errors import IllegalActionError, SetupError
+from unokit.engine.events import Event, EventKind, redact
+from unokit.engine.game import Game, Phase
+from unokit.engine.rng import SplitMix64
+from unokit.engine.rules import Rules
 
 K = EventKind
 
@@ -1191,7 +1191,7 @@ def test_repetition_counts_travel_with_copies_and_state_json() -> None:
 
 
 def test_repetition_is_told_in_the_transcript() -> None:
-    from unokit.transcript import describe_event
+    from unokit.text.transcript import describe_event
 
     game = _forced_loop()
     repeated = [e for e in _play_forced(game) if e.kind is EventKind.REPEATED]

@@ -13,8 +13,8 @@ from types import ModuleType
 
 import pytest
 
-from unokit.errors import RulesError
-from unokit.rules import PRESETS, Rules
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import PRESETS, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 

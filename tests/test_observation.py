@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import pick_action, rule_sets, seeds
-from unokit.actions import parse_action
-from unokit.cards import card_code, parse_card
-from unokit.events import EventKind, redact
-from unokit.game import Game, Phase
-from unokit.observation import Observation, observe
-from unokit.rules import Rules
-from unokit.scoring import partner
-from unokit.soak import permuted
+from unokit.engine.actions import parse_action
+from unokit.engine.cards import card_code, parse_card
+from unokit.engine.events import EventKind, redact
+from unokit.engine.game import Game, Phase
+from unokit.engine.observation import Observation, observe
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import partner
+from unokit.testing.soak import permuted
 
 
 def cards(text: str) -> list[int]:

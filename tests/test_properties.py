@@ -38,8 +38,8 @@ from strategies import (
     rule_sets,
     seeds,
 )
-from unokit import actions as A
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine.cards import (
     CODES,
     COLOR_OF,
     NUM_KINDS,
@@ -48,12 +48,12 @@ from unokit.cards import (
     WILD_DRAW_FOUR,
     parse_card,
 )
-from unokit.errors import IllegalActionError
-from unokit.events import Event, EventKind, redact
-from unokit.game import Game, Phase
-from unokit.rules import KEYS, PRESETS, Rules
-from unokit.scoring import partner
-from unokit.soak import permuted, visible_seats
+from unokit.engine.errors import IllegalActionError
+from unokit.engine.events import Event, EventKind, redact
+from unokit.engine.game import Game, Phase
+from unokit.engine.rules import KEYS, PRESETS, Rules
+from unokit.engine.scoring import partner
+from unokit.testing.soak import permuted, visible_seats
 
 MAX_STEPS = 20000
 FULL_STEPS = 1500

@@ -1,9 +1,9 @@
 """Property tests over the house rules: hypothesis playouts under random rule sets drawn
 from every key of RULES.md sections 1-5 (house rules and UNO H2O; not UNO Attack).
 
-The rule set is drawn by :func:`unokit.soak.random_rule_dict` with hypothesis as the
+The rule set is drawn by :func:`unokit.testing.soak.random_rule_dict` with hypothesis as the
 source of its random choices (so that a failing rule set shrinks), and each match is
-played and checked by :func:`unokit.soak.soak_game`, with the soak's invariants: card
+played and checked by :func:`unokit.testing.soak.soak_game`, with the soak's invariants: card
 conservation, a legal action for whoever must act, listed actions apply, illegal
 actions are rejected and change nothing, observations and legal actions do not depend
 on hidden cards, the history replays to an equal state with the same events, and the
@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from test_soak import unexpected
-from unokit.rules import KEYS, Rules
-from unokit.soak import RandomPicker, random_rule_dict, soak_game
+from unokit.engine.rules import KEYS, Rules
+from unokit.testing.soak import RandomPicker, random_rule_dict, soak_game
 
 MAX_STEPS = 20_000
 CHECK_RATE = 0.25

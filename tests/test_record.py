@@ -13,13 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from strategies import pick_action, rule_sets, seeds
-from unokit import __version__
-from unokit.actions import format_action
+from unokit._version import __version__
 from unokit.bots import PlayFirstBot, RandomBot, play
-from unokit.cards import CODES, COLOR_LETTERS
-from unokit.errors import RecordError
-from unokit.game import Game
-from unokit.record import (
+from unokit.engine.actions import format_action
+from unokit.engine.cards import CODES, COLOR_LETTERS
+from unokit.engine.errors import RecordError
+from unokit.engine.game import Game
+from unokit.engine.rules import SPEC, Rules
+from unokit.formats.record import (
     FORMAT,
     FORMAT_VERSION,
     Record,
@@ -27,7 +28,6 @@ from unokit.record import (
     replay,
     replay_steps,
 )
-from unokit.rules import SPEC, Rules
 
 
 def random_game(rules: Rules | str, seed: int, actor_seed: int, max_actions: int = 400) -> Game:
@@ -128,7 +128,7 @@ def test_any_game_round_trips(rules: Rules, seed: int, actor_seed: int) -> None:
 
 
 def test_from_game_refuses_a_set_up_position() -> None:
-    from unokit.cards import parse_card
+    from unokit.engine.cards import parse_card
 
     game = Game.from_setup(
         Rules.preset("official", players=2),
@@ -370,8 +370,8 @@ def test_reshuffle_under_a_disputed_wild_draw_four() -> None:
     """Found by the record round trip: a catch during the challenge phase reshuffles the
     discard pile; the card under the Wild Draw Four must stay, so that a guilty player
     who takes the card back leaves a top card to play on."""
-    from unokit.actions import parse_action
-    from unokit.cards import parse_card
+    from unokit.engine.actions import parse_action
+    from unokit.engine.cards import parse_card
 
     game = Game.from_setup(
         Rules.preset("official", players=2, challenge_guilty_takes_back=True),

@@ -25,11 +25,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from unokit import Game, Rules, parse_card
-from unokit import actions as A
+from unokit.engine import actions as A
 from unokit.rl import encoding as E
 from unokit.rl.gymnasium_env import ENV_ID, UnoEnv, register
 from unokit.rl.pettingzoo_env import env, raw_env
-from unokit.soak import draw_rules, permuted
+from unokit.testing.soak import draw_rules, permuted
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_ROUND = {"preset": "official", "rounds": 1}

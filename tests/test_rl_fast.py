@@ -25,9 +25,9 @@ pytest.importorskip("numba")
 
 from pettingzoo.test import api_test, seed_test
 
-from unokit.errors import RulesError
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import Rules
 from unokit.rl.pettingzoo_env import REWARDS, WINDOWS, env, raw_env, resolve_backend
-from unokit.rules import Rules
 
 # (rules, [(players, windows, reward, max_cycles), ...]): every preset the simulator plays,
 # at several table sizes, with every windows mode and reward scheme; matches of several

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unokit.errors import IllegalActionError, UnoError
+from unokit.engine.errors import IllegalActionError, UnoError
+from unokit.engine.rng import SplitMix64
 from unokit.rl.rlcard_compat import (
     ACTION_LIST,
     ACTION_SPACE,
@@ -27,7 +28,6 @@ from unokit.rl.rlcard_compat import (
     init_deck,
     random_game,
 )
-from unokit.rng import SplitMix64
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "golden" / "rlcard_1.2.0.json"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unokit.rng import MASK64, SplitMix64
+from unokit.engine.rng import MASK64, SplitMix64
 
 M64 = 2**64
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 
 from strategies import rule_dicts
-from unokit.errors import RulesError, UnoError
-from unokit.rules import KEYS, PRESET_MEANINGS, PRESETS, SPEC, Rules, rule_fields
+from unokit.engine.errors import RulesError, UnoError
+from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, SPEC, Rules, rule_fields
 
 # RULES.md section 8, written out: key -> (default, section).
 DEFAULTS: dict[str, Any] = {

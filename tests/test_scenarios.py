@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from unokit import actions as A
-from unokit.cards import IS_NUMBER, RANK_OF, parse_card
-from unokit.events import EventKind
-from unokit.game import Game
-from unokit.rng import SplitMix64
-from unokit.rules import KEYS, PRESETS, Rules
-from unokit.scenario import build_game, run_file, run_scenario
+from unokit.engine import actions as A
+from unokit.engine.cards import IS_NUMBER, RANK_OF, parse_card
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game
+from unokit.engine.rng import SplitMix64
+from unokit.engine.rules import KEYS, PRESETS, Rules
+from unokit.testing.scenario import build_game, run_file, run_scenario
 
 HERE = Path(__file__).resolve().parent
 OWN_DIR = HERE / "scenarios"

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from unokit.cli import app
-from unokit.errors import RulesError
-from unokit.rules import Rules
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import Rules
 from unokit.sim import check_supported
 from unokit.sim.policies import seat_policies
 from unokit.sim.runner import COLUMNS, SimResult, Simulator, simulate

@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from unokit.game import Game
-from unokit.rules import Rules
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
 from unokit.sim.policies import Outcome, play_reference, policy_seed
 from unokit.sim.runner import COLUMNS, Simulator
 

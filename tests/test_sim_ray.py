@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from unokit.cli import app
-from unokit.rules import Rules
+from unokit.engine.rules import Rules
 from unokit.sim import ray_backend
 from unokit.sim.ray_backend import BackendError, check_reachable, parse_address
 from unokit.sim.runner import default_chunk, simulate

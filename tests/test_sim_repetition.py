@@ -1,6 +1,6 @@
 """The simulator's repetition rule: a round whose position comes back a third time after
 cards returned from the discard pile is blocked, as in the engine
-(:func:`unokit.match_flow._note_position`).
+(:func:`unokit.engine.match_flow._note_position`).
 
 The games below are ones in which the engine emits ``repeated``; the kernel must play them
 the same way (and say it blocked a round for repetition). The kernel-level tests drive
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from unokit.rules import Rules
+from unokit.engine.rules import Rules
 from unokit.sim import effects
 from unokit.sim import kernel as K
 from unokit.sim.policies import play_reference

@@ -22,10 +22,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from unokit.cards import parse_card
 from unokit.cli import app
-from unokit.rng import SplitMix64
-from unokit.rules import SPEC, Rules
+from unokit.engine.cards import parse_card
+from unokit.engine.rng import SplitMix64
+from unokit.engine.rules import SPEC, Rules
 from unokit.sim.cli import tables
 from unokit.sim.plots import all_plots, length_histogram, seat_win_rates
 from unokit.sim.policies import (

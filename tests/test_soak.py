@@ -1,4 +1,4 @@
-"""The soak (``unokit.soak`` and ``unokit soak``): a short soak passes, the rule sets it
+"""The soak (``unokit.testing.soak`` and ``unokit soak``): a short soak passes, the rule sets it
 draws cover every key, runs are deterministic whatever the number of jobs, and a broken
 invariant is reported with the seed and rule set that reproduce it.
 
@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from unokit import actions as A
-from unokit.cards import parse_card
 from unokit.cli import app
-from unokit.errors import IllegalActionError, RulesError
-from unokit.game import Game
-from unokit.rules import KEYS, PRESETS, Rules
-from unokit.soak import (
+from unokit.engine import actions as A
+from unokit.engine.cards import parse_card
+from unokit.engine.errors import IllegalActionError, RulesError
+from unokit.engine.game import Game
+from unokit.engine.rules import KEYS, PRESETS, Rules
+from unokit.testing.soak import (
     KINDS,
     Failure,
     GameResult,
@@ -284,9 +284,9 @@ def test_a_crash_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_failure_kind_is_documented() -> None:
-    import unokit.soak
+    import unokit.testing.soak
 
-    doc = unokit.soak.__doc__ or ""
+    doc = unokit.testing.soak.__doc__ or ""
     for kind in KINDS:
         assert f"``{kind}``" in doc or kind in doc, kind
 

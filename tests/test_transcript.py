@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from rich.text import Text
 
 from strategies import pick_action, rule_sets, seeds
-from unokit.cards import parse_card
-from unokit.events import Event, EventKind
-from unokit.game import Game
-from unokit.rules import Rules
-from unokit.transcript import _HANDLERS, EVERYONE, describe_event, seat_names, transcript
+from unokit.engine.cards import parse_card
+from unokit.engine.events import Event, EventKind
+from unokit.engine.game import Game
+from unokit.engine.rules import Rules
+from unokit.text.transcript import _HANDLERS, EVERYONE, describe_event, seat_names, transcript
 
 NAMES = ["Alice", "Bob", "Cara", "Dan"]
 K = EventKind

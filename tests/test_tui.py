@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from unokit import actions as A
 from unokit.bots import SearchBot, make_bot, play
-from unokit.cards import WILD, parse_card
-from unokit.events import Event, EventKind
-from unokit.game import Game, Phase
-from unokit.record import Record
-from unokit.rules import Rules
-from unokit.transcript import describe_event
+from unokit.engine import actions as A
+from unokit.engine.cards import WILD, parse_card
+from unokit.engine.events import Event, EventKind
+from unokit.engine.game import Game, Phase
+from unokit.engine.rules import Rules
+from unokit.formats.record import Record
+from unokit.text.transcript import describe_event
 from unokit.tui import PlayApp, PlayConfig, ReplayApp, Session, config_from_options, load_frames
 from unokit.tui.faces import decorate, face
 from unokit.tui.screens import ChallengePrompt, ChoiceScreen, ColorPicker, EndScreen

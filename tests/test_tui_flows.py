@@ -20,15 +20,15 @@ from typing import Any
 import pytest
 from textual.widgets import Input, OptionList, RichLog
 
-from unokit import actions as A
 from unokit.bots import make_bot, play
-from unokit.cards import WILD, parse_card
-from unokit.events import EventKind
-from unokit.game import Game, Phase
-from unokit.observation import Observation
-from unokit.record import Record
-from unokit.rules import PRESET_MEANINGS, PRESETS, Rules
-from unokit.transcript import describe_event
+from unokit.engine import actions as A
+from unokit.engine.cards import WILD, parse_card
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game, Phase
+from unokit.engine.observation import Observation
+from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
+from unokit.formats.record import Record
+from unokit.text.transcript import describe_event
 from unokit.tui import PlayApp, PlayConfig, ReplayApp, Session, load_frames
 from unokit.tui.faces import SYMBOLS, decorate, face
 from unokit.tui.screens import (

@@ -6,9 +6,10 @@
 True
 """
 
-from unokit.actions import format_action, parse_action
-from unokit.cards import card_code, parse_card
-from unokit.errors import (
+from unokit._version import __version__
+from unokit.engine.actions import format_action, parse_action
+from unokit.engine.cards import card_code, parse_card
+from unokit.engine.errors import (
     ActionCodeError,
     CardCodeError,
     IllegalActionError,
@@ -18,13 +19,11 @@ from unokit.errors import (
     SetupError,
     UnoError,
 )
-from unokit.events import Event, EventKind, redact
-from unokit.game import Game, Phase
-from unokit.observation import Observation
-from unokit.record import Record, replay
-from unokit.rules import PRESETS, Rules
-
-__version__ = "0.1.0"
+from unokit.engine.events import Event, EventKind, redact
+from unokit.engine.game import Game, Phase
+from unokit.engine.observation import Observation
+from unokit.engine.rules import PRESETS, Rules
+from unokit.formats.record import Record, replay
 
 __all__ = [
     "PRESETS",

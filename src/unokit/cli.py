@@ -38,15 +38,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from unokit.arena_cli import arena_command, arena_merge_command
+from unokit.arena.cli import arena_command, arena_merge_command
 from unokit.bots import BOTS, BotError, make_bot, play
-from unokit.errors import RecordError, RulesError, UnoError
-from unokit.game import Game
-from unokit.record import Record, events_digest, replay_steps
-from unokit.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
-from unokit.scenario import ScenarioResult, run_file, scenario_files
+from unokit.engine.errors import RecordError, RulesError, UnoError
+from unokit.engine.game import Game
+from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
+from unokit.formats.record import Record, events_digest, replay_steps
 from unokit.sim.cli import simulate_command
-from unokit.transcript import EVERYONE, Viewer, describe_event
+from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
+from unokit.text.transcript import EVERYONE, Viewer, describe_event
 from unokit.tui.command import play_command, replay_tui
 
 NAMES = ("Alice", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Jack")
@@ -73,8 +73,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 
 def _version_callback(value: bool) -> None:
     if value:
-        from unokit import __version__
-
+        from unokit._version import __version__
         typer.echo(f"unokit {__version__}")
         raise typer.Exit()
 
@@ -343,7 +342,7 @@ def soak_command(
         TimeRemainingColumn,
     )
 
-    from unokit.soak import GameResult, run_soak
+    from unokit.testing.soak import GameResult, run_soak
 
     fixed: Rules | None = None
     if rules_text is not None:

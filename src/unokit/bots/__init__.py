@@ -31,7 +31,7 @@ from unokit.bots.heuristic import (
 )
 from unokit.bots.search import SearchBot
 from unokit.bots.simple import PlayFirstBot, RandomBot
-from unokit.rules import Rules
+from unokit.engine.rules import Rules
 
 BOTS: dict[str, type[SeededBot]] = {
     "easy": EasyBot,

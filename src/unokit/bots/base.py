@@ -1,7 +1,7 @@
 """The bot protocol, and the driver that lets bots play a match.
 
 A bot sees exactly what a player at the table sees: its seat's
-:class:`~unokit.observation.Observation` and the legal actions of that seat. It is
+:class:`~unokit.engine.observation.Observation` and the legal actions of that seat. It is
 asked at every step, also when it is not its turn (to call UNO late or to catch a
 missed call); then it may return ``None`` to do nothing. On its turn (``current_player``
 is its seat, or the round is over and anyone may start the next one) it must return one
@@ -21,11 +21,11 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from unokit.actions import CATCH, UNO, action_type, format_action
-from unokit.errors import IllegalActionError
-from unokit.events import Event
-from unokit.game import Game
-from unokit.observation import Observation
+from unokit.engine.actions import CATCH, UNO, action_type, format_action
+from unokit.engine.errors import IllegalActionError
+from unokit.engine.events import Event
+from unokit.engine.game import Game
+from unokit.engine.observation import Observation
 
 
 @runtime_checkable

@@ -38,11 +38,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from unokit import actions as A
-from unokit import cards as C
 from unokit.bots.base import SeededBot, must_act
 from unokit.bots.memory import Tracker, next_seat
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine import cards as C
+from unokit.engine.cards import (
     COLOR_OF,
     DRAW_TWO,
     POINTS,
@@ -53,10 +53,10 @@ from unokit.cards import (
     WILD_BLANK,
     WILD_DRAW_FOUR,
 )
-from unokit.house import wheel_color
-from unokit.observation import Observation
-from unokit.rules import Rules
-from unokit.scoring import partner
+from unokit.engine.house import wheel_color
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import partner
 
 LEVELS = ("easy", "normal", "hard")
 """The heuristic levels, weakest first."""

@@ -37,8 +37,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from unokit import actions as A
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine.cards import (
     COLOR_OF,
     DRAW_TWO,
     NUM_KINDS,
@@ -51,8 +51,8 @@ from unokit.cards import (
     WILD_SWAP_HANDS,
     build_deck,
 )
-from unokit.observation import Observation
-from unokit.rules import Rules
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
 
 WILD_BIT = 1 << 20
 """The feature bit of wild cards (bits 0-3: colours, 4-19: ranks)."""

@@ -24,8 +24,8 @@ it matches; a Wild Draw Four is challenged with a set chance where the rules all
 The round ends when a hand is empty; a round that cannot go on, or goes on too long, is
 scored by the smallest hand of each side.
 
->>> from unokit.cards import parse_card as c
->>> from unokit.rules import Rules
+>>> from unokit.engine.cards import parse_card as c
+>>> from unokit.engine.rules import Rules
 >>> plain = Plain.of(Rules.preset("official", players=2))
 >>> spot = Position(pool=[c("G1"), c("G2"), c("Y3"), c("Y4")], sizes=[1, 2],
 ...                 known=[[c("R5")], None], slots=[[], []], discard=[c("R3")], color=0,
@@ -40,8 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from unokit.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD, WILD_BLANK, WILD_DRAW_FOUR
-from unokit.rules import Rules
+from unokit.engine.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD, WILD_BLANK, WILD_DRAW_FOUR
+from unokit.engine.rules import Rules
 
 try:  # numba is optional (the ``sim`` extra)
     import numba

@@ -47,20 +47,20 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from unokit import actions as A
 from unokit.bots.base import SeededBot
 from unokit.bots.heuristic import HeuristicBot, fits
 from unokit.bots.playout import Plain, Position, fill_slots, search_stats
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine.cards import (
     COLOR_OF,
     RANK_OF,
     WILD,
     WILD_BLANK,
 )
-from unokit.errors import UnoError
-from unokit.game import Game
-from unokit.observation import Observation
-from unokit.phases import (
+from unokit.engine.errors import UnoError
+from unokit.engine.game import Game
+from unokit.engine.observation import Observation
+from unokit.engine.phases import (
     CHALLENGE,
     CHOOSE_COLOR,
     DRAWN,
@@ -71,8 +71,8 @@ from unokit.phases import (
     ROUND_OVER,
     SLAP,
 )
-from unokit.rules import Rules
-from unokit.scoring import teammates
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import teammates
 
 DEFAULT_ITERATIONS = 1000
 """Deals per decision when none is given, with two players."""

@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from unokit import actions as A
 from unokit.bots.base import SeededBot, must_act
-from unokit.cards import COLOR_OF, COLORS, NO_COLOR, RANK_OF, WILD
-from unokit.observation import Observation
+from unokit.engine import actions as A
+from unokit.engine.cards import COLOR_OF, COLORS, NO_COLOR, RANK_OF, WILD
+from unokit.engine.observation import Observation
 
 
 def matches(card: int, top: int, color: int) -> bool:
     """Whether ``card`` may go on ``top`` while ``color`` is the current colour: a wild,
     the colour, or the same number or symbol (RULES.md section 2).
 
-    >>> from unokit.cards import parse_card as c
+    >>> from unokit.engine.cards import parse_card as c
     >>> matches(c("R5"), c("G5"), 2), matches(c("R5"), c("W"), 3), matches(c("W"), c("G1"), 2)
     (True, False, True)
     """

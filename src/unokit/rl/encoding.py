@@ -24,10 +24,10 @@ actions. Where one play is a prefix of another (a 5 with or without a card excha
 True
 
 **Observations.** :class:`ObservationEncoder` turns a seat's
-:class:`~unokit.observation.Observation` (and nothing else) into a ``float32`` vector of
+:class:`~unokit.engine.observation.Observation` (and nothing else) into a ``float32`` vector of
 :data:`OBSERVATION_SIZE` numbers laid out as :data:`OBSERVATION_FIELDS` says.
 :meth:`ObservationEncoder.encode_fields` gives the same vector from
-:func:`~unokit.observation.view_fields` (the values the observation is made of), updating
+:func:`~unokit.engine.observation.view_fields` (the values the observation is made of), updating
 the seat's previous vector where the view changed.
 """
 
@@ -40,12 +40,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from unokit import actions as A
-from unokit.cards import CODES, COLOR_LETTERS, COLOR_OF, NUM_KINDS, RANK_OF, WILD
-from unokit.observation import Observation, SeatView
-from unokit.phases import Phase
-from unokit.rules import Rules
-from unokit.scoring import partner
+from unokit.engine import actions as A
+from unokit.engine.cards import CODES, COLOR_LETTERS, COLOR_OF, NUM_KINDS, RANK_OF, WILD
+from unokit.engine.observation import Observation, SeatView
+from unokit.engine.phases import Phase
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import partner
 
 _frombuffer = np.frombuffer
 _INT8 = np.dtype(np.int8)
@@ -483,7 +483,7 @@ class _DiscardCounts:
 _ZEROS = array("f", bytes(4 * NUM_KINDS))
 _NO_CARDS: list[int] = []
 _PHASE_SLOT: dict[str, int] = {phase: _PHASE + index for index, phase in enumerate(Phase)}
-"""Phase (a :class:`~unokit.phases.Phase`, found at once) -> index of its number."""
+"""Phase (a :class:`~unokit.engine.phases.Phase`, found at once) -> index of its number."""
 
 
 def _count(buf: array[float], start: int, last: list[int], cards: Sequence[int]) -> list[int]:
@@ -659,9 +659,9 @@ class ObservationEncoder:
 
     def encode_fields(self, view: SeatView, window: bool = False,
                       building: Sequence[int] = ()) -> npt.NDArray[np.float32]:
-        """The vector of one seat's view given as :func:`~unokit.observation.view_fields`
+        """The vector of one seat's view given as :func:`~unokit.engine.observation.view_fields`
         values (seats ``0..n-1``): equal to :meth:`encode` of the seat's
-        :class:`~unokit.observation.Observation`, for less work. The encoder keeps, for
+        :class:`~unokit.engine.observation.Observation`, for less work. The encoder keeps, for
         each seat, the part of the vector that changes a few times a round at most (scores,
         dealer, seats in play, finishing order, winners) and the counts of the seat's
         cards and of the discard pile, with copies of the values they came from, and
@@ -669,7 +669,7 @@ class ObservationEncoder:
         games gives the right vectors (:meth:`forget` only frees memory).
 
         >>> from unokit import Game, Rules
-        >>> from unokit.observation import view_fields
+        >>> from unokit.engine.observation import view_fields
         >>> game = Game(Rules.preset("official", players=2), seed=3)
         >>> encoder = ObservationEncoder(game.rules)
         >>> fast = encoder.encode_fields(view_fields(game, 1))

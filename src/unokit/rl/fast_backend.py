@@ -3,7 +3,7 @@ backend="sim")`` (or ``"auto"``, the default, where the simulator plays the rule
 
 :class:`SimEnv` is :class:`~unokit.rl.pettingzoo_env.raw_env` with the match, the
 selection of agents, the masks and the observation vectors computed by
-:mod:`unokit.sim.env_kernel` (numba). It gives the same episode as the engine backend
+:mod:`unokit.rl._sim_kernel` (numba). It gives the same episode as the engine backend
 for the same rules, seed and actions: the same agents selected, observation vectors and
 masks equal bit for bit, the same rewards, terminations and truncations
 (``tests/test_rl_fast.py``). A step is one compiled call and Python's bookkeeping of the
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from unokit.game import Game
+from unokit.engine.game import Game
+from unokit.rl import _sim_kernel as EK
 from unokit.rl.encoding import ACTION_SIZE, NOOP, OBSERVATION_SIZE, action_name, decision
 from unokit.rl.pettingzoo_env import raw_env
-from unokit.sim import env_kernel as EK
 from unokit.sim import kernel as K
 from unokit.sim.support import kernel_bonus, kernel_deck, kernel_params
 

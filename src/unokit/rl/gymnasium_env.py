@@ -36,9 +36,9 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from unokit.bots import Bot, make_bot
+from unokit.engine.rules import Rules
 from unokit.rl.encoding import ACTION_SIZE
 from unokit.rl.pettingzoo_env import raw_env
-from unokit.rules import Rules
 
 ENV_ID = "unokit/Uno-v0"
 """The id :func:`register` gives the environment."""
@@ -50,7 +50,7 @@ class UnoEnv(gymnasium.Env[Obs, np.int64]):
     """One learning seat against bots (see the module docstring).
 
     Args:
-        rules: a rule set (:class:`~unokit.rules.Rules`, a mapping, a preset name or
+        rules: a rule set (:class:`~unokit.engine.rules.Rules`, a mapping, a preset name or
             compact string).
         players: overrides the rules' ``players``.
         opponents: bot names (or :class:`~unokit.bots.Bot` objects) for the other seats,

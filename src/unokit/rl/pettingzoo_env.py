@@ -24,7 +24,7 @@ match (``rounds = 1`` in the rules makes it one round); ``max_cycles`` truncates
 that many steps.
 
 Backends: ``backend="engine"`` plays the match on :class:`unokit.Game`; ``"sim"`` plays it
-on the simulator's compiled kernel (:mod:`unokit.sim.env_kernel`, for the rule sets
+on the simulator's compiled kernel (:mod:`unokit.rl._sim_kernel`, for the rule sets
 :mod:`unokit.sim.support` accepts), step for step the same episode, observations and
 masks bit for bit; ``"auto"`` (the default) takes ``"sim"`` where numba is installed and
 the simulator plays the rules, else ``"engine"``.
@@ -53,11 +53,13 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from pettingzoo.utils.env import AECIterable  # type: ignore[import-untyped]
 from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped]
 
-from unokit import actions as A
-from unokit.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
-from unokit.game import Game
-from unokit.observation import view_fields as _view_fields
-from unokit.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
+from unokit.engine import actions as A
+from unokit.engine.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
+from unokit.engine.game import Game
+from unokit.engine.observation import view_fields as _view_fields
+from unokit.engine.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import teammates
 from unokit.rl.encoding import (
     ACTION_SIZE,
     NOOP,
@@ -68,8 +70,6 @@ from unokit.rl.encoding import (
     decision,
     encode_action,
 )
-from unokit.rules import Rules
-from unokit.scoring import teammates
 
 REWARDS = ("match", "round", "points")
 """Reward schemes (see the module docstring)."""
@@ -206,7 +206,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
     """The AEC environment without wrappers (see the module docstring).
 
     Args:
-        rules: a rule set (:class:`~unokit.rules.Rules`, a mapping, a preset name or
+        rules: a rule set (:class:`~unokit.engine.rules.Rules`, a mapping, a preset name or
             compact string).
         players: overrides the rules' ``players`` (2-10).
         render_mode: ``None``, ``"human"`` (print) or ``"ansi"`` (return the text).
@@ -352,7 +352,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
     # ----------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         """The agent's observation and action mask (the vector is built from
-        :func:`unokit.observation.view_fields` only: what ``game.observation(seat)``
+        :func:`unokit.engine.observation.view_fields` only: what ``game.observation(seat)``
         holds)."""
         seat = self._index[agent]
         if seat == self._sel and not self._done:
@@ -418,7 +418,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self._count_step()
 
     def step_engine(self, action: int | None) -> None:
-        """Take a whole engine action (an ``int`` of :mod:`unokit.actions`) for the
+        """Take a whole engine action (an ``int`` of :mod:`unokit.engine.actions`) for the
         selected agent, or ``None`` to let a window pass: for bots and scripted seats.
 
         Raises:

@@ -8,8 +8,8 @@ its code is written (a drawn wild card played by itself with a random colour and
 effect, every played card including the top card shuffled back into the draw pile, Wild
 Draw Four legal only when nothing else is, no UNO call, no challenge). Adding rule keys for
 them would put non-rules into the schema, so this module is a small game of its own that
-shares only the random number generator (:class:`unokit.rng.SplitMix64`) and the error
-types with the engine. It does not use :class:`unokit.game.Game`.
+shares only the random number generator (:class:`unokit.engine.rng.SplitMix64`) and the error
+types with the engine. It does not use :class:`unokit.engine.game.Game`.
 
 **What is the same as RLCard 1.2.0** (``rlcard/games/uno/*.py`` and ``rlcard/envs/uno.py``):
 every rule below, the order of the legal actions, the action ids, the observation planes,
@@ -94,8 +94,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from unokit.errors import IllegalActionError, UnoError
-from unokit.rng import SplitMix64
+from unokit.engine.errors import IllegalActionError, UnoError
+from unokit.engine.rng import SplitMix64
 
 # ------------------------------------------------------------------- cards and actions
 COLORS: tuple[str, ...] = ("r", "g", "b", "y")
@@ -309,7 +309,7 @@ class RLCardUnoGame:
     # -- moves
     def step(self, action: int | str) -> int:
         """Apply the current player's action (id or RLCard name); return the next player.
-        Raises :class:`~unokit.errors.IllegalActionError` (game unchanged) for an action
+        Raises :class:`~unokit.engine.errors.IllegalActionError` (game unchanged) for an action
         that is not legal now."""
         a = action_id(action)
         if self.winner is not None:

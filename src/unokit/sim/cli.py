@@ -21,8 +21,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from unokit.errors import RulesError
-from unokit.rules import Rules
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import Rules
 from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, seat_policies
 from unokit.sim.ray_backend import BackendError, import_ray
 

@@ -252,7 +252,7 @@ def challenge(gp: int, p: int) -> None:
 
 # ------------------------------------------------------------------ repetition
 REPETITION_LIMIT = 3
-"""As :data:`unokit.match_flow.REPETITION_LIMIT`: the count that blocks a round."""
+"""As :data:`unokit.engine.match_flow.REPETITION_LIMIT`: the count that blocks a round."""
 
 
 @inline
@@ -262,7 +262,7 @@ def _fold(h: np.uint64, value: int) -> np.uint64:
 
 @jit
 def position_hash(gp: int) -> np.uint64:
-    """A 64-bit hash of the position, as :func:`unokit.match_flow.position_digest` takes
+    """A 64-bit hash of the position, as :func:`unokit.engine.match_flow.position_digest` takes
     it: the scalars of the round (``g[S_CUR:S_NDISC + 1]``: turn, phase, direction,
     colour, the card to match, the drawn card, the pending penalty and its kind, the Wild
     Draw Four fields, the UNO window, the seat that may pass a Skip on, the idle count and

@@ -7,10 +7,11 @@ module's plain Python and numpy code to machine code at the first call, from whe
 ``cache=True`` keeps the compiled code next to the module (``__pycache__``), so later
 processes start at once.
 
-The kernel mirrors :mod:`unokit.game`, :mod:`unokit.match_flow`, :mod:`unokit.table` and
-:mod:`unokit.house` for the rules :mod:`unokit.sim.support` accepts: the same dealer
-draw, deal, start card, draws and reshuffles from the same SplitMix64 numbers
-(:mod:`unokit.rng`), the same effects and scoring. Hands are counts of each card kind:
+The kernel mirrors :mod:`unokit.engine.game`, :mod:`unokit.engine.match_flow`,
+:mod:`unokit.engine.table` and :mod:`unokit.engine.house` for the rules
+:mod:`unokit.sim.support` accepts: the same dealer draw, deal, start card, draws and
+reshuffles from the same SplitMix64 numbers
+(:mod:`unokit.engine.rng`), the same effects and scoring. Hands are counts of each card kind:
 nothing in these rules depends on the order of the cards in a hand.
 :mod:`unokit.sim.effects` has what the actions do; :mod:`unokit.sim.loop` the legal
 actions, the policies and the game loop.
@@ -36,7 +37,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
-from unokit.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
+from unokit.engine.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
 from unokit.sim import support as S
 
 I64 = npt.NDArray[np.int64]
@@ -179,7 +180,7 @@ S_RECYCLED = 29  # cards came back from the discard pile during this action
 S_NPOS = 30  # positions recorded in the repetition table this round
 S_REPEATED = 31  # rounds blocked by the repetition rule
 
-# Action encoding (unokit.actions).
+# Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
 UNO_FLAG = 1 << 22
 EMPTY = (127 << 8) | (7 << 15) | (15 << 18)

@@ -40,7 +40,7 @@ Asked for a skip answer it plays one as in 3. The favourite colour is the one th
 holds most cards of, ties to the first of R, Y, G, B; a hand without coloured cards takes
 ``below(4)``.
 
->>> from unokit.rules import Rules
+>>> from unokit.engine.rules import Rules
 >>> outcome = play_reference(Rules.preset("official", players=2, rounds=1), 7, "playfirst")
 >>> outcome.winner in (0, 1), outcome.actions == len(outcome.history)
 (True, True)
@@ -51,13 +51,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from unokit import actions as A
-from unokit.cards import COLOR_OF, WILD
-from unokit.events import EventKind
-from unokit.game import Game
-from unokit.phases import CHALLENGE, DRAWN, MATCH_OVER, RESPOND, ROUND_OVER
-from unokit.rng import MASK64, SplitMix64
-from unokit.rules import Rules
+from unokit.engine import actions as A
+from unokit.engine.cards import COLOR_OF, WILD
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game
+from unokit.engine.phases import CHALLENGE, DRAWN, MATCH_OVER, RESPOND, ROUND_OVER
+from unokit.engine.rng import MASK64, SplitMix64
+from unokit.engine.rules import Rules
 
 POLICY_SALT = 0x6A09E667F3BCC909
 """XORed into the game seed to seed the decision stream."""

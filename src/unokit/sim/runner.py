@@ -4,7 +4,7 @@ Game ``i`` of a run with seed ``S`` has the seed ``(S + i) mod 2**64``, whatever
 number of processes or the chunk size, so a run is reproducible and any game of it can be
 replayed on the engine (:func:`unokit.sim.policies.play_reference`).
 
->>> from unokit.rules import Rules
+>>> from unokit.engine.rules import Rules
 >>> result = simulate(Rules.preset("official", players=2, rounds=1), games=20, seed=5,
 ...                   policies="playfirst")
 >>> len(result.winner), int(result.winner.min()) >= 0
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from unokit.rules import Rules
+from unokit.engine.rules import Rules
 from unokit.sim import loop
 from unokit.sim.kernel import S_ACTIONS, new_state
 from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, seat_policies

@@ -5,12 +5,12 @@ match of the presets ``official``, ``classic_ru``, ``stacking`` and ``seven_o`` 
 (and ``draw = "until_playable"``), with ``standard`` or ``penalty`` scoring. Anything else
 is refused, naming the keys, rather than played under simpler rules:
 
->>> from unokit.rules import Rules
+>>> from unokit.engine.rules import Rules
 >>> check_supported(Rules.preset("classic_ru", players=6))
 >>> check_supported(Rules.preset("party"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.errors.RulesError: invalid rule set: jump_in: the simulator does not play it ...
+unokit.engine.errors.RulesError: invalid rule set: jump_in: the simulator does not play it ...
 
 Keys that only matter for cards the simulator's deck does not hold (``blank_card_effect``,
 the launcher of UNO Attack, ``silence_penalty`` without ``silence``) change nothing there
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from unokit.cards import parse_card
-from unokit.errors import RulesError
-from unokit.rules import SPEC, Rules
+from unokit.engine.cards import parse_card
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import SPEC, Rules
 
 SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o")
 """The presets the simulator plays as they are (with any number of players)."""
@@ -81,7 +81,7 @@ def unsupported(rules: Rules) -> dict[str, str]:
 
 
 def check_supported(rules: Rules) -> None:
-    """Raise :class:`~unokit.errors.RulesError` naming every key of ``rules`` that the
+    """Raise :class:`~unokit.engine.errors.RulesError` naming every key of ``rules`` that the
     simulator does not play; return ``None`` if it plays them all."""
     problems = unsupported(rules)
     if problems:
@@ -89,7 +89,7 @@ def check_supported(rules: Rules) -> None:
 
 
 def _answers_exist(rules: Rules, two: bool) -> bool:
-    """As :func:`unokit.house.answers_exist`: whether any card may answer a Draw Two
+    """As :func:`unokit.engine.house.answers_exist`: whether any card may answer a Draw Two
     (``two``) or a Wild Draw Four."""
     if rules.reverse_deflects_draw:
         return True

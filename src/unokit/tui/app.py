@@ -12,8 +12,8 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from unokit.errors import RecordError, UnoError
-from unokit.record import Record
+from unokit.engine.errors import RecordError, UnoError
+from unokit.formats.record import Record
 from unokit.tui.session import DEFAULT_DELAY, PlayConfig, Session
 from unokit.tui.setup_screen import SetupScreen
 from unokit.tui.table_screen import TableScreen

@@ -9,8 +9,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from unokit.errors import RecordError, RulesError
-from unokit.record import Record
+from unokit.engine.errors import RecordError, RulesError
+from unokit.formats.record import Record
 from unokit.tui.session import DEFAULT_DELAY, MAX_SEED, PlayConfig, config_from_options
 
 

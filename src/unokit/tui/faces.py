@@ -3,7 +3,7 @@
 Every colour has a letter *and* a symbol, so that the cards read the same without
 colour: red ``♥``, yellow ``★``, green ``♣``, blue ``♦``; wild cards carry ``✦``.
 
->>> from unokit.cards import parse_card
+>>> from unokit.engine.cards import parse_card
 >>> face(parse_card("R5")), face(parse_card("B+2")), face(parse_card("W+4"))
 ('♥R5', '♦B+2', '✦W+4')
 >>> color_label(2)
@@ -25,8 +25,16 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.text import Text
 
-from unokit import actions as A
-from unokit.cards import CODES, COLOR_OF, NO_COLOR, RANK_OF, TRADE_HANDS, WILD, WILD_SWAP_HANDS
+from unokit.engine import actions as A
+from unokit.engine.cards import (
+    CODES,
+    COLOR_OF,
+    NO_COLOR,
+    RANK_OF,
+    TRADE_HANDS,
+    WILD,
+    WILD_SWAP_HANDS,
+)
 
 SYMBOLS = ("♥", "★", "♣", "♦")
 """The symbol of each colour (R, Y, G, B)."""
@@ -150,7 +158,7 @@ _WORD_COLOR = {"red": 0, "yellow": 1, "green": 2, "blue": 3}
 
 
 def decorate(markup: str) -> Text:
-    """A transcript line written with ``markup=True`` (see :mod:`unokit.transcript`) as
+    """A transcript line written with ``markup=True`` (see :mod:`unokit.text.transcript`) as
     styled text, every card code and colour word given its symbol.
 
     >>> decorate("Bob plays [bold blue]B7[/] and names [bold red]red[/].").plain

@@ -18,12 +18,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from unokit.actions import format_action
-from unokit.events import Event
-from unokit.game import Game
-from unokit.record import Record, replay_steps
-from unokit.scoring import partner
-from unokit.transcript import EVERYONE, Viewer, describe_event
+from unokit.engine.actions import format_action
+from unokit.engine.events import Event
+from unokit.engine.game import Game
+from unokit.engine.scoring import partner
+from unokit.formats.record import Record, replay_steps
+from unokit.text.transcript import EVERYONE, Viewer, describe_event
 from unokit.tui.faces import action_label, card_text, cards_text, color_text, decorate
 
 LOG_LINES = 400
@@ -51,7 +51,7 @@ def load_frames(record: Record) -> list[Frame]:
 
 def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
     """The table as ``viewer`` sees it: piles, colour, direction, every seat's cards
-    (all of them for :data:`~unokit.transcript.EVERYONE`, else the viewer's own)."""
+    (all of them for :data:`~unokit.text.transcript.EVERYONE`, else the viewer's own)."""
     seat = viewer if isinstance(viewer, int) else None
     obs = game.observation(seat if seat is not None else 0)
     text = Text()

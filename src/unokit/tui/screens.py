@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from unokit.cards import parse_card
+from unokit.engine.cards import parse_card
 from unokit.tui.faces import COLOR_WORDS, SYMBOLS, card_text
 
 DIALOG_CSS = """

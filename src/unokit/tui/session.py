@@ -16,7 +16,7 @@ between rounds: the human starts the next round.
 True
 
 Nothing in a session's log shows a card the human may not see: every line is written
-from seat 0's view (:func:`unokit.events.redact`).
+from seat 0's view (:func:`unokit.engine.events.redact`).
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from unokit import actions as A
 from unokit.bots import BOTS, Bot, asking_order, make_bot
-from unokit.events import Event, redact
-from unokit.game import Game, Phase
-from unokit.observation import Observation
-from unokit.rules import Rules
-from unokit.transcript import describe_event
+from unokit.engine import actions as A
+from unokit.engine.events import Event, redact
+from unokit.engine.game import Game, Phase
+from unokit.engine.observation import Observation
+from unokit.engine.rules import Rules
+from unokit.text.transcript import describe_event
 from unokit.tui.faces import decorate
 
 HUMAN = 0
@@ -166,7 +166,7 @@ class Offer:
 def make_offer(legal: Sequence[int]) -> Offer:
     """Sort legal actions by what they do.
 
-    >>> from unokit.cards import parse_card
+    >>> from unokit.engine.cards import parse_card
     >>> offer = make_offer([A.play(0, parse_card("R5")), A.draw(0), A.catch(0, 2)])
     >>> sorted(offer.play_cards), offer.draw == A.draw(0), list(offer.catches)
     ([5], True, [2])

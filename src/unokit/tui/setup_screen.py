@@ -17,8 +17,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from unokit.errors import RulesError
-from unokit.rules import PRESET_MEANINGS, PRESETS, Rules
+from unokit.engine.errors import RulesError
+from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.tui.session import (
     MAX_SEED,
     NAMES,
@@ -67,7 +67,7 @@ def rules_for(preset: str, overrides: str, players: int) -> Rules:
     >>> rules_for("official", "rounds=zero", 2)
     Traceback (most recent call last):
     ...
-    unokit.errors.RulesError: invalid rule set: rounds: ...
+    unokit.engine.errors.RulesError: invalid rule set: rounds: ...
     """
     text = preset + ("," + overrides if overrides.strip() else "")
     rules = Rules.from_string(text)

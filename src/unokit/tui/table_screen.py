@@ -21,12 +21,12 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from unokit import actions as A
-from unokit.cards import RANK_OF, TRADE_HANDS, WILD, WILD_DRAW_FOUR
-from unokit.errors import IllegalActionError, UnoError
-from unokit.events import EventKind
-from unokit.game import Phase
-from unokit.scoring import partner
+from unokit.engine import actions as A
+from unokit.engine.cards import RANK_OF, TRADE_HANDS, WILD, WILD_DRAW_FOUR
+from unokit.engine.errors import IllegalActionError, UnoError
+from unokit.engine.events import EventKind
+from unokit.engine.game import Phase
+from unokit.engine.scoring import partner
 from unokit.tui.faces import action_label, card_text, color_label, face
 from unokit.tui.screens import (
     ChallengePrompt,

@@ -40,7 +40,7 @@ of two seats and returns an :class:`ArenaResult`.
   timing histogram; :func:`merge_results` (``unokit arena-merge``) puts parts of one run
   back together, and parts covering games ``0 .. N - 1`` give the result of one run of
   ``N`` games (only the times differ). The statistics, the JSON file and the plot are in
-  :mod:`unokit.arena_results`; their names can be imported from here too.
+  :mod:`unokit.arena.results`; their names can be imported from here too.
 
 >>> result = run_arena(["playfirst", "random"], "official", games=4, seed=3)
 >>> result.games, len(result.outcomes), result.players
@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from unokit.arena_results import (
+from unokit.arena.results import (
     OUTCOME_FIELDS,
     PLOT_SUFFIXES,
     Z95,
@@ -93,13 +93,13 @@ from unokit.arena_results import (
     wilson_interval,
 )
 from unokit.bots.base import Bot, must_act, play
-from unokit.errors import RulesError
-from unokit.events import EventKind
-from unokit.game import Game
-from unokit.observation import Observation
-from unokit.rng import MASK64, SplitMix64
-from unokit.rules import Rules
-from unokit.scoring import teammates
+from unokit.engine.errors import RulesError
+from unokit.engine.events import EventKind
+from unokit.engine.game import Game
+from unokit.engine.observation import Observation
+from unokit.engine.rng import MASK64, SplitMix64
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import teammates
 
 MAX_ACTIONS_ROUND = 50_000
 """Default limit of actions in a one-round game; a game still running then has no winner."""
@@ -417,7 +417,7 @@ def merge_results(parts: Sequence[ArenaResult], names: Sequence[str] | None = No
     >>> merge_results([a, b], ["a.json", "b.json"])
     Traceback (most recent call last):
     ...
-    unokit.arena_results.ArenaError: a.json and b.json both hold game 1
+    unokit.arena.results.ArenaError: a.json and b.json both hold game 1
 
     Raises:
         ArenaError: no parts; parts of different runs (the message names the input that

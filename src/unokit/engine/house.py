@@ -1,6 +1,6 @@
 """House rules (RULES.md section 4): the plays they add and the effects they have.
 
-The engine (:mod:`unokit.game`) calls these functions only when a house rule is on, so
+The engine (:mod:`unokit.engine.game`) calls these functions only when a house rule is on, so
 the official game keeps its short path. Each function takes the game and changes it the
 way the rule says; the choices where RULES.md is silent are in ``docs/rules.md``.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 from itertools import permutations
 from typing import TYPE_CHECKING
 
-from unokit import actions as A
-from unokit import attack
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine import attack
+from unokit.engine.cards import (
     COLOR_OF,
     DISCARD_ALL,
     DRAW_TWO,
@@ -34,10 +34,10 @@ from unokit.cards import (
     WILD_DRAW_FOUR,
     WILD_SWAP_HANDS,
 )
-from unokit.events import EventKind
+from unokit.engine.events import EventKind
 
 if TYPE_CHECKING:
-    from unokit.game import Game
+    from unokit.engine.game import Game
 
 K = EventKind
 

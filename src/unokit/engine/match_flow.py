@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from unokit import attack, house
-from unokit.cards import (
+from unokit.engine import attack, house
+from unokit.engine.cards import (
     CODES,
     COLOR_OF,
     DRAW_TWO,
@@ -36,8 +36,8 @@ from unokit.cards import (
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
-from unokit.events import EventKind
-from unokit.phases import (
+from unokit.engine.events import EventKind
+from unokit.engine.phases import (
     CHALLENGE,
     CHOOSE_COLOR,
     EXCHANGE,
@@ -46,10 +46,10 @@ from unokit.phases import (
     RESPOND,
     ROUND_OVER,
 )
-from unokit.scoring import best_seat, lazy_loser, lowest_hand, round_points
+from unokit.engine.scoring import best_seat, lazy_loser, lowest_hand, round_points
 
 if TYPE_CHECKING:
-    from unokit.game import Game
+    from unokit.engine.game import Game
 
 K = EventKind
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)
@@ -100,7 +100,7 @@ def _start_round(self: Game) -> None:
             break
         # A misdeal: no card left could start the round, so shuffle and deal again.
         if not pile or not any(self._start_card_ok(card) for card in self.deck):
-            from unokit.errors import SetupError
+            from unokit.engine.errors import SetupError
 
             raise SetupError("no card of the deck is left to start the round")
         self.hands = [[] for _ in range(self.n)]
@@ -134,7 +134,7 @@ def _turn_start_card(self: Game, first: int) -> None:
     first after a plain number."""
     pile = self.draw_pile
     if not any(self._start_card_ok(card) for card in pile):
-        from unokit.errors import SetupError
+        from unokit.engine.errors import SetupError
 
         raise SetupError("no card in the draw pile can start the round")
     while True:
@@ -341,7 +341,7 @@ def position_digest(self: Game) -> str:
     >>> a.position_digest() == b.position_digest(), len(a.position_digest())
     (True, 20)
     """
-    from unokit.game import STATE_FIELDS
+    from unokit.engine.game import STATE_FIELDS
 
     parts: list[Any] = []
     for name in STATE_FIELDS:

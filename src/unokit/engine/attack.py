@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from unokit.cards import COLOR_OF, WILD
-from unokit.events import EventKind
+from unokit.engine.cards import COLOR_OF, WILD
+from unokit.engine.events import EventKind
 
 if TYPE_CHECKING:
-    from unokit.game import Game
+    from unokit.engine.game import Game
 
 K = EventKind
 

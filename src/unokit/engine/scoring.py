@@ -1,7 +1,7 @@
 """Round points and match results (RULES.md section 3), as pure functions.
 
->>> from unokit.rules import Rules
->>> from unokit.cards import parse_card
+>>> from unokit.engine.rules import Rules
+>>> from unokit.engine.cards import parse_card
 >>> hands = [[], [parse_card("W"), parse_card("G+2")], [parse_card("B5")]]
 >>> round_points(Rules.preset("official", players=3), hands, winner=0)
 [75, 0, 0]
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from unokit.cards import CODES, hand_points
-from unokit.rules import Rules
+from unokit.engine.cards import CODES, hand_points
+from unokit.engine.rules import Rules
 
 
 def partner(rules: Rules, seat: int) -> int:

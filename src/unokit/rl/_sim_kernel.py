@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 from numba.np.numpy_support import carray
 
-from unokit.cards import NUM_KINDS
+from unokit.engine.cards import NUM_KINDS
 from unokit.rl import encoding as EN
 from unokit.sim import support as S
 from unokit.sim.effects import apply

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from unokit.cards import COLOR_OF, WILD
-from unokit.errors import SetupError
-from unokit.events import EventKind
+from unokit.engine.cards import COLOR_OF, WILD
+from unokit.engine.errors import SetupError
+from unokit.engine.events import EventKind
 
 if TYPE_CHECKING:
-    from unokit.game import Game
+    from unokit.engine.game import Game
 
 
 def set_up_round(

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from unokit import actions as A
-from unokit import house
-from unokit.cards import (
+from unokit.engine import actions as A
+from unokit.engine import house
+from unokit.engine.cards import (
     DRAW_TWO,
     NO_COLOR,
     RANK_OF,
     WILD,
     WILD_DRAW_FOUR,
 )
-from unokit.events import EventKind
-from unokit.phases import (
+from unokit.engine.events import EventKind
+from unokit.engine.phases import (
     MATCH_OVER,
     PLAY,
     ROUND_OVER,
@@ -35,7 +35,7 @@ from unokit.phases import (
 )
 
 if TYPE_CHECKING:
-    from unokit.game import Game
+    from unokit.engine.game import Game
 
 K = EventKind
 _TURN_OVER = (ROUND_OVER, MATCH_OVER)

@@ -28,9 +28,9 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
-from unokit.errors import RulesError, UnoError
-from unokit.rules import Rules
-from unokit.scoring import teammates
+from unokit.engine.errors import RulesError, UnoError
+from unokit.engine.rules import Rules
+from unokit.engine.scoring import teammates
 
 Z95 = NormalDist().inv_cdf(0.975)
 """The two-sided 95 % normal quantile (1.959964...)."""

@@ -1,4 +1,4 @@
-"""Why an action is illegal: the sentence an :class:`~unokit.errors.IllegalActionError`
+"""Why an action is illegal: the sentence an :class:`~unokit.engine.errors.IllegalActionError`
 carries. Only called on the slow path, after an action has been refused.
 
 >>> from unokit import Game, Rules, parse_action
@@ -9,11 +9,11 @@ carries. Only called on the slow path, after an action has been refused.
 
 from __future__ import annotations
 
-from unokit import actions as A
-from unokit.cards import CODES, WILD, WILD_DRAW_FOUR
-from unokit.errors import ActionCodeError
-from unokit.game import _PLAYABLE as PLAYABLE
-from unokit.game import Game, Phase
+from unokit.engine import actions as A
+from unokit.engine.cards import CODES, WILD, WILD_DRAW_FOUR
+from unokit.engine.errors import ActionCodeError
+from unokit.engine.game import _PLAYABLE as PLAYABLE
+from unokit.engine.game import Game, Phase
 
 PLAY, DRAWN, CHALLENGE = Phase.PLAY, Phase.DRAWN, Phase.CHALLENGE
 CHOOSE_COLOR, ROUND_OVER, MATCH_OVER = Phase.CHOOSE_COLOR, Phase.ROUND_OVER, Phase.MATCH_OVER

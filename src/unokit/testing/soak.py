@@ -1,0 +1,907 @@
+"""Soak testing: many random matches under random rule sets, checked after every action.
+
+Each game of a soak has its own seed: game ``i`` of a soak started with seed ``S`` uses
+``S + i``. From that one number come the rule set (drawn at random from every key of
+RULES.md, unless a fixed rule set is given), the deal (``Game(rules, seed)``) and the
+moves of a random actor, so that ``unokit soak --games 1 --seed SEED --rules RULES``
+plays exactly the game a failure names, whatever the number of games or jobs.
+
+The actor picks among the legal actions of *every* seat, so out-of-turn actions (UNO
+calls, catches, jump-ins, skips passed on, slaps, speech) happen at random moments, but
+the player whose turn it is acts most of the time and prefers plays, so matches end.
+
+After every action the soak checks:
+
+- ``conservation``: every card of ``game.deck`` is in exactly one place (the hands, the
+  draw pile or the discard pile);
+- ``no_legal_action``: before the match ends the seat to act has a legal action (every
+  seat that must slap, every seat between rounds), and nobody has one after it;
+- ``legal_rejected`` / ``crash``: a listed legal action applies without an error;
+
+and now and then (each with its own probability):
+
+- ``illegal_accepted`` / ``illegal_changed_state`` / ``illegal_wrong_error``: an illegal
+  action (another seat's turn action, a card not held, an action of another phase, a
+  listed play with a wrong argument, an integer that encodes no action, not an integer)
+  raises :class:`~unokit.engine.errors.IllegalActionError` and leaves the state equal to a
+  :meth:`~unokit.engine.game.Game.copy` taken before;
+- ``privacy``: in a copy where the cards a seat cannot see are dealt out differently
+  (the other hands among themselves, sizes kept, and the draw pile order), the seat's
+  observation and legal actions are the same.
+
+At the end of a match, ``replay``: the action history applied to a fresh
+``Game(rules, seed)`` gives an equal state and the same events. A match still running
+after ``max_steps`` actions is a ``did_not_end`` failure; dealing or one action that takes
+more than :data:`STEP_TIMEOUT` seconds (an endless loop inside the engine) is a
+``timeout``. A rule set whose compact string does not read back to itself is a
+``rules_roundtrip`` failure (the game is played all the same, and its failures name the
+rule set in JSON, which ``--rules`` also takes).
+
+>>> report = run_soak(games=3, seed=5)
+>>> report.games, report.failures
+(3, [])
+>>> rules = draw_rules(random.Random(1))
+>>> Rules.from_string(rules.to_string()) == rules
+True
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import shlex
+import signal
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any, Protocol, TypeVar
+
+from unokit.engine import actions as A
+from unokit.engine.cards import (
+    CODES,
+    COLOR_OF,
+    NUM_KINDS,
+    RANK_OF,
+    WILD,
+    WILD_SHUFFLE_HANDS,
+    build_deck,
+)
+from unokit.engine.errors import IllegalActionError, RulesError
+from unokit.engine.game import Game
+from unokit.engine.rules import KEYS, PRESETS, SPEC, KeySpec, Rules
+from unokit.engine.scoring import partner
+
+DEFAULT_MAX_STEPS = 50_000
+"""Actions after which a match that has not ended is a failure."""
+
+ILLEGAL_RATE = 0.05
+"""Chance, after each action, of trying an illegal action."""
+
+PRIVACY_RATE = 0.05
+"""Chance, after each action, of checking one seat's observation against hidden cards."""
+
+LONG_MATCH = 5000
+"""Actions after which the copy-based checks run 20 times less often (a copy takes time in
+proportion to the event log)."""
+
+STEP_TIMEOUT = 10.0
+"""Seconds of wall time after which dealing or a single action is a ``timeout`` failure:
+an endless loop inside the engine, which ``max_steps`` cannot catch."""
+
+KINDS = (
+    "conservation",
+    "no_legal_action",
+    "legal_rejected",
+    "crash",
+    "illegal_accepted",
+    "illegal_changed_state",
+    "illegal_wrong_error",
+    "privacy",
+    "replay",
+    "did_not_end",
+    "timeout",
+    "rules_roundtrip",
+)
+"""The kinds of failure a soak reports."""
+
+T = TypeVar("T")
+
+
+# ------------------------------------------------------------------ rule sets
+class Picker(Protocol):
+    """Where random choices come from: :class:`RandomPicker`, or a test's own (for
+    instance one that draws from hypothesis strategies)."""
+
+    def choice(self, options: Sequence[T]) -> T:
+        """One of ``options``."""
+        ...
+
+    def integer(self, low: int, high: int) -> int:
+        """An integer ``low <= x <= high``."""
+        ...
+
+    def chance(self, probability: float) -> bool:
+        """True with about this probability."""
+        ...
+
+
+class RandomPicker:
+    """A :class:`Picker` over :class:`random.Random`."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choice(self, options: Sequence[T]) -> T:
+        return options[self.rng.randrange(len(options))]
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+    def chance(self, probability: float) -> bool:
+        return self.rng.random() < probability
+
+
+OVERRIDE_CHANCE = 0.35
+"""Chance that a rule key is set to a random value instead of the preset's."""
+
+_INT_RANGES = {
+    "challenge_guilty_draw": (0, 8),
+    "challenge_innocent_draw": (0, 10),
+    "uno_penalty": (0, 4),
+    "false_catch_penalty": (0, 2),
+    "misplay_penalty": (0, 3),
+    "silence_penalty": (0, 4),
+    "launcher_max_burst": (1, 6),
+}
+"""Ranges kept small so that random matches end (other integer keys: 10 above the low
+end of their range)."""
+
+_FLOATS = (0.0, 0.05, 0.3, 0.5, 1.0)
+"""Values of probability keys (``launcher_fire_chance``)."""
+
+_BONUS_CODES = ("W", "W+4", "WC", "WSW", "WSH", "WD1", "WD2", "R0", "G+2", "BS", "YR", "B9")
+"""Cards a random ``going_out_bonus`` names."""
+
+_SET_AFTER = frozenset({"players", "hand_size", "target_score", "rounds", "teams",
+                        "partner_hands_visible", "going_out_bonus"})
+"""Keys drawn after the others, to fit them (deck size, scoring, teams)."""
+
+
+def _value(pick: Picker, spec: KeySpec, attack: bool) -> Any:
+    """A random value of one key."""
+    if spec.kind == "bool":
+        return pick.choice((False, True))
+    if spec.kind == "choice":
+        options = [c for c in spec.choices if attack or c != "attack"]
+        return pick.choice(options)
+    if spec.kind == "float":
+        return pick.choice(_FLOATS)
+    if spec.name == "lone_zero_points":
+        return pick.choice((0, 50))  # the seeds' "Reset zero" value
+    if spec.kind in ("int", "optional_int"):
+        low, high = _INT_RANGES.get(spec.name, (spec.choices[0], spec.choices[0] + 10))
+        if spec.choices[1] is not None:
+            high = min(high, spec.choices[1])
+        return pick.integer(low, high)
+    if spec.kind == "cards":
+        counts = {code: pick.choice((0, 0, 1, 2)) for code in spec.choices}
+        return {code: count for code, count in counts.items() if count}
+    return spec.default
+
+
+def random_rule_dict(pick: Picker, *, attack: bool = True) -> dict[str, Any]:
+    """A rule set as a mapping for :meth:`Rules.from_dict`: a random preset, then each key
+    of RULES.md set to a random value with chance :data:`OVERRIDE_CHANCE`, then players,
+    hand size, teams, target and rounds chosen to fit (small targets, at most 3 rounds,
+    at most half the deck dealt, so that random matches end).
+
+    With ``attack=False`` nothing of RULES.md section 6 (UNO Attack) is drawn. The result
+    is valid except where the engine refuses a combination it does not support
+    (:func:`draw_rules` then draws again).
+    """
+    presets = [name for name in PRESETS if attack or name != "attack"]
+    preset = pick.choice(["official", *presets])
+    data: dict[str, Any] = {"preset": preset}
+    for spec in KEYS:
+        if spec.name in _SET_AFTER or (not attack and spec.section >= 6):
+            continue
+        if pick.chance(OVERRIDE_CHANCE):
+            data[spec.name] = _value(pick, spec, attack)
+
+    def now(key: str) -> Any:
+        if key in data:
+            return data[key]
+        return PRESETS[preset].get(key, SPEC[key].default)
+
+    teams = pick.choice(("none", "pairs")) if pick.chance(OVERRIDE_CHANCE) else now("teams")
+    data["teams"] = teams
+    if teams == "pairs":
+        data["players"] = pick.choice((4, 6, 8, 10))
+        if now("scoring") in ("elimination", "lazy"):
+            data["scoring"] = pick.choice(("standard", "penalty"))
+        data["play_to_last"] = False
+        data["partner_hands_visible"] = pick.choice((False, True))
+    else:
+        data["players"] = pick.integer(3 if now("scoring") == "elimination" else 2, 10)
+        data["partner_hands_visible"] = False
+    extra = now("extra_cards")
+    if extra and data["players"] > 6 and "extra_cards" in data:
+        # Hand swaps, shuffles and downpours at a big table: one of each at most.
+        extra = data["extra_cards"] = {code: min(count, 1) for code, count in extra.items()}
+    deck_size = len(build_deck(now("deck"), dict(extra) if extra else None))
+    # At most half the deck dealt: with most cards in hands, random play hardly ends.
+    max_hand = max(1, min(8, (deck_size - 1) // data["players"],
+                          deck_size // (2 * data["players"])))
+    if now("progressive_refill"):  # a hand is emptied up to hand_size times
+        max_hand = min(max_hand, 4 if data["players"] <= 5 else 2)
+    data["hand_size"] = pick.integer(1, max_hand)
+    scoring = now("scoring")
+    data["target_score"] = pick.integer(1, 60 if scoring == "elimination" else 200)
+    rounds = pick.choice((None, 1, 2, 3))
+    if scoring == "lazy" and rounds is None:
+        rounds = pick.integer(1, 3)
+    if now("progressive_refill") and data["players"] > 6:
+        rounds = 1  # long rounds: one is enough
+    data["rounds"] = rounds
+    if scoring in ("penalty", "elimination") and pick.chance(0.5):
+        data["going_out_bonus"] = {pick.choice(_BONUS_CODES): pick.integer(1, 60)
+                                   for _ in range(pick.integer(1, 3))}
+    else:
+        data["going_out_bonus"] = {}
+    return data
+
+
+def draw_rules(rng: random.Random, *, attack: bool = True, tries: int = 1000) -> Rules:
+    """A random valid rule set (see :func:`random_rule_dict`); rule sets the engine refuses
+    with :class:`~unokit.engine.errors.RulesError` are skipped and drawn again."""
+    pick = RandomPicker(rng)
+    last: RulesError | None = None
+    for _ in range(tries):
+        try:
+            return Rules.from_dict(random_rule_dict(pick, attack=attack))
+        except RulesError as exc:
+            last = exc
+    raise RulesError({"rules": f"no valid rule set in {tries} draws (last: {last})"})
+
+
+# ---------------------------------------------------------------------- actor
+_TURN_TYPES = frozenset({A.PLAY, A.DRAW, A.PASS, A.CHALLENGE, A.COLOR, A.GIVE, A.NEXT_ROUND,
+                         A.SLAP})
+"""Action types that make up a turn or a decision (the rest: calls, catches, speech)."""
+
+OUT_OF_TURN_CHANCE = 0.08
+"""Chance of an interesting out-of-turn action when there is one: a play out of turn
+(jump-in, a skipped player's Skip), an UNO call, a catch of the open player."""
+
+NOISE_CHANCE = 0.02
+"""Chance of any other action of a seat that is not to act, or of the current player's
+calls, catches and speech (false catches, speech in a silence: they cost cards, so they
+stay rare)."""
+
+
+def all_legal(game: Game) -> dict[int, list[int]]:
+    """Seat -> its legal actions, for every seat that has any."""
+    out: dict[int, list[int]] = {}
+    for seat in range(game.n):
+        acts = game.legal_actions(seat)
+        if acts:
+            out[seat] = acts
+    return out
+
+
+def _misplay(game: Game, action: int) -> bool:
+    """Whether a play is one of the misplays that ``misplay_penalty`` lists (a card that
+    does not match, played in turn)."""
+    card = A.action_card(action)
+    if card >= WILD or not game.discard:
+        return False
+    match = game.match
+    return COLOR_OF[card] != game.color and (match >= WILD or RANK_OF[card] != RANK_OF[match])
+
+
+def _sensible(game: Game, player: int, plays: list[int]) -> list[int]:
+    """The plays a player would rather make, where hands change owners: of the plays that
+    swap hands (a target and no card given) only those naming a player with the fewest
+    cards, and a Wild Shuffle Hands only with more cards than the average hand. (Random
+    swaps and shuffles even the hands out again and again, and matches hardly end.)"""
+    swaps = [a for a in plays if A.action_target(a) != 15 and A.action_give(a) < 0]
+    if swaps:
+        fewest = min(len(game.hands[A.action_target(a)]) for a in swaps)
+        plays = [a for a in plays
+                 if a not in swaps or len(game.hands[A.action_target(a)]) == fewest]
+    sizes = [len(hand) for seat, hand in enumerate(game.hands) if game.active[seat]]
+    if len(game.hands[player]) * len(sizes) <= sum(sizes):
+        plays = [a for a in plays if A.action_card(a) != WILD_SHUFFLE_HANDS] or plays
+    return plays
+
+
+def pick_action(game: Game, legal: dict[int, list[int]], rng: random.Random) -> int:
+    """A random legal action of any seat, the player to act being the likeliest.
+
+    Between rounds and while everyone slaps, any seat that may act. Otherwise, with
+    chance :data:`OUT_OF_TURN_CHANCE`, an interesting out-of-turn action where there is
+    one, and with chance :data:`NOISE_CHANCE` any other action of any type (speech,
+    false catches, ...); otherwise a turn action of the current player: usually a play
+    that matches (with a big hand, a number card where there is one; hands swapped and
+    shuffled as a player would, see :func:`_sensible`; while a penalty is pending,
+    answering and accepting are even),
+    rarely a misplay. Matches under random rule sets end much sooner this way than with
+    uniform choices.
+    """
+    current = game.current_player
+    if current is None or current not in legal:
+        seat = rng.choice(sorted(legal))
+        return rng.choice(legal[seat])
+    mine = legal[current]
+    roll = rng.random()
+    if roll < OUT_OF_TURN_CHANCE + NOISE_CHANCE:
+        others = [a for seat, acts in legal.items() if seat != current for a in acts]
+        others += [a for a in mine if A.action_type(a) not in _TURN_TYPES]
+        if others:
+            open_seat = game.uno_open
+            special = [a for a in others
+                       if (A.action_type(a) == A.PLAY and A.action_player(a) != current)
+                       or A.action_type(a) == A.UNO
+                       or (A.action_type(a) == A.CATCH and A.action_target(a) == open_seat)]
+            if special and roll < OUT_OF_TURN_CHANCE:
+                return rng.choice(special)
+            if roll >= OUT_OF_TURN_CHANCE:
+                # By type first, so that the many false catches some rules allow do not
+                # crowd out everything else.
+                by_type: dict[int, list[int]] = {}
+                for action in others:
+                    by_type.setdefault(A.action_type(action), []).append(action)
+                return rng.choice(by_type[rng.choice(sorted(by_type))])
+    turn = [a for a in mine if A.action_type(a) in _TURN_TYPES]
+    if not turn:
+        return rng.choice(mine)
+    plays = [a for a in turn if A.action_type(a) == A.PLAY]
+    good = [a for a in plays if not _misplay(game, a)]
+    if good and rng.random() < (0.5 if game.pending else 0.9):
+        if rng.random() < 0.8:
+            good = _sensible(game, current, good)
+        if len(game.hands[current]) > 3 and rng.random() < 0.75:
+            # Keep wilds and action cards for later, as players do: with fewer penalties
+            # flying about, random matches end sooner.
+            calm = [a for a in good
+                    if A.action_card(a) < WILD and RANK_OF[A.action_card(a)] <= 9]
+            if calm:
+                return rng.choice(calm)
+        return rng.choice(good)
+    rest = [a for a in turn if A.action_type(a) != A.PLAY]
+    if rest and (not plays or rng.random() < 0.97):
+        return rng.choice(rest)
+    return rng.choice(plays or turn)
+
+
+# --------------------------------------------------------------------- checks
+class InvariantError(Exception):
+    """An invariant does not hold; ``kind`` is one of :data:`KINDS`."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _codes(counts: Counter[int]) -> str:
+    return "[" + " ".join(f"{CODES[k]}x{n}" if n > 1 else CODES[k]
+                          for k, n in sorted(counts.items())) + "]"
+
+
+def check_conservation(game: Game, deck: list[int]) -> None:
+    """Hands + draw pile + discard pile == the deck, as multisets (``deck`` sorted)."""
+    cards = sorted(chain(chain.from_iterable(game.hands), game.draw_pile, game.discard))
+    if cards != deck:
+        have = Counter(cards)
+        want = Counter(deck)
+        raise InvariantError("conservation", f"cards lost {_codes(want - have)}, "
+                             f"duplicated or foreign {_codes(have - want)}")
+
+
+def check_legal(game: Game, legal: dict[int, list[int]]) -> None:
+    """Someone may act exactly while the match goes on."""
+    if game.is_over():
+        if legal:
+            raise InvariantError("no_legal_action", "seats may act after the match ended: "
+                                 + ", ".join(map(str, sorted(legal))))
+        return
+    current = game.current_player
+    if current is not None:
+        if not legal.get(current):
+            raise InvariantError("no_legal_action", f"seat {current} is to act in phase "
+                                 f"{game.phase.value} but has no legal action")
+    elif not legal:
+        raise InvariantError("no_legal_action", f"nobody may act in phase {game.phase.value}")
+
+
+def _text(action: object) -> str:
+    if isinstance(action, int) and A.is_valid_encoding(action):
+        return A.format_action(action)
+    return repr(action)
+
+
+def _variants(game: Game, action: int, rng: random.Random) -> list[int]:
+    """A legal play with one argument changed (colour, target, UNO call, seat)."""
+    parts = A.describe(action)
+    out: list[int] = [action ^ A.UNO_FLAG]
+    card = parts.card
+    if card is None:
+        return out
+    color = parts.color
+    target = parts.target
+    tries: list[tuple[int | None, int | None, int]] = [
+        (None if color is not None else rng.randrange(4), target, parts.player),
+        (color if color is None else (color + 1) % 4, target, parts.player),
+        (color, parts.player, parts.player),
+        (color, None if target is not None else rng.randrange(game.n), parts.player),
+        (color, target, (parts.player + 1) % game.n),
+    ]
+    for new_color, new_target, seat in tries:
+        with suppress(ValueError):
+            out.append(A.play(seat, card, color=new_color, target=new_target, uno=parts.uno,
+                              give=parts.give, extra=parts.extra))
+    return out
+
+
+def illegal_candidates(game: Game, rng: random.Random) -> list[object]:
+    """Actions that must be rejected now, in random order (checked against the legal
+    lists, so a legal one never slips in)."""
+    n = game.n
+    seat = rng.randrange(n)
+    hand = game.hands[seat]
+    out: list[object] = []
+    for card in set(hand):
+        out.append(A.play(seat, card, color=0 if card >= WILD else None))
+        out.append(A.play(seat, card, color=None if card >= WILD else 1))
+    unheld = [k for k in range(NUM_KINDS) if CODES[k] and k not in hand]
+    for card in rng.sample(unheld, min(3, len(unheld))):
+        out.append(A.play(seat, card, color=2 if card >= WILD else None))
+    out += [A.draw(seat), A.pass_turn(seat), A.challenge(seat), A.choose_color(seat, 3),
+            A.call_uno(seat), A.catch(seat, seat), A.catch(seat, rng.randrange(n)),
+            A.next_round(seat), A.slap(seat), A.say(seat)]
+    if hand:
+        out.append(A.give_back(seat, rng.choice(hand)))
+    plays = [a for a in game.legal_actions(seat) if A.action_type(a) == A.PLAY]
+    if plays:
+        out += _variants(game, rng.choice(plays), rng)
+    out.append(A.draw(n))  # a seat that does not play
+    if rng.random() < 0.5:  # integers that encode no action, and other objects
+        out += [-1, -rng.randrange(1, 2**40), 2**47 + rng.randrange(2**20),
+                rng.randrange(2**47), None, 1.5, "0:draw", True]
+    legal: dict[int, frozenset[int]] = {}
+    kept: list[object] = []
+    for action in out:
+        if type(action) is int and 0 <= action < 2**47:
+            who = action & 15
+            if who < n:
+                if who not in legal:
+                    legal[who] = frozenset(game.legal_actions(who))
+                if action in legal[who]:
+                    continue
+        kept.append(action)
+    rng.shuffle(kept)
+    return kept
+
+
+def check_illegal(game: Game, rng: random.Random, tries: int = 2) -> None:
+    """A few illegal actions are each rejected with IllegalActionError, and the game is
+    left equal to what it was."""
+    for action in illegal_candidates(game, rng)[:tries]:
+        before = game.copy()
+        log_size = len(game.log)
+        history = len(game.history)
+        text = _text(action)
+        try:
+            game.apply(action)  # type: ignore[arg-type]
+        except IllegalActionError:
+            pass
+        except Exception as exc:
+            raise InvariantError("illegal_wrong_error", f"illegal action {text} raised "
+                                 f"{type(exc).__name__}: {exc}") from None
+        else:
+            raise InvariantError("illegal_accepted", f"illegal action {text} was applied "
+                                 f"in phase {before.phase.value}")
+        if game != before or len(game.log) != log_size or len(game.history) != history:
+            raise InvariantError("illegal_changed_state",
+                                 f"rejecting {text} changed the game")
+
+
+def visible_seats(game: Game, seat: int) -> set[int]:
+    """The seats whose hands ``seat`` sees (its own, and a partner's where allowed)."""
+    seen = {seat}
+    if game.rules.partner_hands_visible:
+        seen.add(partner(game.rules, seat))
+    return seen
+
+
+def permuted(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy in which the cards ``seat`` cannot see lie differently: the other hands
+    dealt out again among themselves (sizes kept) and the draw pile shuffled."""
+    other = game.copy()
+    hidden = [s for s in range(game.n) if s not in visible_seats(game, seat)]
+    pool = [card for s in hidden for card in other.hands[s]]
+    rng.shuffle(pool)
+    for s in hidden:
+        size = len(other.hands[s])
+        other.hands[s][:] = pool[:size]
+        del pool[:size]
+    rng.shuffle(other.draw_pile)
+    other.restore(other)  # forget cached legal actions, which knew the old hands
+    return other
+
+
+def check_privacy(game: Game, rng: random.Random) -> None:
+    """Another deal of the hidden cards changes neither a seat's observation nor its
+    legal actions."""
+    seat = rng.randrange(game.n)
+    view = game.observation(seat)
+    acts = sorted(game.legal_actions(seat))
+    other = permuted(game, seat, rng)
+    if other.observation(seat) != view:
+        diff = [name for name, mine in view.to_dict().items()
+                if other.observation(seat).to_dict()[name] != mine]
+        raise InvariantError("privacy", f"seat {seat}'s observation depends on hidden "
+                             f"cards ({', '.join(diff)})")
+    moved = sorted(other.legal_actions(seat))
+    if moved != acts:
+        extra = sorted(map(_text, set(moved) - set(acts)))
+        lost = sorted(map(_text, set(acts) - set(moved)))
+        raise InvariantError("privacy", f"seat {seat}'s legal actions depend on hidden "
+                             f"cards (gained {extra}, lost {lost})")
+
+
+def check_replay(game: Game, actions: list[int]) -> None:
+    """The history replayed on a fresh game gives an equal state and the same events."""
+    if game.history != actions:
+        raise InvariantError("replay", "the game's history is not the actions applied")
+    again = Game(game.rules, game.seed)
+    for index, action in enumerate(actions):
+        try:
+            again.apply(action)
+        except IllegalActionError as exc:
+            raise InvariantError("replay", f"replayed action {index} "
+                                 f"({_text(action)}) was rejected: {exc}") from None
+    if again.log != game.log:
+        first = next((i for i, (a, b) in enumerate(zip(again.log, game.log, strict=False))
+                      if a != b), min(len(again.log), len(game.log)))
+        raise InvariantError("replay", f"the replay's events differ from event {first} on")
+    if again != game:
+        raise InvariantError("replay", "the replay reached another state")
+
+
+# ---------------------------------------------------------------------- games
+@dataclass(frozen=True)
+class Failure:
+    """One broken invariant, with what reproduces it."""
+
+    kind: str
+    seed: int
+    rules: str
+    step: int
+    """Actions applied before it was found."""
+    message: str
+    max_steps: int = DEFAULT_MAX_STEPS
+
+    def command(self) -> str:
+        """The command line that plays this game again."""
+        steps = "" if self.max_steps == DEFAULT_MAX_STEPS else f" --max-steps {self.max_steps}"
+        return (f"unokit soak --games 1 --seed {self.seed} --rules {shlex.quote(self.rules)}"
+                f"{steps}")
+
+    def line(self) -> str:
+        """``FAIL kind seed=S rules=R step=N: message``."""
+        return (f"FAIL {self.kind} seed={self.seed} rules={self.rules} step={self.step}: "
+                f"{self.message}")
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How one soak game went."""
+
+    index: int
+    seed: int
+    rules: str
+    actions: int
+    rounds: int
+    ended: bool
+    failures: tuple[Failure, ...] = ()
+    """At most one failure of the game itself, after a ``rules_roundtrip`` one if any."""
+
+    @property
+    def failure(self) -> Failure | None:
+        """The first failure, if any."""
+        return self.failures[0] if self.failures else None
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a soak started with ``seed``."""
+    return (seed + index) % 2**64
+
+
+def _roundtrip_problem(rules: Rules) -> str:
+    """What is wrong with the compact string of a rule set ('' if it reads back)."""
+    compact = rules.to_string()
+    try:
+        again = Rules.from_string(compact)
+    except RulesError as exc:
+        return f"the compact string {compact!r} is refused: {exc}"
+    if again != rules:
+        return f"the compact string {compact!r} reads back to another rule set"
+    return ""
+
+
+def reproducible_text(rules: Rules) -> str:
+    """The rule set as ``--rules`` takes it: the compact string where it reads back to the
+    same rule set, otherwise JSON."""
+    return rules.to_json() if _roundtrip_problem(rules) else rules.to_string()
+
+
+class _OutOfTime(BaseException):
+    """Raised by :class:`_Watchdog` (a BaseException, so that no handler of ``Exception``
+    in the engine swallows it)."""
+
+
+class _Watchdog:
+    """Limits the wall time of single steps (dealing, one action) with an interval timer,
+    where the platform allows it (in the main thread of a POSIX process); elsewhere it
+    does nothing. Use as a context manager around a game, :meth:`arm` before a step and
+    :meth:`disarm` after it."""
+
+    def __init__(self, seconds: float | None) -> None:
+        usable = (hasattr(signal, "setitimer")
+                  and threading.current_thread() is threading.main_thread())
+        self.seconds = seconds if seconds and seconds > 0 and usable else 0.0
+        self._previous: Any = None
+
+    def __enter__(self) -> _Watchdog:
+        if self.seconds:
+            self._previous = signal.signal(signal.SIGALRM, self._ring)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.seconds:
+            self.disarm()
+            signal.signal(signal.SIGALRM, self._previous)
+
+    @staticmethod
+    def _ring(signum: int, frame: Any) -> None:
+        raise _OutOfTime
+
+    def arm(self) -> None:
+        """Start the clock for one step."""
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def disarm(self) -> None:
+        """Stop the clock."""
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _where(exc: BaseException) -> str:
+    """``file:line (function)`` of the innermost frame of an exception."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno} ({frame.name})"
+
+
+def soak_game(seed: int, rules: Rules | None = None, *, max_steps: int = DEFAULT_MAX_STEPS,
+              illegal_rate: float = ILLEGAL_RATE, privacy_rate: float = PRIVACY_RATE,
+              step_timeout: float | None = STEP_TIMEOUT, index: int = 0) -> GameResult:
+    """Play and check one game: the rule set drawn from ``seed`` unless given, then
+    ``Game(rules, seed)`` and the random actor seeded from ``seed``.
+
+    ``step_timeout``: seconds of wall time that dealing or one action may take (where the
+    platform allows a timer; see :data:`STEP_TIMEOUT`).
+    """
+    if rules is None:
+        rules = draw_rules(random.Random(f"unokit-soak-rules:{seed}"))
+    text = reproducible_text(rules)
+    actor = random.Random(f"unokit-soak-actor:{seed}")
+    checks = random.Random(f"unokit-soak-checks:{seed}")
+    applied: list[int] = []
+    game: Game | None = None
+    busy: int | None = None  # the action being applied, for a timeout's message
+
+    found: list[Failure] = []
+
+    def result() -> GameResult:
+        return GameResult(index, seed, text, len(applied), game.round_no if game else 0,
+                          game is not None and game.is_over(), tuple(found))
+
+    def fail(kind: str, message: str) -> GameResult:
+        found.append(Failure(kind, seed, text, len(applied), message, max_steps))
+        return result()
+
+    watchdog = _Watchdog(step_timeout)
+    try:
+        with watchdog:
+            problem = _roundtrip_problem(rules)
+            if problem:  # reported, and the game is played all the same
+                found.append(Failure("rules_roundtrip", seed, text, 0, problem, max_steps))
+            watchdog.arm()
+            game = Game(rules, seed)
+            watchdog.disarm()
+            deck = sorted(game.deck)
+            while True:
+                check_conservation(game, deck)
+                legal = all_legal(game)
+                check_legal(game, legal)
+                if game.is_over():
+                    break
+                if len(applied) >= max_steps:
+                    return fail("did_not_end", f"the match is still on after {max_steps} "
+                                f"actions (round {game.round_no}, phase {game.phase.value}, "
+                                f"hands {[len(h) for h in game.hands]}, draw pile "
+                                f"{len(game.draw_pile)}, discard pile {len(game.discard)})")
+                # Copies grow with the event log: long matches are checked less often.
+                slow = 1 if len(applied) < LONG_MATCH else 20
+                if checks.random() * slow < illegal_rate:
+                    check_illegal(game, checks)
+                if checks.random() * slow < privacy_rate:
+                    check_privacy(game, checks)
+                action = busy = pick_action(game, legal, actor)
+                watchdog.arm()
+                try:
+                    game.apply(action)
+                except IllegalActionError as exc:
+                    raise InvariantError("legal_rejected", f"listed action {_text(action)} "
+                                         f"was rejected: {exc}") from None
+                watchdog.disarm()
+                busy = None
+                applied.append(action)
+            check_replay(game, applied)
+    except InvariantError as exc:
+        return fail(exc.kind, str(exc))
+    except _OutOfTime as exc:
+        doing = ("dealing" if game is None else "checking" if busy is None
+                 else f"applying {_text(busy)}")
+        return fail("timeout", f"{doing} took over {step_timeout} s; stopped at {_where(exc)}")
+    except Exception as exc:
+        last = f" after {_text(applied[-1])}" if applied else ""
+        return fail("crash", f"{type(exc).__name__}: {exc}{last} at {_where(exc)}")
+    return result()
+
+
+# ---------------------------------------------------------------------- soaks
+@dataclass
+class SoakReport:
+    """The outcome of a soak."""
+
+    games: int = 0
+    actions: int = 0
+    ended: int = 0
+    seconds: float = 0.0
+    failures: list[Failure] = field(default_factory=list)
+
+    def add(self, result: GameResult) -> None:
+        """Count one game."""
+        self.games += 1
+        self.actions += result.actions
+        self.ended += result.ended
+        self.failures.extend(result.failures)
+
+    def by_kind(self) -> Counter[str]:
+        """Failures counted by kind."""
+        return Counter(f.kind for f in self.failures)
+
+    def games_per_second(self) -> float:
+        """Games played per second of wall time."""
+        return self.games / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether no invariant broke."""
+        return not self.failures
+
+
+@dataclass(frozen=True)
+class _Job:
+    job: int
+    jobs: int
+    games: int
+    seed: int
+    rules: str | None
+    max_steps: int
+
+
+def _job_indices(job: int, jobs: int, games: int) -> range:
+    """The games of one job: every ``jobs``-th, starting with game ``job``."""
+    return range(job, games, jobs)
+
+
+def _run_job(spec: _Job, out: Any) -> None:
+    rules = Rules.load(spec.rules) if spec.rules is not None else None
+    try:
+        for index in _job_indices(spec.job, spec.jobs, spec.games):
+            out.put(soak_game(game_seed(spec.seed, index), rules, max_steps=spec.max_steps,
+                              index=index))
+    finally:
+        out.put(None)
+
+
+def run_soak(games: int, seed: int = 0, *, jobs: int = 1, max_steps: int = DEFAULT_MAX_STEPS,
+             rules: Rules | str | None = None,
+             on_result: Callable[[GameResult], None] | None = None) -> SoakReport:
+    """Play and check ``games`` games (seeds ``seed``, ``seed + 1``, ...); ``jobs`` > 1
+    splits them over that many processes (job ``j`` plays games ``j``, ``j + jobs``, ...),
+    which changes nothing but the time taken. ``on_result`` hears of each game as it ends.
+    Failures come out in game order.
+    """
+    fixed = None if rules is None else Rules.load(rules)
+    text = None if fixed is None else reproducible_text(fixed)
+    report = SoakReport()
+    results: list[GameResult] = []
+    start = time.perf_counter()
+
+    def take(result: GameResult) -> None:
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    jobs = max(1, min(jobs, games))
+    if jobs == 1:
+        for index in range(games):
+            take(soak_game(game_seed(seed, index), fixed, max_steps=max_steps, index=index))
+    else:
+        context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+        out = context.Queue()
+        workers = [context.Process(target=_run_job, args=(_Job(j, jobs, games, seed, text,
+                                                               max_steps), out), daemon=True)
+                   for j in range(jobs)]
+        for worker in workers:
+            worker.start()
+        running = jobs
+        while running:
+            try:
+                item = out.get(timeout=1.0)
+            except queue.Empty:
+                if not any(w.is_alive() for w in workers) and out.empty():
+                    break
+                continue
+            if item is None:
+                running -= 1
+            else:
+                take(item)
+        for worker in workers:
+            worker.join()
+        missing = sorted(set(range(games)) - {r.index for r in results})
+        for index in missing:  # a job died without a word: count its games as crashes
+            take(GameResult(index, game_seed(seed, index), text or "?", 0, 0, False,
+                            (Failure("crash", game_seed(seed, index), text or "?", 0,
+                                     "the job playing this game died", max_steps),)))
+    for result in sorted(results, key=lambda r: r.index):
+        report.add(result)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "KINDS",
+    "Failure",
+    "GameResult",
+    "InvariantError",
+    "Picker",
+    "RandomPicker",
+    "SoakReport",
+    "all_legal",
+    "check_conservation",
+    "check_illegal",
+    "check_legal",
+    "check_privacy",
+    "check_replay",
+    "draw_rules",
+    "game_seed",
+    "illegal_candidates",
+    "permuted",
+    "pick_action",
+    "random_rule_dict",
+    "run_soak",
+    "soak_game",
+]
