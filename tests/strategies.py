@@ -2,21 +2,25 @@
 
 ``rule_sets()`` draws valid rule sets within RULES.md sections 1-3 (the keys the engine
 implements), with small targets and round limits so that random matches end quickly.
-``random_actor_step`` picks among the legal actions of every seat, so out-of-turn UNO
-calls and catches happen at random moments.
+``pick_action`` (:func:`unokit.testing.actors.random_action`) picks among the legal actions
+of every seat, so out-of-turn UNO calls and catches happen at random moments.
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
 from hypothesis import strategies as st
 
-from unokit.engine.actions import describe
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
+from unokit.testing.actors import any_seat, random_playout
+from unokit.testing.actors import random_action as pick_action
+from unokit.testing.invariants import all_legal
+
+__all__ = ["all_legal", "card_multiset", "official_rule_sets", "pick_action", "playout",
+           "rule_dicts", "rule_sets", "seeds"]
 
 CLASSIC_DECK_SIZE = 108
 
@@ -111,47 +115,8 @@ def official_rule_sets() -> st.SearchStrategy[Rules]:
 
 
 # ------------------------------------------------------------------ playouts
-def all_legal(game: Game) -> dict[int, list[int]]:
-    """Seat -> its legal actions, for every seat that has any."""
-    out = {}
-    for seat in range(game.n):
-        acts = game.legal_actions(seat)
-        if acts:
-            out[seat] = acts
-    return out
-
-
-def pick_action(game: Game, rng: random.Random) -> int:
-    """A random legal action of any seat.
-
-    While a player who did not call UNO can be caught, often that player's late call or
-    someone's catch; otherwise usually one of the current player's turn actions (a play,
-    draw, pass, challenge or colour), preferring plays so that matches end; and now and
-    then any legal action of any seat, so that calls, catches and false catches also
-    happen at other random moments. (Choosing uniformly among all actions would mostly
-    pick false catches when ``false_catch_penalty`` makes them legal, and a match would
-    hardly move.)"""
-    legal = all_legal(game)
-    if not legal:
-        raise AssertionError(f"no seat has a legal action in phase {game.phase}")
-    roll = rng.random()
-    current = game.current_player
-    if current is not None and roll < 0.93:
-        open_seat = game.observation(current).uno_open
-        if open_seat is not None and roll < 0.3:
-            answers = [a for acts in legal.values() for a in acts
-                       if describe(a).type == "uno"
-                       or (describe(a).type == "catch" and describe(a).target == open_seat)]
-            if answers:
-                return rng.choice(answers)
-        turn = [a for a in legal.get(current, []) if describe(a).type not in ("uno", "catch")]
-        plays = [a for a in turn if describe(a).type == "play"]
-        if plays and rng.random() < 0.85:
-            return rng.choice(plays)
-        if turn:
-            return rng.choice(turn)
-    seat = rng.choice(sorted(legal))
-    return rng.choice(legal[seat])
+# The random actor ships with the package (unokit.testing.actors): ``pick_action`` is its
+# ``random_action``, and ``all_legal`` the invariants' own.
 
 
 def card_multiset(game: Game) -> Counter[int]:
@@ -166,10 +131,4 @@ def card_multiset(game: Game) -> Counter[int]:
 
 def playout(rules: Rules, seed: int, actor_seed: int, max_steps: int = 20000) -> Game:
     """Play a whole match with the random actor; fail if it does not end."""
-    game = Game(rules, seed)
-    rng = random.Random(actor_seed)
-    for _ in range(max_steps):
-        if game.is_over():
-            return game
-        game.apply(pick_action(game, rng))
-    raise AssertionError(f"match did not end within {max_steps} actions: {game!r}")
+    return random_playout(rules, seed, actor_seed, max_steps=max_steps, actor=any_seat)

@@ -22,7 +22,8 @@ from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
-from unokit.testing.soak import draw_rules, permuted
+from unokit.testing.invariants import permuted
+from unokit.testing.soak import draw_rules
 
 
 class Checked:

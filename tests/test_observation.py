@@ -17,7 +17,7 @@ from unokit.engine.game import Game, Phase
 from unokit.engine.observation import Observation, observe
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import partner
-from unokit.testing.soak import permuted
+from unokit.testing.invariants import permuted
 
 
 def cards(text: str) -> list[int]:

@@ -53,7 +53,7 @@ from unokit.engine.events import Event, EventKind, redact
 from unokit.engine.game import Game, Phase
 from unokit.engine.rules import KEYS, PRESETS, Rules
 from unokit.engine.scoring import partner
-from unokit.testing.soak import permuted, visible_seats
+from unokit.testing.invariants import permuted, visible_seats
 
 MAX_STEPS = 20000
 FULL_STEPS = 1500

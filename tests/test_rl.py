@@ -29,7 +29,8 @@ from unokit.engine import actions as A
 from unokit.rl import encoding as E
 from unokit.rl.gymnasium_env import ENV_ID, UnoEnv, register
 from unokit.rl.pettingzoo_env import env, raw_env
-from unokit.testing.soak import draw_rules, permuted
+from unokit.testing.invariants import permuted
+from unokit.testing.soak import draw_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_ROUND = {"preset": "official", "rounds": 1}

@@ -20,13 +20,12 @@ from unokit.engine.cards import parse_card
 from unokit.engine.errors import IllegalActionError, RulesError
 from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESETS, Rules
+from unokit.testing.invariants import check_illegal, check_privacy
 from unokit.testing.soak import (
     KINDS,
     Failure,
     GameResult,
     RandomPicker,
-    check_illegal,
-    check_privacy,
     draw_rules,
     game_seed,
     random_rule_dict,

@@ -37,6 +37,9 @@ more than :data:`STEP_TIMEOUT` seconds (an endless loop inside the engine) is a
 ``rules_roundtrip`` failure (the game is played all the same, and its failures name the
 rule set in JSON, which ``--rules`` also takes).
 
+The checks are functions of :mod:`unokit.testing.invariants` and the actor is
+:func:`unokit.testing.actors.soak_action` (``pick_action`` here).
+
 >>> report = run_soak(games=3, seed=5)
 >>> report.games, report.failures
 (3, [])
@@ -57,25 +60,26 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any, Protocol, TypeVar
 
-from unokit.engine import actions as A
-from unokit.engine.cards import (
-    CODES,
-    COLOR_OF,
-    NUM_KINDS,
-    RANK_OF,
-    WILD,
-    WILD_SHUFFLE_HANDS,
-    build_deck,
-)
+from unokit.engine.cards import build_deck
 from unokit.engine.errors import IllegalActionError, RulesError
 from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESETS, SPEC, KeySpec, Rules
-from unokit.engine.scoring import partner
+from unokit.testing.actors import soak_action as pick_action
+from unokit.testing.invariants import (
+    InvariantError,
+    all_legal,
+    check_conservation,
+    check_illegal,
+    check_legal,
+    check_privacy,
+    check_replay,
+    illegal_candidates,
+    permuted,
+)
+from unokit.testing.invariants import action_text as _text
 
 DEFAULT_MAX_STEPS = 50_000
 """Actions after which a match that has not ended is a failure."""
@@ -268,311 +272,6 @@ def draw_rules(rng: random.Random, *, attack: bool = True, tries: int = 1000) ->
         except RulesError as exc:
             last = exc
     raise RulesError({"rules": f"no valid rule set in {tries} draws (last: {last})"})
-
-
-# ---------------------------------------------------------------------- actor
-_TURN_TYPES = frozenset({A.PLAY, A.DRAW, A.PASS, A.CHALLENGE, A.COLOR, A.GIVE, A.NEXT_ROUND,
-                         A.SLAP})
-"""Action types that make up a turn or a decision (the rest: calls, catches, speech)."""
-
-OUT_OF_TURN_CHANCE = 0.08
-"""Chance of an interesting out-of-turn action when there is one: a play out of turn
-(jump-in, a skipped player's Skip), an UNO call, a catch of the open player."""
-
-NOISE_CHANCE = 0.02
-"""Chance of any other action of a seat that is not to act, or of the current player's
-calls, catches and speech (false catches, speech in a silence: they cost cards, so they
-stay rare)."""
-
-
-def all_legal(game: Game) -> dict[int, list[int]]:
-    """Seat -> its legal actions, for every seat that has any."""
-    out: dict[int, list[int]] = {}
-    for seat in range(game.n):
-        acts = game.legal_actions(seat)
-        if acts:
-            out[seat] = acts
-    return out
-
-
-def _misplay(game: Game, action: int) -> bool:
-    """Whether a play is one of the misplays that ``misplay_penalty`` lists (a card that
-    does not match, played in turn)."""
-    card = A.action_card(action)
-    if card >= WILD or not game.discard:
-        return False
-    match = game.match
-    return COLOR_OF[card] != game.color and (match >= WILD or RANK_OF[card] != RANK_OF[match])
-
-
-def _sensible(game: Game, player: int, plays: list[int]) -> list[int]:
-    """The plays a player would rather make, where hands change owners: of the plays that
-    swap hands (a target and no card given) only those naming a player with the fewest
-    cards, and a Wild Shuffle Hands only with more cards than the average hand. (Random
-    swaps and shuffles even the hands out again and again, and matches hardly end.)"""
-    swaps = [a for a in plays if A.action_target(a) != 15 and A.action_give(a) < 0]
-    if swaps:
-        fewest = min(len(game.hands[A.action_target(a)]) for a in swaps)
-        plays = [a for a in plays
-                 if a not in swaps or len(game.hands[A.action_target(a)]) == fewest]
-    sizes = [len(hand) for seat, hand in enumerate(game.hands) if game.active[seat]]
-    if len(game.hands[player]) * len(sizes) <= sum(sizes):
-        plays = [a for a in plays if A.action_card(a) != WILD_SHUFFLE_HANDS] or plays
-    return plays
-
-
-def pick_action(game: Game, legal: dict[int, list[int]], rng: random.Random) -> int:
-    """A random legal action of any seat, the player to act being the likeliest.
-
-    Between rounds and while everyone slaps, any seat that may act. Otherwise, with
-    chance :data:`OUT_OF_TURN_CHANCE`, an interesting out-of-turn action where there is
-    one, and with chance :data:`NOISE_CHANCE` any other action of any type (speech,
-    false catches, ...); otherwise a turn action of the current player: usually a play
-    that matches (with a big hand, a number card where there is one; hands swapped and
-    shuffled as a player would, see :func:`_sensible`; while a penalty is pending,
-    answering and accepting are even),
-    rarely a misplay. Matches under random rule sets end much sooner this way than with
-    uniform choices.
-    """
-    current = game.current_player
-    if current is None or current not in legal:
-        seat = rng.choice(sorted(legal))
-        return rng.choice(legal[seat])
-    mine = legal[current]
-    roll = rng.random()
-    if roll < OUT_OF_TURN_CHANCE + NOISE_CHANCE:
-        others = [a for seat, acts in legal.items() if seat != current for a in acts]
-        others += [a for a in mine if A.action_type(a) not in _TURN_TYPES]
-        if others:
-            open_seat = game.uno_open
-            special = [a for a in others
-                       if (A.action_type(a) == A.PLAY and A.action_player(a) != current)
-                       or A.action_type(a) == A.UNO
-                       or (A.action_type(a) == A.CATCH and A.action_target(a) == open_seat)]
-            if special and roll < OUT_OF_TURN_CHANCE:
-                return rng.choice(special)
-            if roll >= OUT_OF_TURN_CHANCE:
-                # By type first, so that the many false catches some rules allow do not
-                # crowd out everything else.
-                by_type: dict[int, list[int]] = {}
-                for action in others:
-                    by_type.setdefault(A.action_type(action), []).append(action)
-                return rng.choice(by_type[rng.choice(sorted(by_type))])
-    turn = [a for a in mine if A.action_type(a) in _TURN_TYPES]
-    if not turn:
-        return rng.choice(mine)
-    plays = [a for a in turn if A.action_type(a) == A.PLAY]
-    good = [a for a in plays if not _misplay(game, a)]
-    if good and rng.random() < (0.5 if game.pending else 0.9):
-        if rng.random() < 0.8:
-            good = _sensible(game, current, good)
-        if len(game.hands[current]) > 3 and rng.random() < 0.75:
-            # Keep wilds and action cards for later, as players do: with fewer penalties
-            # flying about, random matches end sooner.
-            calm = [a for a in good
-                    if A.action_card(a) < WILD and RANK_OF[A.action_card(a)] <= 9]
-            if calm:
-                return rng.choice(calm)
-        return rng.choice(good)
-    rest = [a for a in turn if A.action_type(a) != A.PLAY]
-    if rest and (not plays or rng.random() < 0.97):
-        return rng.choice(rest)
-    return rng.choice(plays or turn)
-
-
-# --------------------------------------------------------------------- checks
-class InvariantError(Exception):
-    """An invariant does not hold; ``kind`` is one of :data:`KINDS`."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-def _codes(counts: Counter[int]) -> str:
-    return "[" + " ".join(f"{CODES[k]}x{n}" if n > 1 else CODES[k]
-                          for k, n in sorted(counts.items())) + "]"
-
-
-def check_conservation(game: Game, deck: list[int]) -> None:
-    """Hands + draw pile + discard pile == the deck, as multisets (``deck`` sorted)."""
-    cards = sorted(chain(chain.from_iterable(game.hands), game.draw_pile, game.discard))
-    if cards != deck:
-        have = Counter(cards)
-        want = Counter(deck)
-        raise InvariantError("conservation", f"cards lost {_codes(want - have)}, "
-                             f"duplicated or foreign {_codes(have - want)}")
-
-
-def check_legal(game: Game, legal: dict[int, list[int]]) -> None:
-    """Someone may act exactly while the match goes on."""
-    if game.is_over():
-        if legal:
-            raise InvariantError("no_legal_action", "seats may act after the match ended: "
-                                 + ", ".join(map(str, sorted(legal))))
-        return
-    current = game.current_player
-    if current is not None:
-        if not legal.get(current):
-            raise InvariantError("no_legal_action", f"seat {current} is to act in phase "
-                                 f"{game.phase.value} but has no legal action")
-    elif not legal:
-        raise InvariantError("no_legal_action", f"nobody may act in phase {game.phase.value}")
-
-
-def _text(action: object) -> str:
-    if isinstance(action, int) and A.is_valid_encoding(action):
-        return A.format_action(action)
-    return repr(action)
-
-
-def _variants(game: Game, action: int, rng: random.Random) -> list[int]:
-    """A legal play with one argument changed (colour, target, UNO call, seat)."""
-    parts = A.describe(action)
-    out: list[int] = [action ^ A.UNO_FLAG]
-    card = parts.card
-    if card is None:
-        return out
-    color = parts.color
-    target = parts.target
-    tries: list[tuple[int | None, int | None, int]] = [
-        (None if color is not None else rng.randrange(4), target, parts.player),
-        (color if color is None else (color + 1) % 4, target, parts.player),
-        (color, parts.player, parts.player),
-        (color, None if target is not None else rng.randrange(game.n), parts.player),
-        (color, target, (parts.player + 1) % game.n),
-    ]
-    for new_color, new_target, seat in tries:
-        with suppress(ValueError):
-            out.append(A.play(seat, card, color=new_color, target=new_target, uno=parts.uno,
-                              give=parts.give, extra=parts.extra))
-    return out
-
-
-def illegal_candidates(game: Game, rng: random.Random) -> list[object]:
-    """Actions that must be rejected now, in random order (checked against the legal
-    lists, so a legal one never slips in)."""
-    n = game.n
-    seat = rng.randrange(n)
-    hand = game.hands[seat]
-    out: list[object] = []
-    for card in set(hand):
-        out.append(A.play(seat, card, color=0 if card >= WILD else None))
-        out.append(A.play(seat, card, color=None if card >= WILD else 1))
-    unheld = [k for k in range(NUM_KINDS) if CODES[k] and k not in hand]
-    for card in rng.sample(unheld, min(3, len(unheld))):
-        out.append(A.play(seat, card, color=2 if card >= WILD else None))
-    out += [A.draw(seat), A.pass_turn(seat), A.challenge(seat), A.choose_color(seat, 3),
-            A.call_uno(seat), A.catch(seat, seat), A.catch(seat, rng.randrange(n)),
-            A.next_round(seat), A.slap(seat), A.say(seat)]
-    if hand:
-        out.append(A.give_back(seat, rng.choice(hand)))
-    plays = [a for a in game.legal_actions(seat) if A.action_type(a) == A.PLAY]
-    if plays:
-        out += _variants(game, rng.choice(plays), rng)
-    out.append(A.draw(n))  # a seat that does not play
-    if rng.random() < 0.5:  # integers that encode no action, and other objects
-        out += [-1, -rng.randrange(1, 2**40), 2**47 + rng.randrange(2**20),
-                rng.randrange(2**47), None, 1.5, "0:draw", True]
-    legal: dict[int, frozenset[int]] = {}
-    kept: list[object] = []
-    for action in out:
-        if type(action) is int and 0 <= action < 2**47:
-            who = action & 15
-            if who < n:
-                if who not in legal:
-                    legal[who] = frozenset(game.legal_actions(who))
-                if action in legal[who]:
-                    continue
-        kept.append(action)
-    rng.shuffle(kept)
-    return kept
-
-
-def check_illegal(game: Game, rng: random.Random, tries: int = 2) -> None:
-    """A few illegal actions are each rejected with IllegalActionError, and the game is
-    left equal to what it was."""
-    for action in illegal_candidates(game, rng)[:tries]:
-        before = game.copy()
-        log_size = len(game.log)
-        history = len(game.history)
-        text = _text(action)
-        try:
-            game.apply(action)  # type: ignore[arg-type]
-        except IllegalActionError:
-            pass
-        except Exception as exc:
-            raise InvariantError("illegal_wrong_error", f"illegal action {text} raised "
-                                 f"{type(exc).__name__}: {exc}") from None
-        else:
-            raise InvariantError("illegal_accepted", f"illegal action {text} was applied "
-                                 f"in phase {before.phase.value}")
-        if game != before or len(game.log) != log_size or len(game.history) != history:
-            raise InvariantError("illegal_changed_state",
-                                 f"rejecting {text} changed the game")
-
-
-def visible_seats(game: Game, seat: int) -> set[int]:
-    """The seats whose hands ``seat`` sees (its own, and a partner's where allowed)."""
-    seen = {seat}
-    if game.rules.partner_hands_visible:
-        seen.add(partner(game.rules, seat))
-    return seen
-
-
-def permuted(game: Game, seat: int, rng: random.Random) -> Game:
-    """A copy in which the cards ``seat`` cannot see lie differently: the other hands
-    dealt out again among themselves (sizes kept) and the draw pile shuffled."""
-    other = game.copy()
-    hidden = [s for s in range(game.n) if s not in visible_seats(game, seat)]
-    pool = [card for s in hidden for card in other.hands[s]]
-    rng.shuffle(pool)
-    for s in hidden:
-        size = len(other.hands[s])
-        other.hands[s][:] = pool[:size]
-        del pool[:size]
-    rng.shuffle(other.draw_pile)
-    other.restore(other)  # forget cached legal actions, which knew the old hands
-    return other
-
-
-def check_privacy(game: Game, rng: random.Random) -> None:
-    """Another deal of the hidden cards changes neither a seat's observation nor its
-    legal actions."""
-    seat = rng.randrange(game.n)
-    view = game.observation(seat)
-    acts = sorted(game.legal_actions(seat))
-    other = permuted(game, seat, rng)
-    if other.observation(seat) != view:
-        diff = [name for name, mine in view.to_dict().items()
-                if other.observation(seat).to_dict()[name] != mine]
-        raise InvariantError("privacy", f"seat {seat}'s observation depends on hidden "
-                             f"cards ({', '.join(diff)})")
-    moved = sorted(other.legal_actions(seat))
-    if moved != acts:
-        extra = sorted(map(_text, set(moved) - set(acts)))
-        lost = sorted(map(_text, set(acts) - set(moved)))
-        raise InvariantError("privacy", f"seat {seat}'s legal actions depend on hidden "
-                             f"cards (gained {extra}, lost {lost})")
-
-
-def check_replay(game: Game, actions: list[int]) -> None:
-    """The history replayed on a fresh game gives an equal state and the same events."""
-    if game.history != actions:
-        raise InvariantError("replay", "the game's history is not the actions applied")
-    again = Game(game.rules, game.seed)
-    for index, action in enumerate(actions):
-        try:
-            again.apply(action)
-        except IllegalActionError as exc:
-            raise InvariantError("replay", f"replayed action {index} "
-                                 f"({_text(action)}) was rejected: {exc}") from None
-    if again.log != game.log:
-        first = next((i for i, (a, b) in enumerate(zip(again.log, game.log, strict=False))
-                      if a != b), min(len(again.log), len(game.log)))
-        raise InvariantError("replay", f"the replay's events differ from event {first} on")
-    if again != game:
-        raise InvariantError("replay", "the replay reached another state")
 
 
 # ---------------------------------------------------------------------- games
