@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from rich.text import Text
 
 from unokit.bots import BOTS, Bot, make_bot
+from unokit.engine import actions as A
 from unokit.engine.driver import Driver
 from unokit.engine.events import Event, redact
 from unokit.engine.game import Game, Phase
