@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from unokit.bots import BOTS, Bot, make_bot
+from unokit.bots import BOTS, Bot, BotSpecError, make_bot
 from unokit.engine import actions as A
 from unokit.engine.driver import Driver
 from unokit.engine.events import Event, redact
@@ -94,14 +94,14 @@ def parse_levels(text: str | None, opponents: int) -> tuple[str, ...]:
     >>> parse_levels("nobody", 1)
     Traceback (most recent call last):
     ...
-    ValueError: unknown bot 'nobody'; bots: ...
+    unokit.bots.base.BotSpecError: unknown bot 'nobody'; bots: ...
     """
     if text is None or not text.strip():
         return (default_level(),) * opponents
     kinds = [name.strip().lower() for name in text.split(",") if name.strip()]
     for kind in kinds:
         if kind not in BOTS:
-            raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(sorted(BOTS))}")
+            raise BotSpecError(f"unknown bot {kind!r}; bots: {', '.join(sorted(BOTS))}")
     return tuple(kinds[i % len(kinds)] for i in range(opponents))
 
 
@@ -111,7 +111,8 @@ def config_from_options(rules_text: str | None, players: int | None, bots: str |
 
     Raises:
         RulesError: a bad rule set (naming the keys).
-        ValueError: an unknown bot or a bad seed.
+        BotSpecError: an unknown bot.
+        ValueError: a bad seed.
     """
     rules = Rules.load(rules_text or "official")
     if players is not None and players != rules.players:
@@ -280,7 +281,7 @@ class Session:
 
         Raises:
             UnoError: the game cannot start under these rules.
-            ValueError: an unknown bot.
+            BotSpecError: an unknown bot.
         """
         game = Game(config.rules, config.seed)
         return cls.for_game(game, config.levels, config.name)
