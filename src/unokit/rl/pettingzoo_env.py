@@ -685,4 +685,5 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
-__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "env", "raw_env", "resolve_backend"]
+__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "WindowRule", "env", "raw_env",
+           "resolve_backend"]
