@@ -145,7 +145,7 @@ def schedule(e: raw_env, game: Game) -> tuple[Any, ...]:
     """Whom the environment would ask now, and with which mask, were ``game`` the match."""
     twin = copy.copy(e)
     twin.game = game
-    twin._spoke = set(e._spoke)
+    twin._driver = e._driver.copy(game)
     twin._schedule()
     return twin.agent_selection, tuple(twin._queue), twin._window, twin._node.mask
 

@@ -20,7 +20,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from unokit.bots.base import Bot, BotError, SeededBot, Step, asking_order, must_act, play
+from unokit.bots.base import (
+    Bot,
+    BotError,
+    BotSpecError,
+    SeededBot,
+    Step,
+    asking_order,
+    must_act,
+    play,
+)
 from unokit.bots.heuristic import (
     LEVELS,
     PERSONALITIES,
@@ -57,24 +66,24 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     ('hard', {})
 
     Raises:
-        ValueError: no bot has that name, or the part after ``:`` does not fit it.
+        BotSpecError: no bot has that name, or the part after ``:`` does not fit it.
     """
     name, _, rest = spec.strip().lower().partition(":")
     name, rest = name.strip(), rest.strip()
     if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}")
+        raise BotSpecError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}")
     if not rest:
         return name, {}
     if name == "search":
         if not rest.isdigit() or int(rest) < 1:
-            raise ValueError(f"search:N needs a positive number of iterations, got {rest!r}")
+            raise BotSpecError(f"search:N needs a positive number of iterations, got {rest!r}")
         return name, {"iterations": int(rest)}
     if name in LEVELS:
         if rest not in PERSONALITIES:
-            raise ValueError(f"unknown personality {rest!r}; personalities: "
-                             f"{', '.join(PERSONALITIES)}")
+            raise BotSpecError(f"unknown personality {rest!r}; personalities: "
+                               f"{', '.join(PERSONALITIES)}")
         return name, {"personality": rest}
-    raise ValueError(f"the {name} bot takes no options (got {spec!r})")
+    raise BotSpecError(f"the {name} bot takes no options (got {spec!r})")
 
 
 def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,
@@ -85,7 +94,7 @@ def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,
     ignored by the others.
 
     Raises:
-        ValueError: no bot has that name, an option does not fit it, or ``search`` was
+        BotSpecError: no bot has that name, an option does not fit it, or ``search`` was
             asked for without ``rules``.
     """
     key, parsed = parse_bot_spec(name)
@@ -93,14 +102,16 @@ def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,
     cls = BOTS[key]
     if key not in _TAKES_OPTIONS:
         if parsed:
-            raise ValueError(f"the {key} bot takes no options (got {', '.join(parsed)})")
+            raise BotSpecError(f"the {key} bot takes no options (got {', '.join(parsed)})")
         return cls(seed)
     if key == "search" and rules is None:
-        raise ValueError("the search bot needs the rules: make_bot('search', rules=...)")
+        raise BotSpecError("the search bot needs the rules: make_bot('search', rules=...)")
     try:
         return cls(seed, rules=rules, **parsed)  # type: ignore[call-arg]
-    except TypeError as exc:
-        raise ValueError(f"bad option for the {key} bot: {exc}") from None
+    except BotSpecError:
+        raise
+    except (TypeError, ValueError) as exc:  # an option of the wrong name, type or value
+        raise BotSpecError(f"bad option for the {key} bot: {exc}") from None
 
 
 __all__ = [
@@ -109,6 +120,7 @@ __all__ = [
     "PERSONALITIES",
     "Bot",
     "BotError",
+    "BotSpecError",
     "EasyBot",
     "HardBot",
     "HeuristicBot",

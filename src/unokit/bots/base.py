@@ -1,4 +1,4 @@
-"""The bot protocol, and the driver that lets bots play a match.
+"""The bot protocol, and :func:`play`, which lets bots play a match.
 
 A bot sees exactly what a player at the table sees: its seat's
 :class:`~unokit.engine.observation.Observation` and the legal actions of that seat. It is
@@ -21,8 +21,9 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from unokit.engine.actions import CATCH, UNO, action_type, format_action
-from unokit.engine.errors import IllegalActionError
+from unokit.engine.actions import format_action
+from unokit.engine.driver import Driver, asking_order
+from unokit.engine.errors import UnoError
 from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.observation import Observation
@@ -74,8 +75,20 @@ class SeededBot:
         return f"{type(self).__name__}(seed={self.seed})"
 
 
-class BotError(IllegalActionError):
-    """A bot did not answer on its turn, or answered with an illegal action."""
+class BotError(UnoError):
+    """A bot did not answer on its turn, answered with an illegal action, or a bot match
+    did not end. ``seat`` is the seat of the bot at fault (``None``: no one seat) and
+    ``action`` the illegal action it chose (``None`` if it chose none)."""
+
+    def __init__(self, message: str, seat: int | None = None,
+                 action: object = None) -> None:
+        self.seat = seat
+        self.action = action
+        super().__init__(message)
+
+
+class BotSpecError(UnoError):
+    """A bot spec names no bot, or gives options that do not fit the bot."""
 
 
 class Step(NamedTuple):
@@ -87,69 +100,48 @@ class Step(NamedTuple):
     """The events it caused."""
 
 
-def asking_order(game: Game) -> tuple[list[int], int]:
-    """``(out-of-turn seats, lead seat)``: the seats asked first, in seat order after
-    the lead, and the lead, who must answer. The lead is the current player, or the
-    first seat still to slap, or seat 0 between rounds."""
-    lead = game.current_player
-    if lead is None:
-        lead = game.slap_left[0] if game.slap_left else 0
-    others = [(lead + offset) % game.n for offset in range(1, game.n)]
-    return others, lead
-
-
 def play(game: Game, bots: Sequence[Bot], *, max_actions: int = 1_000_000) -> Iterator[Step]:
     """Let ``bots`` (one per seat) play ``game`` to the end of the match, yielding each
     step as it happens; the first step is the set-up already in the log.
 
-    At every step the out-of-turn seats are asked first, in seat order after the
+    The seats are asked in the order of :class:`unokit.engine.driver.Driver` (hold rule
+    ``"calls"``): at every step the out-of-turn seats first, in seat order after the
     current player, then the current player; the first action offered is applied. A
     seat that has made an UNO call or a catch out of turn is not asked again until the
     current player has acted, so out-of-turn actions cannot keep a game going forever.
 
     Raises:
+        ValueError: not one bot per seat.
         BotError: a bot returned ``None`` on its turn, or an illegal action.
     """
     if len(bots) != game.n:
         raise ValueError(f"{len(bots)} bots for {game.n} seats")
     yield Step(None, list(game.log))
-    spoke: set[int] = set()
+    driver = Driver(game)
+
+    def choose(seat: int, legal: list[int], must: bool) -> int | None:
+        bot = bots[seat]
+        action = bot.choose(game.observation(seat), list(legal))
+        if action is None:
+            if must:
+                raise BotError(f"seat {seat}: the {bot.name} bot returned no action on its "
+                               "turn", seat)
+            return None
+        if action not in legal:
+            text = format_action(action) if isinstance(action, int) else repr(action)
+            raise BotError(f"seat {seat}: the {bot.name} bot chose {text}, which is not "
+                           "legal now", seat, action)
+        return action
+
     for _ in range(max_actions):
         if game.is_over():
             return
-        others, lead = asking_order(game)
-        action: int | None = None
-        for seat in others:
-            if seat in spoke:
-                continue
-            legal = game.legal_actions(seat)
-            if not legal:
-                continue
-            action = _ask(bots[seat], game, seat, legal)
-            if action is not None:
-                spoke.add(seat)
-                break
-        if action is None:
-            legal = game.legal_actions(lead)
-            action = _ask(bots[lead], game, lead, legal)
-            if action is None:
-                raise BotError(f"seat {lead}", f"{bots[lead].name} bot returned no action "
-                               "on its turn")
-            spoke.clear()
-        elif action_type(action) not in (UNO, CATCH):
-            spoke.clear()  # e.g. starting the next round: the game moved on
-        yield Step(action, game.apply(action))
-    raise BotError("match", f"not over after {max_actions} actions")
+        asked = driver.ask(choose)
+        assert asked is not None  # the lead answers or choose raises
+        action = asked[1]
+        yield Step(action, driver.apply(action))
+    raise BotError(f"the match is not over after {max_actions} actions")
 
 
-def _ask(bot: Bot, game: Game, seat: int, legal: list[int]) -> int | None:
-    action = bot.choose(game.observation(seat), list(legal))
-    if action is None:
-        return None
-    if action not in legal:
-        text = format_action(action) if isinstance(action, int) else repr(action)
-        raise BotError(text, f"{bot.name} bot chose an action that is not legal now")
-    return action
-
-
-__all__ = ["Bot", "BotError", "SeededBot", "Step", "asking_order", "must_act", "play"]
+__all__ = ["Bot", "BotError", "BotSpecError", "SeededBot", "Step", "asking_order", "must_act",
+           "play"]

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from unokit.bots.base import SeededBot, must_act
+from unokit.bots.base import BotSpecError, SeededBot, must_act
 from unokit.bots.memory import Tracker, next_seat
 from unokit.engine import actions as A
 from unokit.engine import cards as C
@@ -128,7 +128,7 @@ def styled(level: str, personality: str = "balanced") -> Style:
     0.0
     """
     if level not in LEVEL_STYLES:
-        raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+        raise BotSpecError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
     style = LEVEL_STYLES[level]
     if personality == "balanced":
         return style
@@ -142,8 +142,8 @@ def styled(level: str, personality: str = "balanced") -> Style:
     if personality == "chaotic":
         return replace(style, noise=style.noise + 2.5, first_playable=style.first_playable / 2,
                        bluff=min(1.0, style.bluff + 0.2))
-    raise ValueError(f"unknown personality {personality!r}; personalities: "
-                     f"{', '.join(PERSONALITIES)}")
+    raise BotSpecError(f"unknown personality {personality!r}; personalities: "
+                       f"{', '.join(PERSONALITIES)}")
 
 
 def fits(obs: Observation, card: int, rules: Rules | None = None) -> bool:

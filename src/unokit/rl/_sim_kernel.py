@@ -15,8 +15,11 @@ and engine, for the rules the simulator plays (:mod:`unokit.sim.support`):
 - :func:`seat_legal`: ``Game.legal_actions(seat)`` for any seat, in the same order (the
   current player's turn actions, then a skipped seat's Skips, then an UNO call or a
   catch; ``next`` for every seat between rounds);
-- :func:`schedule` and :func:`select`: ``raw_env._schedule``, ``_offered`` and
-  ``_select`` (the lead, the queue of out-of-turn windows, the seats that spoke);
+- :func:`schedule`, :func:`offered` and :func:`select`: ``raw_env._schedule`` and
+  ``_select`` on the environment's :class:`unokit.engine.driver.Driver` (hold rule
+  ``"turn"``) and :class:`unokit.rl.pettingzoo_env.WindowRule` (the lead, the queue of
+  out-of-turn windows, the seats that spoke; ``tests/test_driver.py`` compares them at
+  every step);
 - :func:`first_token` and :func:`second_token`: :func:`unokit.rl.encoding.encode_action`
   for the actions of these rules (at most two tokens: a play, then the target seat of a
   seven swap);
@@ -292,7 +295,7 @@ def select(ep: int, seat: int, window: bool) -> bool:
 
 @jit
 def offered(ep: int, seat: int) -> bool:
-    """``raw_env._offered``: whether ``seat`` (not the lead) gets a window now."""
+    """``WindowRule.offered``: whether ``seat`` (not the lead) gets a window now."""
     e = eview(ep)
     gp = e[E_G]
     g = view(gp)
@@ -311,7 +314,8 @@ def offered(ep: int, seat: int) -> bool:
 
 @jit
 def schedule(ep: int) -> int:
-    """``raw_env._schedule``: select the first seat owed a window, else the lead.
+    """``raw_env._schedule`` (``Driver.lead`` and ``Driver.windows``, with
+    ``WindowRule.open``): select the first seat owed a window, else the lead.
     Returns ``R_DONE`` once the match is over, :data:`R_NO_ACTION` if the selected seat
     must act without a legal action, else 0."""
     e = eview(ep)
@@ -364,7 +368,8 @@ def pass_window(ep: int) -> int:
 @jit
 def apply_action(ep: int, action: int) -> int:
     """``raw_env._apply``: the selected seat takes the (legal) engine ``action``; the
-    seats that spoke are updated and the next seat selected. Returns the selected seat,
+    seats that spoke are updated (``Driver.record``, hold rule ``"turn"``) and the next
+    seat selected. Returns the selected seat,
     the ``R_*`` flags and the action (see :data:`R_APPLIED`), or :data:`R_NO_ACTION`."""
     e = eview(ep)
     gp = e[E_G]

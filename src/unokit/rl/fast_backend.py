@@ -207,29 +207,9 @@ class SimEnv(raw_env):
     def _round_over(self) -> None:
         """:meth:`raw_env._round_over` on the kernel's state."""
         g = self._g
-        n = self.n
-        scores = [int(v) for v in g[K.SCORES: K.SCORES + n]]
-        values = [0.0] * n
-        scheme = self.reward_scheme
-        if scheme == "points":
-            sign = self._points_sign
-            values = [sign * (scores[s] - self._scores_before[s]) for s in range(n)]
-        else:
-            winner = -1
-            if scheme == "round":
-                winner = int(g[K.S_ROUND_WINNER])
-            elif g[K.S_PHASE] == K.P_MATCH_OVER:
-                winner = int(g[K.S_MATCH_WINNER])
-            if winner >= 0:
-                mates = self._teams[winner]
-                values = [1.0 if s in mates else -1.0 for s in range(n)]
-        self._scores_before = scores
-        if any(values):
-            for seat, value in enumerate(values):
-                name = self.possible_agents[seat]
-                self.rewards[name] = value
-                self._cumulative_rewards[name] += value
-            self._dirty = True
+        over = g[K.S_PHASE] == K.P_MATCH_OVER
+        self._reward_round([int(v) for v in g[K.SCORES: K.SCORES + self.n]],
+                           int(g[K.S_ROUND_WINNER]), int(g[K.S_MATCH_WINNER]) if over else -1)
 
     # ------------------------------------------------------------------- tools
     def _legal(self) -> list[int]:

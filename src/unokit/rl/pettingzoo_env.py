@@ -7,9 +7,11 @@ while the match runs, every other agent's is all zeros.
 
 Who is selected. After every action the environment asks the seats that may act out of
 turn, one at a time in seat order after the *lead* (the current player; the first seat
-still to slap; seat 0 between rounds), then the lead. Each asked seat gets a *window*:
-its legal actions plus ``noop``, which lets the moment pass. A seat that has acted out
-of turn is not asked again until the turn moves on. Out-of-turn plays that depend on the
+still to slap; seat 0 between rounds), then the lead: the order of
+:class:`unokit.engine.driver.Driver` (:class:`WindowRule` says which seats, at which
+moments). Each asked seat gets a *window*: its legal actions plus ``noop``, which lets
+the moment pass. A seat that has acted out of turn is not asked again until the turn
+moves on (the driver's hold rule ``"turn"``). Out-of-turn plays that depend on the
 seat's own cards (jump-in, passing a Skip on) are offered on public grounds alone (to
 every active seat whenever a jump-in is possible, to the skipped seat after a Skip), so
 being asked tells the others nothing. ``windows="useful"`` leaves out the windows that
@@ -55,6 +57,7 @@ from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped
 
 from unokit.engine import actions as A
 from unokit.engine.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
+from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.observation import view_fields as _view_fields
 from unokit.engine.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
@@ -80,6 +83,68 @@ BACKENDS = ("auto", "engine", "sim")
 _CACHE_LIMIT = 200_000
 _DONE_NODE = Node({})
 _NO_QUEUE: list[int] = []
+
+
+class WindowRule:
+    """Which seats the environment asks out of turn, and when, for ``rules`` and a
+    ``windows`` mode (see the module docstring): :meth:`open` and :meth:`offered` are the
+    ``windows_open`` and ``offered`` of the environment's :class:`~unokit.engine.driver.Driver`
+    (:meth:`driver`), whose hold rule is ``"turn"``.
+
+    >>> from unokit.engine.game import Game
+    >>> rule = WindowRule(Rules.preset("official", players=3), "all")
+    >>> driver = rule.driver(Game(rule.rules, seed=1))
+    >>> driver.hold, driver.seats_to_ask() == [driver.lead()]
+    ('turn', True)
+    """
+
+    __slots__ = ("_always", "_jump_in", "_on", "_skip_rule", "_useful", "rules", "windows")
+
+    def __init__(self, rules: Rules, windows: str = "all") -> None:
+        if windows not in WINDOWS:
+            raise ValueError(f"windows must be one of {', '.join(WINDOWS)}, not {windows!r}")
+        self.rules = rules
+        self.windows = windows
+        self._on = windows != "none"
+        self._useful = windows == "useful"
+        self._jump_in = rules.jump_in
+        self._skip_rule = rules.skip_on_skip != "none"
+        self._always = rules.jump_in or (windows == "all" and (
+            rules.silence != "off" or rules.false_catch_penalty > 0))
+        """Whether out-of-turn actions may arise at any moment (else only while an UNO
+        call is open, during a slap or after a Skip)."""
+
+    def open(self, game: Game) -> bool:
+        """Whether any window may open now (never between rounds)."""
+        phase = game.phase
+        return self._on and phase is not ROUND_OVER and (
+            self._always or game.uno_open >= 0 or phase is SLAP
+            or (self._skip_rule and game.skip_from >= 0))
+
+    def offered(self, game: Game, seat: int) -> bool:
+        """Whether ``seat`` (not the lead) gets a window now; decided by what everyone
+        can see."""
+        if not game.active[seat]:
+            return False
+        if game.phase is PLAY:
+            # Plays that hang on the seat's own cards: offered whenever the public state
+            # allows them, so that a window says nothing about a hand (and no list of
+            # legal actions is needed).
+            if (self._jump_in and not game.fresh and game.discard
+                    and game.discard[-1] != WILD_DRAW_FOUR):
+                return True
+            if self._skip_rule and seat == game.skip_from:
+                return True
+        legal = game.legal_actions(seat)
+        if self._useful:
+            open_seat = game.uno_open
+            legal = [a for a in legal if A.action_type(a) != A.SAY
+                     and (A.action_type(a) != A.CATCH or A.action_target(a) == open_seat)]
+        return bool(legal)
+
+    def driver(self, game: Game) -> Driver:
+        """The driver that selects the agents of ``game``."""
+        return Driver(game, hold="turn", offered=self.offered, windows_open=self.open)
 
 
 def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
@@ -280,14 +345,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         }
         self.action_spaces = {name: spaces.Discrete(ACTION_SIZE)
                               for name in self.possible_agents}
-        self._windows_on = windows != "none"
-        self._useful = windows == "useful"
-        self._jump_in = loaded.jump_in
-        self._skip_rule = loaded.skip_on_skip != "none"
-        self._always = loaded.jump_in or (windows == "all" and (
-            loaded.silence != "off" or loaded.false_catch_penalty > 0))
-        """Whether out-of-turn actions may arise at any moment (else only while an UNO
-        call is open, during a slap or after a Skip)."""
+        self.window_rule = WindowRule(loaded, windows)
+        """Which seats are asked out of turn, and when (:class:`WindowRule`)."""
         self._points_sign = {"standard": 1.0, "penalty": -1.0, "elimination": -1.0,
                              "lazy": 0.0}[loaded.scoring]
         self._teams = [teammates(loaded, seat) for seat in range(n)]
@@ -300,10 +359,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self.game: Game = Game(loaded, seed=0)
             """The match being played (for tools and tests; agents see only
             observations)."""
+            self._driver = self.window_rule.driver(self.game)
         self._sel = 0
         self._lead = 0
         self._queue: list[int] = _NO_QUEUE
-        self._spoke: set[int] = set()
         self._window = False
         self._building: tuple[int, ...] = ()
         self._node = _DONE_NODE
@@ -335,13 +394,13 @@ class raw_env(AECEnv):  # type: ignore[misc]
         else:
             game_seed = self._seeds.getrandbits(63)
         self.game = Game(self.rules, seed=game_seed)
+        self._driver = self.window_rule.driver(self.game)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {name: {} for name in self.agents}
-        self._spoke = set()
         self._done = False
         self._dirty = False
         self._steps = 0
@@ -480,72 +539,31 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def _apply(self, action: int) -> None:
         game = self.game
-        seat = self._sel
-        current, phase = game.current, game.phase
-        game.apply(action)
+        phase = game.phase
+        self._driver.apply(action)
         now = game.phase
-        spoke = self._spoke
-        if now is not phase:
-            if now is ROUND_OVER or now is MATCH_OVER:
-                self._round_over()
-            if spoke:
-                spoke.clear()
-        elif seat == self._lead or game.current != current:
-            if spoke:
-                spoke.clear()
-        else:
-            spoke.add(seat)
+        if now is not phase and (now is ROUND_OVER or now is MATCH_OVER):
+            self._round_over()
         self._schedule()
 
     # --------------------------------------------------------------- schedule
     def _schedule(self) -> None:
         """Select the next agent: the first seat owed a window, else the lead."""
-        game = self.game
-        phase = game.phase
-        if phase is MATCH_OVER:
+        if self.game.phase is MATCH_OVER:
             self._done = True
             self._node = _DONE_NODE
             for name in self.agents:
                 self.terminations[name] = True
             return
-        lead = game.current
-        if lead < 0:
-            lead = game.slap_left[0] if game.slap_left else 0
-        self._lead = lead
-        if self._windows_on and phase is not ROUND_OVER and (
-                self._always or game.uno_open >= 0 or phase is SLAP
-                or (self._skip_rule and game.skip_from >= 0)):
-            spoke = self._spoke
-            n = self.n
-            queue = [seat for seat in ((lead + offset) % n for offset in range(1, n))
-                     if seat not in spoke and self._offered(seat)]
-            if queue:
-                self._queue = queue
-                self._select(queue[0], True)
-                return
+        driver = self._driver
+        lead = self._lead = driver.lead()
+        queue = driver.windows()
+        if queue:
+            self._queue = queue
+            self._select(queue[0], True)
+            return
         self._queue = _NO_QUEUE
         self._select(lead, False)
-
-    def _offered(self, seat: int) -> bool:
-        """Whether ``seat`` gets a window now; decided by what everyone can see."""
-        game = self.game
-        if not game.active[seat]:
-            return False
-        if game.phase is PLAY:
-            # Plays that hang on the seat's own cards: offered whenever the public state
-            # allows them, so that a window says nothing about a hand (and no list of
-            # legal actions is needed).
-            if (self._jump_in and not game.fresh and game.discard
-                    and game.discard[-1] != WILD_DRAW_FOUR):
-                return True
-            if self._skip_rule and seat == game.skip_from:
-                return True
-        legal = game.legal_actions(seat)
-        if self._useful:
-            open_seat = game.uno_open
-            legal = [a for a in legal if A.action_type(a) != A.SAY
-                     and (A.action_type(a) != A.CATCH or A.action_target(a) == open_seat)]
-        return bool(legal)
 
     def _select(self, seat: int, window: bool) -> None:
         self._sel = seat
@@ -590,22 +608,25 @@ class raw_env(AECEnv):  # type: ignore[misc]
     # ----------------------------------------------------------------- rewards
     def _round_over(self) -> None:
         game = self.game
+        self._reward_round(list(game.scores), game.round_winner,
+                           game.match_winner if game.phase is MATCH_OVER else -1)
+
+    def _reward_round(self, scores: list[int], round_winner: int, match_winner: int) -> None:
+        """Give the rewards of a round that just ended (both backends): ``scores`` are
+        the match totals now, ``match_winner`` is -1 unless the match is over too."""
         n = self.n
         values = [0.0] * n
         scheme = self.reward_scheme
         if scheme == "points":
             sign = self._points_sign
-            values = [sign * (game.scores[s] - self._scores_before[s]) for s in range(n)]
+            before = self._scores_before
+            values = [sign * (scores[s] - before[s]) for s in range(n)]
         else:
-            winner = -1
-            if scheme == "round":
-                winner = game.round_winner
-            elif game.phase is MATCH_OVER:
-                winner = game.match_winner
+            winner = round_winner if scheme == "round" else match_winner
             if winner >= 0:
                 mates = self._teams[winner]
                 values = [1.0 if s in mates else -1.0 for s in range(n)]
-        self._scores_before = list(game.scores)
+        self._scores_before = scores
         if any(values):
             for seat, value in enumerate(values):
                 name = self.possible_agents[seat]
@@ -664,4 +685,5 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
-__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "env", "raw_env", "resolve_backend"]
+__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "WindowRule", "env", "raw_env",
+           "resolve_backend"]

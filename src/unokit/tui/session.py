@@ -1,10 +1,10 @@
 """The match behind the terminal game: one human at seat 0 and bots at the other seats.
 
 A :class:`Session` holds the game, the bots, the seat names and the event log as the
-human may read it. It asks the bots exactly the way :func:`unokit.bots.base.play` does
-(the out-of-turn seats first, in seat order after the lead, then the lead), but one
-step at a time, so that the screen can wait between the steps. It never asks a bot
-between rounds: the human starts the next round.
+human may read it. It asks the bots through the same :class:`unokit.engine.driver.Driver`
+as :func:`unokit.bots.play` (the out-of-turn seats first, in seat order after the lead,
+then the lead), but one step at a time, so that the screen can wait between the steps.
+It never asks a bot between rounds: the human starts the next round.
 
 >>> config = PlayConfig(Rules.preset("official", players=2, rounds=1), seed=3,
 ...                     levels=("playfirst",))
@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from unokit.bots import BOTS, Bot, asking_order, make_bot
+from unokit.bots import BOTS, Bot, BotSpecError, make_bot
 from unokit.engine import actions as A
+from unokit.engine.driver import Driver
 from unokit.engine.events import Event, redact
 from unokit.engine.game import Game, Phase
 from unokit.engine.observation import Observation
@@ -93,14 +94,14 @@ def parse_levels(text: str | None, opponents: int) -> tuple[str, ...]:
     >>> parse_levels("nobody", 1)
     Traceback (most recent call last):
     ...
-    ValueError: unknown bot 'nobody'; bots: ...
+    unokit.bots.base.BotSpecError: unknown bot 'nobody'; bots: ...
     """
     if text is None or not text.strip():
         return (default_level(),) * opponents
     kinds = [name.strip().lower() for name in text.split(",") if name.strip()]
     for kind in kinds:
         if kind not in BOTS:
-            raise ValueError(f"unknown bot {kind!r}; bots: {', '.join(sorted(BOTS))}")
+            raise BotSpecError(f"unknown bot {kind!r}; bots: {', '.join(sorted(BOTS))}")
     return tuple(kinds[i % len(kinds)] for i in range(opponents))
 
 
@@ -110,7 +111,8 @@ def config_from_options(rules_text: str | None, players: int | None, bots: str |
 
     Raises:
         RulesError: a bad rule set (naming the keys).
-        ValueError: an unknown bot or a bad seed.
+        BotSpecError: an unknown bot.
+        ValueError: a bad seed.
     """
     rules = Rules.load(rules_text or "official")
     if players is not None and players != rules.players:
@@ -263,8 +265,9 @@ class Session:
         self.levels = list(levels)
         self.bots = list(bots)
         self.rules_text = rules_text or game.rules.to_string()
-        self.spoke: set[int] = set()
-        """Seats that called UNO or caught out of turn since the lead last acted."""
+        self.driver = Driver(game)
+        """Who is asked, in which order, and the seats that hold (every action of the
+        match goes through it)."""
         self.lines: list[Text] = []
         """The log as the human reads it, one line per event."""
         self.problems: list[str] = []
@@ -278,7 +281,7 @@ class Session:
 
         Raises:
             UnoError: the game cannot start under these rules.
-            ValueError: an unknown bot.
+            BotSpecError: an unknown bot.
         """
         game = Game(config.rules, config.seed)
         return cls.for_game(game, config.levels, config.name)
@@ -297,6 +300,11 @@ class Session:
         return cls(game, names, ["you", *levels], bots)
 
     # ------------------------------------------------------------------ state
+    @property
+    def spoke(self) -> set[int]:
+        """Seats that called UNO or caught out of turn since the lead last acted."""
+        return self.driver.held
+
     @property
     def version(self) -> int:
         """How many actions have been applied (changes with every action)."""
@@ -330,14 +338,7 @@ class Session:
         Raises:
             IllegalActionError: the action is not legal now (nothing changes).
         """
-        game = self.game
-        seat = A.action_player(action)
-        lead = asking_order(game)[1] if not game.is_over() else -1
-        events = game.apply(action)
-        if seat == lead or A.action_type(action) not in (A.UNO, A.CATCH):
-            self.spoke.clear()
-        else:
-            self.spoke.add(seat)
+        events = self.driver.apply(action)
         self._read_new_events()
         return events
 
@@ -345,31 +346,18 @@ class Session:
         """The next bot action, asking the bots once for this state: the out-of-turn
         bots first, then the lead if the lead is a bot. ``None``: the human's decision
         is awaited (or the round or match is over)."""
-        game = self.game
-        if game.phase in (Phase.ROUND_OVER, Phase.MATCH_OVER):
+        if self.game.phase in (Phase.ROUND_OVER, Phase.MATCH_OVER):
             return None
-        others, lead = asking_order(game)
-        for seat in others:
-            bot = self.bots[seat]
-            if bot is None or seat in self.spoke:
-                continue
-            legal = game.legal_actions(seat)
-            if not legal:
-                continue
-            action = self._ask(seat, bot, legal, must=False)
-            if action is not None:
-                return Move(seat, action, True, self.version)
-        bot = self.bots[lead]
-        if bot is None:
+        asked = self.driver.ask(self._ask)
+        if asked is None:
             return None
-        legal = game.legal_actions(lead)
-        if not legal:
-            return None
-        action = self._ask(lead, bot, legal, must=True)
-        assert action is not None
-        return Move(lead, action, False, self.version)
+        seat, action = asked
+        return Move(seat, action, seat != self.driver.lead(), self.version)
 
-    def _ask(self, seat: int, bot: Bot, legal: list[int], must: bool) -> int | None:
+    def _ask(self, seat: int, legal: list[int], must: bool) -> int | None:
+        bot = self.bots[seat]
+        if bot is None or not legal:
+            return None
         try:
             action = bot.choose(self.game.observation(seat), list(legal))
         except Exception as exc:  # a broken bot must not end the human's match
