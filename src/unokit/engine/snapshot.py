@@ -80,7 +80,8 @@ def state_from_dict(data: Any) -> Game:
     version = data.get("format_version")
     if type(version) is not int or version != STATE_VERSION:
         raise SetupError(f"unknown state format version {short_repr(version)}")
-    optional: dict[str, Any] = {"positions": {}}  # states written before the repetition rule have none
+    # States written before the repetition rule have no positions.
+    optional: dict[str, Any] = {"positions": {}}
     known = {*STATE_FIELDS, *_HEADER}
     missing = [name for name in (*STATE_FIELDS, *_HEADER)
                if name not in data and name not in optional]
