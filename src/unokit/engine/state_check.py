@@ -137,6 +137,9 @@ def _phase(name: str, value: Any, n: int) -> Phase:
         raise SetupError(f"{name}: expected one of {names}, got {short_repr(value)}") from None
 
 
+_KIND_OF_CODE = {code: kind for kind, code in enumerate(CODES) if code}
+
+
 def _card(name: str, value: Any) -> int:
     try:
         return parse_card(value)
@@ -147,7 +150,11 @@ def _card(name: str, value: Any) -> int:
 def _cards(name: str, value: Any, n: int) -> list[int]:
     if not isinstance(value, list):
         raise SetupError(f"{name}: expected a list of card codes, got {short_repr(value)}")
-    return [_card(f"{name}[{i}]", code) for i, code in enumerate(value)]
+    kinds = _KIND_OF_CODE
+    try:
+        return [kinds[code] for code in value]
+    except (KeyError, TypeError):  # find the culprit for the message
+        return [_card(f"{name}[{i}]", code) for i, code in enumerate(value)]
 
 
 def _card_or_none(name: str, value: Any, n: int) -> int:
@@ -180,7 +187,11 @@ def _list(name: str, value: Any, length: int | None) -> list[Any]:
 def _per_seat(item: Reader) -> Reader:
     """A list of one value per seat, each read by ``item``."""
     def read(name: str, value: Any, n: int) -> list[Any]:
-        return [item(f"{name}[{i}]", v, n) for i, v in enumerate(_list(name, value, n))]
+        values = _list(name, value, n)
+        try:
+            return [item(name, v, n) for v in values]
+        except SetupError:  # read again, naming each entry, for the message
+            return [item(f"{name}[{i}]", v, n) for i, v in enumerate(values)]
     return read
 
 
@@ -290,9 +301,12 @@ def check_deck(game: Game) -> None:
     most as often as that deck does (a state may hold fewer cards, as a position set up
     with :meth:`~unokit.Game.from_setup` does)."""
     deck = game.deck
-    if any(deck[i] > deck[i + 1] for i in range(len(deck) - 1)):
+    full = game.rules.deck_cards()
+    if deck == full:
+        return
+    if deck != sorted(deck):
         raise SetupError("deck: the cards are not in canonical order")
-    allowed = Counter(game.rules.deck_cards())
+    allowed = Counter(full)
     for kind, count in Counter(deck).items():
         if kind not in allowed:
             raise SetupError(f"deck: {CODES[kind]} is not a card of the rules' deck "
@@ -305,14 +319,14 @@ def check_deck(game: Game) -> None:
 def check_cards_in_play(game: Game) -> None:
     """The hands, the draw pile and the discard pile hold every card of ``deck``, each
     exactly once."""
-    deck = Counter(game.deck)
-    held: Counter[int] = Counter(game.draw_pile)
-    held.update(game.discard)
+    cards = game.draw_pile + game.discard
     for hand in game.hands:
-        held.update(hand)
-    if held == deck:
+        cards += hand
+    cards.sort()
+    if cards == game.deck:  # both in canonical order
         return
-    total = sum(held.values())
+    deck, held = Counter(game.deck), Counter(cards)
+    total = len(cards)
     if total != len(game.deck):
         raise SetupError(f"deck: {len(game.deck)} cards, but the hands, draw_pile and "
                          f"discard hold {total}")
