@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from unokit.engine.cards import COLOR_OF, WILD
+from unokit.engine.cards import CODES, COLOR_OF, NUM_KINDS, WILD
 from unokit.engine.errors import SetupError
 from unokit.engine.events import EventKind
+from unokit.engine.rules import SPEC
 
 if TYPE_CHECKING:
     from unokit.engine.game import Game
@@ -35,7 +36,8 @@ def set_up_round(
     launcher: Sequence[int] | None = None,
 ) -> None:
     """Put a fresh, unstarted ``game`` into the position described (see
-    :meth:`unokit.Game.from_setup`). The cards given become the game's whole deck."""
+    :meth:`unokit.Game.from_setup`). The cards given become the game's whole deck; each
+    must be a kind of card that the rules' deck holds (any number of times)."""
     n = game.n
     if len(hands) != n:
         raise SetupError(f"{len(hands)} hands for {n} players")
@@ -45,6 +47,10 @@ def set_up_round(
         raise SetupError(f"current_player {current_player} is not a seat")
     if direction not in (1, -1):
         raise SetupError("direction must be cw or ccw")
+    if color is not None and (type(color) is not int or not -1 <= color <= 3):
+        raise SetupError(f"color {color!r} is not a colour 0..3 (or -1, none)")
+    check_cards(game, {"hands": [c for hand in hands for c in hand], "draw_pile": draw_pile,
+                       "discard": discard or []})
     game.dealer = n - 1 if dealer is None else dealer
     game.round_no = 1
     game._emit(EventKind.ROUND_STARTED, player=game.dealer, amount=1)
@@ -85,3 +91,29 @@ def set_up_round(
         if current_player is not None:
             game.current = current_player
     game._publish_turn()
+
+
+def check_cards(game: Game, places: dict[str, Sequence[int]]) -> None:
+    """Every card of ``places`` (name -> cards) is a card kind of the rules' deck.
+
+    >>> from unokit import Game, parse_card
+    >>> Game.from_setup("official,players=2", hands=[[parse_card("RTH")], [parse_card("G1")]],
+    ...                 draw_pile=[], discard=[parse_card("R3")])
+    Traceback (most recent call last):
+    ...
+    unokit.engine.errors.SetupError: hands: RTH is not a card of the rules' deck (classic)
+
+    Raises:
+        SetupError: naming the place and the card.
+    """
+    rules = game.rules
+    kinds = frozenset(rules.deck_cards())
+    for where, cards in places.items():
+        for card in cards:
+            if type(card) is not int or not 0 <= card < NUM_KINDS:
+                raise SetupError(f"{where}: {card!r} is not a card")
+            if card not in kinds:
+                code = CODES[card]
+                hint = "; extra_cards may add it" if code in SPEC["extra_cards"].choices else ""
+                raise SetupError(f"{where}: {code} is not a card of the rules' deck "
+                                 f"({rules.deck}{hint})")

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from unokit.engine.cards import card_code, parse_card
+from unokit.engine.cards import card_code
 from unokit.engine.errors import SetupError, UnoError
 from unokit.engine.rules import Rules
+from unokit.engine.state_check import check_state, read_fields, read_rng_state, short_repr
 
 if TYPE_CHECKING:
     from unokit.engine.game import Game
@@ -31,6 +32,7 @@ STATE_VERSION = 1
 
 _CARD_LISTS = ("deck", "draw_pile", "discard")
 _CARD_SCALARS = ("drawn",)
+_HEADER = ("format", "format_version", "rules", "rng_state")
 
 
 def state_to_dict(game: Game) -> dict[str, Any]:
@@ -64,49 +66,43 @@ def state_to_dict(game: Game) -> dict[str, Any]:
 def state_from_dict(data: Any) -> Game:
     """A game in the state :func:`state_to_dict` wrote.
 
+    Nothing in ``data`` is trusted: every field is checked, then whether the fields fit
+    together (:mod:`unokit.engine.state_check`), and the derived state is computed again.
+
     Raises:
-        SetupError: the data is not a state of this format, or is inconsistent.
+        SetupError: the data is not a state of this format, or a field is missing,
+            malformed or does not fit the others (the message names the field).
     """
-    from unokit.engine.game import STATE_FIELDS, Game, Phase
+    from unokit.engine.game import STATE_FIELDS, Game
 
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
         raise SetupError("not a unokit state (format field missing or wrong)")
-    if data.get("format_version") != STATE_VERSION:
-        raise SetupError(f"unknown state format version {data.get('format_version')!r}")
-    optional = {"positions"}  # states written before the repetition rule have none
-    missing = [name for name in (*STATE_FIELDS, "rules", "rng_state")
+    version = data.get("format_version")
+    if type(version) is not int or version != STATE_VERSION:
+        raise SetupError(f"unknown state format version {short_repr(version)}")
+    # States written before the repetition rule have no positions.
+    optional: dict[str, Any] = {"positions": {}}
+    known = {*STATE_FIELDS, *_HEADER}
+    missing = [name for name in (*STATE_FIELDS, *_HEADER)
                if name not in data and name not in optional]
     if missing:
         raise SetupError(f"state fields missing: {', '.join(missing)}")
+    unknown = sorted(short_repr(name) for name in data if name not in known)
+    if unknown:
+        more = ", ..." if len(unknown) > 5 else ""
+        raise SetupError(f"state fields unknown: {', '.join(unknown[:5])}{more}")
     try:
         rules = Rules.from_dict(data["rules"])
-        game = Game(rules, data["seed"], start=False)
-        for name in STATE_FIELDS:
-            value = data.get(name, {}) if name in optional else data[name]
-            if name == "positions":
-                value = _positions(value)
-            elif name in _CARD_LISTS:
-                value = [parse_card(c) for c in value]
-            elif name == "hands":
-                value = [[parse_card(c) for c in hand] for hand in value]
-            elif name in _CARD_SCALARS:
-                value = parse_card(value) if value is not None else -1
-            elif name == "phase":
-                value = Phase(value)
-            setattr(game, name, value)
-        game.rng.state = int(data["rng_state"])
-        game.n_active = sum(game.active)
-        game._publish_turn()
-    except (UnoError, TypeError, ValueError, KeyError) as exc:
-        raise SetupError(f"inconsistent state: {exc}") from None
-    if len(game.hands) != game.n:
-        raise SetupError(f"{len(game.hands)} hands for {game.n} players")
+    except UnoError as exc:
+        raise SetupError(f"rules: {exc}") from None
+    rng_state = read_rng_state(data["rng_state"])
+    fields = read_fields({**optional, **data}, STATE_FIELDS, rules.players)
+    game = Game(rules, fields["seed"], start=False)
+    for name, value in fields.items():
+        setattr(game, name, value)
+    game.rng.state = rng_state
+    game.n_active = sum(game.active)
+    check_state(game)
+    game._configure()  # the flags derived from the rules and the deck
+    game._publish_turn()
     return game
-
-
-def _positions(value: Any) -> dict[str, int]:
-    """The repetition counts of a state (digest -> count), checked."""
-    if not isinstance(value, dict) or not all(
-            isinstance(k, str) and type(v) is int and v > 0 for k, v in value.items()):
-        raise SetupError("positions must map position digests to counts above 0")
-    return dict(value)
