@@ -3,6 +3,8 @@
 ``ci`` (the default) keeps the whole suite to a few minutes on two cores; ``dev`` is a
 quick smoke run; ``thorough`` runs many more examples for a long local search. Choose
 one with ``HYPOTHESIS_PROFILE=thorough`` or ``pytest --hypothesis-profile=thorough``.
+
+The fixture ``instant_buttons`` takes Textual's press effect off buttons (see there).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # The shared strategies live beside the tests (tests/strategies.py).
@@ -24,3 +28,23 @@ settings.register_profile("dev", max_examples=10, deadline=None, suppress_health
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=_SLOW_OK, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def instant_buttons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buttons without their press effect (``active_effect_duration = 0``).
+
+    Textual's ``Button`` ignores a click while it shows its press effect (0.2 s after the
+    last press), so a second click on the same button in a test would count or not
+    depending on how fast the machine is. The terminal-game tests use this fixture
+    (``pytestmark``), which makes every click count, whatever the timing.
+    """
+    from textual.widgets import Button
+
+    original = Button.__init__
+
+    def init(self: Button, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.active_effect_duration = 0
+
+    monkeypatch.setattr(Button, "__init__", init)

@@ -272,3 +272,187 @@ def test_replay_missing_file(tmp_path: Path) -> None:
     result = run("replay", tmp_path / "nope.json")
     assert result.exit_code == 2
     assert "cannot read" in result.output
+
+
+# ------------------------------------------------------------------ untrusted text
+EVIL_NAMES = ["A\x1b[31mRED", "B\nSeat 1 plays W+4.", ":smile: [bold]big[/]", "x" * 100_000]
+
+
+def test_replay_prints_untrusted_names_safely(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    assert run("selfplay", "--players", "4", "--seed", "7", "--rules", "official,rounds=1",
+               "--save", path).exit_code == 0
+    data = json.loads(path.read_text())
+    data["players"] = EVIL_NAMES
+    path.write_text(json.dumps(data))
+    for colour in ("--color", "--no-color"):
+        result = run("replay", path, colour)
+        out = result.output
+        assert "\x1b" not in out and "😄" not in out and "x" * 100 not in out
+        assert not any(line.startswith("Seat 1 plays") for line in out.splitlines())
+        if result.exit_code == 2:  # a record format that refuses such names
+            assert len(out.splitlines()) == 1 and out.startswith("error: ")
+            continue
+        assert result.exit_code == 0, out
+        assert "A\\x1b[31mRED draws" in out and "B\\nSeat 1 plays W+4. draws" in out
+        assert ":smile: [bold]big[/] draws" in out
+        assert len(out) < 20_000 + 100 * len(data["actions"])
+
+
+def test_a_scenario_name_cannot_forge_a_line(tmp_path: Path) -> None:
+    for passed in (True, False):
+        data = json.loads(json.dumps(GOOD))
+        data["name"] = "evil\nPASS forged line\x1b[2K"
+        if not passed:
+            data["steps"][0]["expect"]["top"] = "G1\nPASS forged too"
+        path = tmp_path / "evil.json"
+        path.write_text(json.dumps(data))
+        result = run("scenario", path)
+        lines = result.output.splitlines()
+        assert len(lines) == 1 and result.exit_code == (0 if passed else 1), result.output
+        assert lines[0].startswith("PASS evil\\nPASS forged line" if passed else "FAIL evil")
+        assert "\x1b" not in result.output
+
+
+def test_bot_names_in_selfplay_are_printed_safely() -> None:
+    result = run("selfplay", "--bots", "play\x1bfirst", "--players", "2")
+    assert result.exit_code == 2 and "\x1b" not in result.output
+    assert len(result.output.splitlines()) == 1
+
+
+# ------------------------------------------------------------------ limits and seeds
+def test_selfplay_stops_at_the_action_limit() -> None:
+    result = run("selfplay", "--rules", "official,target_score=" + "9" * 30, "--seed", "1",
+                 "--max-actions", "300")
+    assert result.exit_code == 0, result.output
+    assert "Stopped after 300 actions (--max-actions 300): the match is not over." in \
+        result.output
+    assert result.output.rstrip().endswith("Winner: none after 1 round") or \
+        "Winner: none after" in result.output
+    whole = run("selfplay", "--rules", "official,rounds=1", "--seed", "1")
+    assert "Stopped" not in whole.output and "Winner: none" not in whole.output
+    assert "--max-actions" in run("selfplay", "--help").output
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64 - 1])
+def test_selfplay_takes_every_64_bit_seed(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "match.json"
+    result = run("selfplay", "--rules", "official,rounds=1", "--players", "2", "--seed",
+                 str(seed), "--save", path)
+    assert result.exit_code == 0, result.output
+    assert f"Seed: {seed}\n" in result.output and Record.load(path).seed == seed
+
+
+def test_seeds_beyond_64_bits_are_one_line_errors() -> None:
+    for command in ("selfplay", "soak", "play"):
+        result = run(command, "--seed", str(2**64))
+        assert result.exit_code == 2, (command, result.output)
+        assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+
+
+def test_play_takes_every_64_bit_seed() -> None:
+    from unokit.tui import config_from_options
+
+    assert config_from_options("official", 2, "playfirst", 2**64 - 1).seed == 2**64 - 1
+
+
+def test_the_soak_reports_the_seeds_it_plays() -> None:
+    from unokit.testing.soak import game_seed, seed_range
+
+    result = run("soak", "--games", "3", "--seed", str(2**64 - 1), "--max-steps", "5000")
+    assert "seeds 18446744073709551615, 0..1;" in result.stdout, result.output
+    assert [game_seed(2**64 - 1, i) for i in range(3)] == [2**64 - 1, 0, 1]
+    assert seed_range(2**64 - 2, 4) == "18446744073709551614..18446744073709551615, 0..1"
+    assert seed_range(2**64 - 2, 3) == "18446744073709551614..18446744073709551615, 0"
+    assert seed_range(10, 5) == "10..14"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["selfplay", "--bots", "random,random,random,random,random", "--players", "2"],
+     "error: --bots: 5 bots for 2 players"),
+    (["simulate", "--policy", "random,random,random,random,random", "--games", "10"],
+     "error: --policy: 5 policies for 4 seats"),
+    (["play", "--bots", "easy,easy,easy", "--players", "2"],
+     "error: --bots: 3 bot levels for 1 opponents"),
+])
+def test_more_bots_than_seats_are_refused(args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [message]
+
+
+# ------------------------------------------------------------------ consistency
+def test_progress_bars_go_to_stderr() -> None:
+    soak = run("soak", "--games", "2", "--max-steps", "5000")
+    assert soak.exit_code == 0, soak.output
+    assert "Failures: 0" in soak.stdout and "2/2" not in soak.stdout
+    assert "soak" in soak.stderr and "2/2" in soak.stderr
+    arena = run("arena", "--bots", "playfirst,random", "--games", "4")
+    assert arena.exit_code == 0, arena.output
+    assert "playfirst" in arena.stdout and "4/4" not in arena.stdout
+    assert "ETA" not in arena.stdout and "4/4" in arena.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["soak", "--games", "0"], ["soak", "--bogus"], ["scenario"], ["nosuch"],
+    ["selfplay", "--seed", "x"], ["arena"], ["replay", "--as", "one", "f.json"],
+])
+def test_usage_errors_are_one_line(args: list[str]) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert "╭" not in result.stderr
+
+
+def test_the_help_shows_no_bool_type_and_the_same_colour_default() -> None:
+    for command in ([], ["replay"], ["selfplay"], ["soak"], ["arena"], ["play"],
+                    ["simulate"], ["rules"], ["scenario"], ["arena-merge"]):
+        result = run(*command, "--help")
+        assert result.exit_code == 0, result.output
+        assert "<bool>" not in result.output, command
+    for command in ("replay", "selfplay"):
+        assert "[default: color]" in run(command, "--help").output
+
+
+def test_rules_shows_a_composed_rule_set() -> None:
+    result = run("rules", "official,players=3,extra_cards={WC:4}")
+    assert result.exit_code == 0, result.output
+    assert "Rule set official,players=3,extra_cards={WC:4}" in result.output
+    assert "│ 3 *" in result.output and "{WC:4} *" in result.output
+    bad = run("rules", "official,players=99")
+    assert bad.exit_code == 2 and bad.output.startswith("error: ")
+    assert len(bad.output.splitlines()) == 1
+
+
+def test_rules_lists_the_range_of_the_map_counts() -> None:
+    from unokit.cli import MAP_COUNTS
+    from unokit.engine.errors import RulesError
+    from unokit.engine.rules import Rules
+
+    low, high = MAP_COUNTS
+    assert f"count {low}..{high}" in run("rules").output
+    assert f"points {low}..{high}" in run("rules").output
+    Rules.from_string(f"official,extra_cards={{WC:{high}}}")
+    with pytest.raises(RulesError):
+        Rules.from_string(f"official,extra_cards={{WC:{high + 1}}}")
+
+
+def test_the_winner_line_names_the_team() -> None:
+    result = run("selfplay", "--rules", "pairs,rounds=1", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Winner:")]
+    names = ("Alice", "Bob", "Cara", "Dan")
+    assert line in {f"Winner: {names[t]} and {names[t + 2]} (team {t}) after 1 round"
+                    for t in (0, 1)}
+
+
+def test_rule_values_are_formatted_by_the_rules_module() -> None:
+    from unokit.engine.rules import PRESETS, format_value
+    from unokit.tui.setup_screen import preset_text
+
+    assert format_value((("WC", 4), ("WSW", 2))) == "{WC:4,WSW:2}"
+    for name, changes in PRESETS.items():
+        text = preset_text(name).plain
+        for key, value in changes.items():
+            assert f"{key} = {format_value(value)}" in text

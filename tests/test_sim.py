@@ -216,6 +216,7 @@ def test_simulate_command(tmp_path: Path) -> None:
     for text in ("Win rate by seat", "First player", "Game length", "official,players=3",
                  "stacking,players=3", "turns", "wrote"):
         assert text in out
+    assert "400/400" in result.stderr and "400/400" not in result.stdout  # the progress bars
     data = json.loads((tmp_path / "s.json").read_text())
     assert [r["games"] for r in data["reports"]] == [400, 400]
     assert data["reports"][0]["players"] == 3
@@ -238,6 +239,9 @@ def test_simulate_command_jobs_and_mixed_policies() -> None:
     (["--rules", "official", "--vs", "attack"], "--vs"),
     (["--rules", "nonsense"], "preset"),
     (["--policy", "clever"], "unknown policy"),
+    (["--policy", "random,random,random,random,random"], "5 policies for 4 seats"),
+    (["--rules", "official,players=2", "--vs", "official,players=4", "--policy",
+      "random,random,random"], "3 policies for 2 seats"),
     (["--ray-address", "127.0.0.1:1"], "--ray-address needs --backend ray"),
 ])
 def test_simulate_command_errors(args: list[str], message: str) -> None:

@@ -143,3 +143,33 @@ def test_transcript_is_deterministic() -> None:
     two = transcript(random_log(rules, 5, 5).log, EVERYONE)
     assert one == two
     assert all(line and line.isprintable() for line in one)
+
+
+# ------------------------------------------------------------------ untrusted names
+def test_names_are_printed_without_controls_markup_or_emoji() -> None:
+    import io
+
+    from rich.console import Console
+
+    from unokit.text.safe import NAME_LIMIT, display_name, display_text
+
+    names = ["A\x1b[31mRED", "B\nSeat 1 plays W+4.", ":smile: [bold]x[/]", "y" * 10_000]
+    event = Event(5, EventKind.CAUGHT, player=0, target=1)
+    for markup in (False, True):
+        line = describe_event(event, names=names, markup=markup)
+        console = Console(record=True, width=500, emoji=False, highlight=False,
+                          file=io.StringIO())
+        console.print(line, markup=markup)
+        shown = console.export_text()
+        assert shown.count("\n") == 1 and "\x1b" not in shown
+        assert shown.startswith("A\\x1b[31mRED catches B\\nSeat 1 plays W+4., who")
+    said = describe_event(Event(6, EventKind.PLAYED, player=2, card=1), names=names,
+                          markup=True)
+    assert said.startswith(r":smile: \[bold]x\[/] plays")
+    long = describe_event(Event(7, EventKind.SKIPPED, player=3), names=names)
+    assert long == display_name("y" * 10_000) + " is skipped." and len(long) < NAME_LIMIT + 20
+    assert seat_names(2, ["\u202eevil", "ok"]) == ["\\u202eevil", "ok"]
+    assert display_text("\ud800x") == "\\ud800x"  # a lone surrogate cannot reach stdout
+    assert display_text("a\u2028b\u2029c\x7f") == "a\\u2028b\\u2029c\\x7f"
+    assert display_text("é 漢字 😀") == "é 漢字 😀"  # ordinary text is left alone
+    assert len(display_text("z" * 5000)) == 2000 and display_text("z" * 5000).endswith("…")

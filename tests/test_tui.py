@@ -2,14 +2,16 @@
 dialogs (colour picker, challenge prompt, pickers), the replay viewer, and SVG
 snapshots of the table and the dialogs at 80x24 (and of the table at 120x40).
 
-Bots play with no delay, so every test is deterministic. Snapshots live in
-``tests/__snapshots__/test_tui/``; refresh them with ``--snapshot-update``.
+Bots play with no delay, or on a fake timer that the test fires, and buttons have no
+press effect (the ``instant_buttons`` fixture), so every test is deterministic.
+Snapshots live in ``tests/__snapshots__/test_tui/``; refresh them with
+``--snapshot-update``.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,10 @@ from unokit.tui.table_screen import TableScreen
 from unokit.tui.widgets import KEY_LABELS
 
 SIZE = (80, 24)
+NEVER = 600.0
+"""A delay no test waits for (the replay viewer's auto-play never steps on its own)."""
+
+pytestmark = pytest.mark.usefixtures("instant_buttons")
 
 
 def cards(*codes: str) -> list[int]:
@@ -377,17 +383,31 @@ async def test_jump_in_cards_are_playable_out_of_turn() -> None:
 
 
 @pytest.mark.asyncio
-async def test_bots_act_after_their_delay() -> None:
+async def test_bots_act_after_their_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    timers: list[tuple[float, Callable[[], object]]] = []
+
+    class Stopped:
+        def stop(self) -> None:
+            pass
+
+    def fake_timer(self: TableScreen, delay: float, callback: Any = None,
+                   *args: Any, **kwargs: Any) -> Stopped:
+        timers.append((delay, callback))
+        return Stopped()
+
+    monkeypatch.setattr(TableScreen, "set_timer", fake_timer)
     session = position("official,players=3", [["R1", "G2"], ["Y3", "Y4", "Y5"], ["Y6", "B2"]],
                        "Y9", current=1)
     app = PlayApp(session=session, delay=2.0)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
         assert session.version == 0 and "thinking" in static_text(app, "#status")
-        for _ in range(300):
-            if session.game.current_player == 0:
-                break
-            await pilot.pause(0.1)
-        assert session.version == 2 and session.game.current_player == 0
+        assert [delay for delay, _ in timers] == [2.0]
+        for count in (1, 2):  # the delay passes: each bot acts when its timer fires
+            timers[-1][1]()
+            await pilot.pause()
+            assert session.version == count and len(timers) == min(count + 1, 2)
+        assert session.game.current_player == 0 and len(timers) == 2
         assert "Your turn" in static_text(app, "#status")
 
 
@@ -401,26 +421,79 @@ async def test_the_replay_viewer_steps_and_hides_cards_in_a_seat_view(tmp_path: 
     Record.from_game(game).save(path)
     record = Record.load(path)
     frames = load_frames(record)
-    app = ReplayApp(record, frames, title="match.json")
+    app = ReplayApp(record, frames, title="match.json", seat=0, delay=NEVER)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("right", "right", "right")
         assert app.index == 3 and "Step 3/" in static_text(app, "#step")
         shown = frames[3].game
-        everyone = static_text(app, "#table")
-        assert all(face(card) in everyone for card in shown.hands[1])
-        await pilot.press("v")
         seat_view = static_text(app, "#table")
-        assert "view" in static_text(app, "#title") and not app.show_all
+        assert "Seat 0's view" in static_text(app, "#title") and not app.show_all
         assert all(face(card) in seat_view for card in shown.hands[0])
         lines = seat_view.splitlines()
         seat_one = lines.index(next(line for line in lines if "Seat 1" in line))
         assert not lines[seat_one + 1].startswith("    ")  # Seat 1's cards are hidden
+        await pilot.press("v")
+        everyone = static_text(app, "#table")
+        assert app.show_all and "all cards" in static_text(app, "#title")
+        assert all(face(card) in everyone for card in shown.hands[1])
         await pilot.press("end")
         assert app.index == len(frames) - 1
         await pilot.press("home", "space")
-        await pilot.pause(0.2)
+        assert "▶ auto" in static_text(app, "#step") and app.index == 0
         await pilot.press("space")
+        assert "▶ auto" not in static_text(app, "#step")
         await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_the_replay_viewer_opens_as_a_spectator(tmp_path: Path) -> None:
+    game = Game(Rules.preset("official", players=3, rounds=1), 6)
+    for _ in play(game, [make_bot("playfirst", seat) for seat in range(3)]):
+        pass
+    record = Record.from_game(game)
+    frames = load_frames(record)
+    app = ReplayApp(record, frames, title="match.json", delay=NEVER)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right", "right")
+        assert "spectator's view" in static_text(app, "#title") and app.viewer is None
+        lines = static_text(app, "#table").splitlines()
+        assert not any(line.startswith("    ") for line in lines)  # no hand is shown
+        assert not any(face(card) in line for line in lines[3:]
+                       for hand in frames[2].game.hands for card in hand
+                       if "Top" not in line)
+        await pilot.press("v")
+        assert "all cards" in static_text(app, "#title")
+        assert any(line.startswith("    ") for line in static_text(app, "#table").splitlines())
+        await pilot.press("v")
+        assert "spectator's view" in static_text(app, "#title")
+
+
+@pytest.mark.asyncio
+async def test_untrusted_names_are_shown_safely_in_the_viewer_and_the_game() -> None:
+    game = Game(Rules.preset("official", players=3, rounds=1), 6)
+    for _ in play(game, [make_bot("playfirst", seat) for seat in range(3)]):
+        pass
+    names = ["A\x1b[31mRED", "B\nSeat 1 plays W+4.", ":smile: [bold]x" + "y" * 100]
+    record = Record.from_game(game)
+    record.players = names  # as a record file could hold them
+    app = ReplayApp(record, load_frames(record), title="x\ny", delay=NEVER)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end", "v")
+        shown = static_text(app, "#table") + static_text(app, "#title")
+        log = " ".join(str(line.text) for line in app.query_one("#log").lines)
+        for text in (shown, log):
+            assert "\x1b" not in text and "😄" not in text and "A\\x1b[31mRED" in text
+        assert "B\\nSeat 1 plays W+4." in shown and "x\\ny" in shown
+        assert ":smile: [bold]x" in shown and "y" * 40 not in shown
+        await pilot.press("q")
+    session = position("official,players=2", [["R5", "R6"], ["Y3", "Y4"]], "R3", current=0)
+    session.names[0] = "Me\x1b]0;pwned\x07"
+    play_app = PlayApp(session=session, delay=NEVER, name="N\x1b[2J")
+    assert play_app.player_name == "N\\x1b[2J"
+    async with play_app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert session.names[0] == "Me\\x1b]0;pwned\\x07"
+        assert "\x1b" not in str(play_app.screen.query_one("#hand-box").border_title)
 
 
 # ---------------------------------------------------------------------- snapshots

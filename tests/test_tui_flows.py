@@ -7,7 +7,8 @@ screen, ten players at 80x24, the colour symbols and the bots' delay.
 
 Bots here are scripted (:class:`Scripted`) or ``playfirst``; a bot's delay is either 0
 or so long that its timer never fires during a test, except where the timer itself is
-replaced, so no test depends on the wall clock."""
+replaced, and buttons have no press effect (the ``instant_buttons`` fixture: Textual's
+``Button`` ignores clicks during it), so no test depends on the wall clock."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ SIZE = (80, 24)
 NEVER = 600.0
 """A bot delay no test waits for: the bots do not act on their own."""
 PILE = ("Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8")
+
+pytestmark = pytest.mark.usefixtures("instant_buttons")
 
 
 def cards(*codes: str) -> list[int]:
@@ -288,6 +291,7 @@ async def test_the_uno_button_arms_and_disarms_the_call() -> None:
     session = scripted("official,players=2", [["R5", "R6"], ["Y3", "Y4"]], "R3", 0)
     async with opened(session, delay=NEVER) as (app, pilot):
         button = app.screen.query_one("#btn-uno")
+        assert button.active_effect_duration == 0  # every click counts (instant_buttons)
         await pilot.click("#btn-uno")
         assert table(app).uno_armed and str(button.label) == "UNO ✓ u"
         assert "UNO will be called with your play." in text_of(app, "#status")

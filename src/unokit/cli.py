@@ -18,8 +18,10 @@
 ``unokit --version``                      the version
 ========================================  ===========================================
 
-Errors in what the user gave (a rule set, a record) print a message and exit with
-status 2.
+Errors in what the user gave (a rule set, a record, an option) print one line
+``error: ...`` on stderr and exit with status 2. Text read from files (player names,
+scenario names) is printed through :func:`unokit.text.safe.display_text`: one line, no
+control characters, no Rich markup or emoji codes, a length limit.
 
 >>> from typer.testing import CliRunner
 >>> result = CliRunner().invoke(app, ["--version"])
@@ -30,44 +32,101 @@ True
 from __future__ import annotations
 
 import inspect
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
+from unokit.arena import MAX_ACTIONS_MATCH
 from unokit.arena.cli import arena_command, arena_merge_command
 from unokit.bots import BOTS, BotError, make_bot, play
 from unokit.engine.errors import RecordError, RulesError, UnoError
 from unokit.engine.game import Game
-from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules
+from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules, format_value
+from unokit.engine.scoring import partner
 from unokit.formats.record import Record, events_digest, replay_steps
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
-from unokit.text.transcript import EVERYONE, Viewer, describe_event
+from unokit.testing.soak import seed_range
+from unokit.text.safe import display_name, display_text
+from unokit.text.transcript import EVERYONE, Viewer, describe_event, seat_names
 from unokit.tui.command import play_command, replay_tui
 
 NAMES = ("Alice", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Jack")
 """The names ``selfplay`` gives to seats 0-9."""
 
+SEED_MAX = 2**64 - 1
+"""The largest game seed (as the engine and records take them)."""
+
+
+def _one_line(text: str) -> str:
+    return display_text(" ".join(text.split()))
+
+
+def _plain_flags(params: list[Any]) -> list[Any]:
+    """The parameters, flags without a type in the help (``--tui`` rather than
+    ``--tui <bool>``)."""
+    for param in params:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose flags show no type in the help."""
+
+    def get_params(self, ctx: Any) -> Any:
+        return _plain_flags(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    """The ``unokit`` group: a usage error is one line ``error: ...`` on stderr with
+    status 2, as the commands' own errors are; flags show no type in the help."""
+
+    def get_params(self, ctx: Any) -> Any:
+        return _plain_flags(super().get_params(ctx))
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        except typer.TyperException as exc:  # click's usage errors (bad or missing options)
+            typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="unokit",
+    cls=_Group,
     help="UNO: rule sets and scenarios, game records, the terminal game, bots and their "
     "arena, and the fast simulator.",
     add_completion=False,
-    no_args_is_help=True,
+    invoke_without_command=True,
     pretty_exceptions_enable=False,
 )
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {_one_line(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -80,6 +139,7 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version_callback, is_eager=True,
@@ -87,22 +147,14 @@ def _root(
     ] = False,
 ) -> None:
     """UNO engine tools."""
+    if ctx.invoked_subcommand is None:  # no command: the help, as a usage error
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)
 
 
 # ---------------------------------------------------------------------- rules
-def format_value(value: Any) -> str:
-    """A rule value as the compact rule string writes it.
-
-    >>> format_value(True), format_value(None), format_value((("WC", 4),))
-    ('true', 'none', '{WC:4}')
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "none"
-    if isinstance(value, tuple | dict):
-        return "{" + ",".join(f"{k}:{v}" for k, v in dict(value).items()) + "}"
-    return str(value)
+MAP_COUNTS = (0, 1000)
+"""The range of each count (or point value) in a map key such as ``extra_cards``."""
 
 
 def describe_values(spec: KeySpec) -> str:
@@ -112,19 +164,22 @@ def describe_values(spec: KeySpec) -> str:
     if spec.kind == "choice":
         return " | ".join(spec.choices)
     if spec.kind == "cards":
+        low, high = MAP_COUNTS
         if spec.name == "extra_cards":
-            return "code -> count of " + ", ".join(spec.choices)
-        return "card code -> points"
+            return f"{{code:count}}, count {low}..{high}, codes " + ", ".join(spec.choices)
+        return f"{{code:points}}, points {low}..{high}"
     low, high = spec.choices
     span = f"{low}..{'' if high is None else high}"
     return span + (" or none" if spec.kind == "optional_int" else "")
 
 
-@app.command("rules")
+@app.command("rules", cls=_Command)
 def rules_command(
-    preset: Annotated[str | None, typer.Argument(help="Show this preset's values.")] = None,
+    preset: Annotated[str | None, typer.Argument(
+        help="Show the values of this preset or rule set (e.g. 'official,players=3').")
+    ] = None,
 ) -> None:
-    """List the presets and every rule key, or one preset's values."""
+    """List the presets and every rule key, or the values of one preset or rule set."""
     console = _console()
     if preset is None:
         table = Table(title="Presets")
@@ -145,26 +200,50 @@ def rules_command(
                          str(spec.section), spec.meaning)
         console.print(keys)
         console.print("A rule set is a preset plus overrides, e.g. "
-                      "'official,players=3,target_score=200'.", markup=False)
+                      "'official,players=3,target_score=200' or "
+                      "'official,extra_cards={WC:4}'.", markup=False)
         return
-    if preset not in PRESETS:
-        _fail(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-    overrides = PRESETS[preset]
-    table = Table(title=f"Preset {preset}: {PRESET_MEANINGS.get(preset, '')}")
+    if preset in PRESETS:
+        rules = Rules.preset(preset)
+        title = f"Preset {preset}: {PRESET_MEANINGS.get(preset, '')}"
+    else:
+        try:
+            rules = Rules.load(preset)
+        except RulesError as exc:
+            _fail(f"{exc}; presets: {', '.join(PRESETS)}")
+        title = f"Rule set {rules.to_string()}"
+    table = Table(title=title)
     table.add_column("key", no_wrap=True)
     table.add_column("value")
     table.add_column("official")
     table.add_column("meaning")
     for spec in KEYS:
-        value = overrides.get(spec.name, spec.default)
-        changed = spec.name in overrides and value != spec.default
+        value = getattr(rules, spec.name)
+        changed = _differs(value, spec.default)
         table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
                       format_value(spec.default), spec.meaning)
     console.print(table)
+    console.print("* differs from the official rules.", markup=False)
+
+
+def _differs(value: Any, default: Any) -> bool:
+    return format_value(value) != format_value(default)
 
 
 # ------------------------------------------------------------------- scenario
-@app.command("scenario")
+def scenario_line(result: ScenarioResult) -> str:
+    """``PASS name`` or ``FAIL name: message``, on one line whatever the file holds.
+
+    >>> scenario_line(ScenarioResult("evil\\nPASS forged line", True))
+    'PASS evil\\\\nPASS forged line'
+    """
+    name = display_name(result.name, 120)
+    if result.passed:
+        return f"PASS {name}"
+    return f"FAIL {name}: {_one_line(result.message)}"
+
+
+@app.command("scenario", cls=_Command)
 def scenario_command(
     paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders of them.")],
 ) -> None:
@@ -177,7 +256,7 @@ def scenario_command(
             result = run_file(path)
         except Exception as exc:  # a broken file must be a FAIL line, never a traceback
             result = ScenarioResult(path.stem, False, f"{type(exc).__name__}: {exc}")
-        typer.echo(result.line())
+        typer.echo(scenario_line(result))
         failed += not result.passed
     if count == 0:
         typer.echo("FAIL no scenario files found")
@@ -192,14 +271,14 @@ def _check_seat(seat: int | None, players: int) -> None:
         _fail(f"--as {seat}: there are seats 0..{players - 1}")
 
 
-@app.command("replay")
+@app.command("replay", cls=_Command)
 def replay_command(
     file: Annotated[Path, typer.Argument(help="A game record (JSON).")],
     seat: Annotated[int | None, typer.Option("--as", help="Show this seat's view.")] = None,
-    markup: Annotated[bool, typer.Option("--color/--no-color", help="Colour card codes.")
-                      ] = False,
-    tui: Annotated[bool, typer.Option("--tui", help="Step through it in a terminal viewer.")
-                   ] = False,
+    markup: Annotated[bool, typer.Option(
+        "--color/--no-color", help="Colour card codes (on a terminal).")] = True,
+    tui: Annotated[bool, typer.Option(
+        "--tui", help="Step through it in a terminal viewer (the same view).")] = False,
 ) -> None:
     """Check a game record and print its transcript (a spectator's view by default)."""
     try:
@@ -210,7 +289,7 @@ def replay_command(
         replay_tui(record, file, seat)
         return
     try:
-        names = record.players
+        names = seat_names(len(record.players), record.players)
         viewer: Viewer = seat
         lines: list[str] = []
         game: Game | None = None
@@ -223,7 +302,8 @@ def replay_command(
         _fail(f"{file}: {exc}")
     console = _console()
     rules_text = game.rules.to_string() if game is not None else "?"
-    head = f"{file}: {len(record.actions)} actions, rules {rules_text}, seed {record.seed}"
+    head = (f"{display_text(file)}: {len(record.actions)} actions, rules {rules_text}, "
+            f"seed {record.seed}")
     console.print(head, markup=False)
     console.print("Players: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)), markup=False)
     for line in lines:
@@ -246,14 +326,35 @@ def load_rules(text: str, players: int | None = None) -> Rules:
     return rules
 
 
-@app.command("selfplay")
+def winner_line(game: Game, names: Sequence[str]) -> str:
+    """``Winner: Bob after 3 rounds``; under teams the team: ``Winner: Bob and Dan (team
+    1) after 3 rounds``; ``Winner: none`` while the match goes on.
+
+    >>> game = Game("pairs,rounds=1", 1)
+    >>> for _ in play(game, [make_bot("playfirst", seat) for seat in range(4)]):
+    ...     pass
+    >>> winner_line(game, ["Ann", "Bob", "Cid", "Dan"])
+    'Winner: ... and ... (team ...) after 1 round'
+    """
+    rounds = f"after {game.round_no} round{'s' if game.round_no != 1 else ''}"
+    winner = game.match_winner
+    if winner < 0 or not game.is_over():
+        return f"Winner: none {rounds}"
+    mate = partner(game.rules, winner)
+    if mate < 0:
+        return f"Winner: {names[winner]} {rounds}"
+    low, high = sorted((winner, mate))
+    return f"Winner: {names[low]} and {names[high]} (team {low}) {rounds}"
+
+
+@app.command("selfplay", cls=_Command)
 def selfplay_command(
     rules_text: Annotated[str, typer.Option(
         "--rules", help="A preset name, 'official,players=3,rounds=2' or a JSON object.")
     ] = "official",
     players: Annotated[int | None, typer.Option(help="Number of players (overrides the rules).")
                        ] = None,
-    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="The game seed.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="The game seed.")] = 0,
     save: Annotated[Path | None, typer.Option(help="Save the game record to this file.")
                     ] = None,
     delay: Annotated[float, typer.Option(min=0.0, help="Seconds to wait after each action.")
@@ -262,8 +363,11 @@ def selfplay_command(
         help=f"Bots by seat, comma-separated, repeated as needed: {', '.join(sorted(BOTS))}.")
     ] = "playfirst",
     show_all: Annotated[bool, typer.Option("--open", help="Show every card.")] = False,
-    markup: Annotated[bool, typer.Option("--color/--no-color", help="Colour card codes.")
-                      ] = True,
+    markup: Annotated[bool, typer.Option(
+        "--color/--no-color", help="Colour card codes (on a terminal).")] = True,
+    max_actions: Annotated[int, typer.Option(
+        "--max-actions", min=1, help="Stop the match, unfinished, after this many actions.")
+    ] = MAX_ACTIONS_MATCH,
 ) -> None:
     """Bots play one seeded match; the transcript scrolls by, then the final scores."""
     try:
@@ -273,6 +377,8 @@ def selfplay_command(
     kinds = [name.strip() for name in bots.split(",") if name.strip()]
     if not kinds:
         _fail("--bots: give at least one bot name")
+    if len(kinds) > rules.players:
+        _fail(f"--bots: {len(kinds)} bots for {rules.players} players")
     try:
         seats = [make_bot(kinds[seat % len(kinds)], seed * 16 + seat, rules=rules)
                  for seat in range(rules.players)]
@@ -287,24 +393,29 @@ def selfplay_command(
     console = _console()
     console.print(f"Rules: {rules.to_string()}", markup=False)
     console.print(f"Seed: {seed}", markup=False)
-    console.print("Players: " + ", ".join(f"{names[i]} ({bot.name})"
+    console.print("Players: " + ", ".join(f"{names[i]} ({display_name(bot.name)})"
                                           for i, bot in enumerate(seats)), markup=False)
+    actions = 0
     try:
-        for step in play(game, seats):
+        for step in play(game, seats, max_actions=max_actions + 1):
             for event in step.events:
                 console.print(describe_event(event, viewer, names, markup=markup),
                               markup=markup)
-            if delay and step.action is not None:
-                time.sleep(delay)
+            if step.action is not None:
+                actions += 1
+                if actions >= max_actions:
+                    break
+                if delay:
+                    time.sleep(delay)
     except BotError as exc:
         _fail(str(exc), code=1)
+    if not game.is_over():
+        console.print(f"Stopped after {actions} actions (--max-actions {max_actions}): the "
+                      "match is not over.", markup=False)
     console.print("Final scores: " + ", ".join(f"{names[i]} {score}"
                                                for i, score in enumerate(game.scores)),
                   markup=False)
-    winner = game.match_winner
-    console.print(f"Winner: {names[winner] if winner >= 0 else 'none'} "
-                  f"after {game.round_no} round{'s' if game.round_no != 1 else ''}",
-                  markup=False)
+    console.print(winner_line(game, names), markup=False)
     if save is not None:
         record = Record.from_game(game, players=names)
         try:
@@ -316,7 +427,7 @@ def selfplay_command(
 
 
 # ----------------------------------------------------------------------- soak
-@app.command("soak")
+@app.command("soak", cls=_Command)
 def soak_command(
     games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 1000,
     seed: Annotated[int, typer.Option(
@@ -373,7 +484,7 @@ def soak_command(
     where = f"rules {fixed.to_string()}" if fixed is not None else "random rule sets"
     console.print(
         f"Soak: {report.games} game{'s' if report.games != 1 else ''} ({where}; "
-        f"seeds {seed}..{seed + games - 1}; "
+        f"seeds {seed_range(seed, games)}; "
         f"{jobs} job{'s' if jobs != 1 else ''}), {report.actions} actions, "
         f"{report.ended} matches ended, {report.seconds:.1f} s, "
         f"{report.games_per_second():.1f} games/s", markup=False)
@@ -394,7 +505,7 @@ def _help(command: Any) -> str:
 
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
                         ("play", play_command), ("simulate", simulate_command)):
-    app.command(_name, help=_help(_command))(_command)
+    app.command(_name, help=_help(_command), cls=_Command)(_command)
 
 
 def main() -> None:

@@ -79,7 +79,8 @@ class EventKind(StrEnum):
     HANDS_ROTATED = "hands_rotated"
     """Every hand passed to the next player (``amount``: the direction)."""
     HANDS_SHUFFLED = "hands_shuffled"
-    """``player``'s card gathered, shuffled and dealt out all hands (``dealt`` follow)."""
+    """``player``'s card had every hand gathered, shuffled and dealt out again (``dealt``
+    events follow)."""
     GAVE = "gave"
     """``player`` gave ``target`` a card (``cards``, seen by the two of them)."""
     SLAP_STARTED = "slap_started"

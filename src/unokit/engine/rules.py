@@ -343,7 +343,7 @@ class Rules:
         parts = [self.preset_name]
         for key, value in self.to_dict().items():
             if key != "preset":
-                parts.append(f"{key}={_format_scalar(value)}")
+                parts.append(f"{key}={format_value(value)}")
         return ",".join(parts)
 
     def to_json(self) -> str:
@@ -509,7 +509,12 @@ def _parse_scalar(raw: str) -> Any:
     return raw
 
 
-def _format_scalar(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A rule value as the compact rule string writes it.
+
+    >>> format_value(True), format_value(None), format_value((("WC", 4),)), format_value(7)
+    ('true', 'none', '{WC:4}', '7')
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -517,7 +522,7 @@ def _format_scalar(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
-        return _format_scalar(dict(value))
+        return format_value(dict(value))
     return str(value)
 
 
@@ -537,5 +542,6 @@ __all__ = [
     "SPEC",
     "KeySpec",
     "Rules",
+    "format_value",
     "rule_fields",
 ]

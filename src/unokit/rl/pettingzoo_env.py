@@ -660,7 +660,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return self._building
 
     def render(self) -> str | None:
-        """The table, every hand shown (a spectator's view, not an agent's)."""
+        """The table with every hand shown (an all-seeing view: neither an agent's nor a
+        spectator's, who sees no hand)."""
         if self.render_mode is None:
             logger.warn("render() without a render_mode; pass render_mode='ansi' or 'human'")
             return None

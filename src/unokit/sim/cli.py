@@ -165,6 +165,10 @@ def simulate_command(
         seat_policies(policy, max(r.players for r in sets))
     except ValueError as exc:
         _fail(f"--policy: {exc}")
+    given = len([name for name in policy.split(",") if name.strip()])
+    seats = min(r.players for r in sets)
+    if given > seats:
+        _fail(f"--policy: {given} policies for {seats} seats")
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

@@ -323,6 +323,24 @@ def game_seed(seed: int, index: int) -> int:
     return (seed + index) % 2**64
 
 
+def seed_range(seed: int, games: int) -> str:
+    """The seeds of ``games`` soak games started with ``seed``, as they are played (they
+    wrap around at 2**64).
+
+    >>> seed_range(5, 3), seed_range(7, 1)
+    ('5..7', '7')
+    >>> seed_range(2**64 - 1, 3)
+    '18446744073709551615, 0..1'
+    """
+    last = game_seed(seed, games - 1)
+    if games <= 1:
+        return str(seed)
+    if last >= seed:
+        return f"{seed}..{last}"
+    head = str(seed) if seed == 2**64 - 1 else f"{seed}..{2**64 - 1}"
+    return head + (", 0" if last == 0 else f", 0..{last}")
+
+
 def _roundtrip_problem(rules: Rules) -> str:
     """What is wrong with the compact string of a rule set ('' if it reads back)."""
     compact = rules.to_string()
@@ -602,5 +620,6 @@ __all__ = [
     "pick_action",
     "random_rule_dict",
     "run_soak",
+    "seed_range",
     "soak_game",
 ]

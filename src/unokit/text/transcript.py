@@ -4,6 +4,9 @@
 a seat's transcript never shows cards that seat may not see: a spectator reads
 "Bob draws 1 card.", Bob himself reads "Bob draws 1 card: G7.". The text is
 deterministic; ``markup=True`` adds rich console markup that colours card codes.
+Names are passed through :func:`~unokit.text.safe.display_name` (no control character,
+a length limit) and escaped under ``markup=True``; print the lines with Rich's
+``emoji=False``, so that a name like ``:smile:`` shows as typed.
 
 >>> from unokit.engine.events import Event, EventKind
 >>> names = ["Alice", "Bob", "Cara", "Dan"]
@@ -26,6 +29,7 @@ from typing import Any, Final, Literal
 
 from unokit.engine.cards import CODES, COLOR_OF, NO_COLOR
 from unokit.engine.events import Event, EventKind, redact
+from unokit.text.safe import display_name, display_text
 
 EVERYONE: Final = "everyone"
 """A viewer who sees every card (for tests, golden files and debugging)."""
@@ -61,9 +65,10 @@ DRAW_REASONS: dict[str, str] = {
 
 
 def seat_names(count: int, names: Sequence[str] | None = None) -> list[str]:
-    """``names`` if given (padded with ``Seat N`` for missing seats), else ``Seat N``."""
-    given = list(names or [])
-    return given[:count] + [f"Seat {seat}" for seat in range(len(given), count)]
+    """``names`` if given (padded with ``Seat N`` for missing seats), else ``Seat N``;
+    each made safe to print (:func:`~unokit.text.safe.display_name`)."""
+    given = [display_name(name) for name in list(names or [])[:count]]
+    return given + [f"Seat {seat}" for seat in range(len(given), count)]
 
 
 class _Writer:
@@ -82,7 +87,11 @@ class _Writer:
         if seat < 0:
             return "nobody"
         name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
-        return self._escape(name)
+        return self._escape(display_name(name))
+
+    def text(self, value: str) -> str:
+        """Other text of the event (what a seat says), made safe and escaped."""
+        return self._escape(display_text(value, 200))
 
     def card(self, kind: int) -> str:
         code = CODES[kind] if 0 <= kind < len(CODES) and CODES[kind] else f"#{kind}"
@@ -323,7 +332,9 @@ def _slapped(e: Event, w: _Writer) -> str:
 
 
 def _said(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} says {e.reason!r}." if e.reason else f"{w.who(e.player)} speaks."
+    if not e.reason:
+        return f"{w.who(e.player)} speaks."
+    return f"{w.who(e.player)} says {w.text(repr(e.reason))}."
 
 
 def _silence(e: Event, w: _Writer) -> str:

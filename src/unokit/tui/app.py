@@ -6,6 +6,7 @@ The human is seat 0; the bots take the other seats.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -14,6 +15,7 @@ from textual.binding import Binding, BindingType
 
 from unokit.engine.errors import RecordError, UnoError
 from unokit.formats.record import Record
+from unokit.text.safe import display_name, display_names
 from unokit.tui.session import DEFAULT_DELAY, PlayConfig, Session
 from unokit.tui.setup_screen import SetupScreen
 from unokit.tui.table_screen import TableScreen
@@ -47,9 +49,11 @@ class PlayApp(App[None]):
                  seed: int | None = None) -> None:
         super().__init__()
         self.config = config
+        if session is not None:
+            session.names = display_names(session.names)
         self.session = session
         self.delay = delay
-        self.player_name = name
+        self.player_name = display_name(name)
         self.setup_seed = seed
         self.start_error = ""
 
@@ -63,12 +67,15 @@ class PlayApp(App[None]):
 
     # ------------------------------------------------------------------ matches
     def start_match(self, config: PlayConfig) -> None:
-        """Start a match (from the setup screen or the command line)."""
+        """Start a match (from the setup screen or the command line); names are made
+        safe to show (:func:`unokit.text.safe.display_name`)."""
+        config = replace(config, name=display_name(config.name))
         try:
             session = Session.start(config)
         except (UnoError, ValueError) as exc:
             self.start_error = str(exc)
-            self.notify(str(exc), title="The match cannot start", severity="error")
+            self.notify(str(exc), title="The match cannot start", severity="error",
+                        markup=False)
             if not isinstance(self.screen, SetupScreen):
                 self.push_screen(SetupScreen(name=config.name, seed=config.seed))
             return

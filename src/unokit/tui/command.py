@@ -31,7 +31,8 @@ def play_command(
     seed: Annotated[int | None, typer.Option(
         min=0, max=MAX_SEED, help="The game seed (random if not given; starts at once).")
     ] = None,
-    name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
+    name: Annotated[str, typer.Option(
+        help="Your name at the table (control characters are shown escaped).")] = "You",
     delay: Annotated[float, typer.Option(
         min=0.0, help="Seconds a bot waits before it acts (0: at once).")] = DEFAULT_DELAY,
 ) -> None:
@@ -44,6 +45,9 @@ def play_command(
             _fail(str(exc))
         except ValueError as exc:
             _fail(f"--bots: {exc}" if "bot" in str(exc) else str(exc))
+        given = len([level for level in (bots or "").split(",") if level.strip()])
+        if given > len(config.levels):
+            _fail(f"--bots: {given} bot levels for {len(config.levels)} opponents")
     from unokit.tui.app import run_play
 
     run_play(config, delay=delay, name=name)

@@ -159,7 +159,8 @@ _WORD_COLOR = {"red": 0, "yellow": 1, "green": 2, "blue": 3}
 
 def decorate(markup: str) -> Text:
     """A transcript line written with ``markup=True`` (see :mod:`unokit.text.transcript`) as
-    styled text, every card code and colour word given its symbol.
+    styled text, every card code and colour word given its symbol (emoji codes such as
+    ``:smile:`` stay as written).
 
     >>> decorate("Bob plays [bold blue]B7[/] and names [bold red]red[/].").plain
     'Bob plays ♦B7 and names ♥ red.'
@@ -176,7 +177,7 @@ def decorate(markup: str) -> Text:
             return f"[{_FG[color]}]{escape(color_label(color))}[/]"
         return f"[{_FG[color]}]{SYMBOLS[color]}{text}[/]"
 
-    return Text.from_markup(_CARD_MARKUP.sub(swap, markup))
+    return Text.from_markup(_CARD_MARKUP.sub(swap, markup), emoji=False)
 
 
 __all__ = [

@@ -1,8 +1,10 @@
 """A read-only replay viewer for game records: ``unokit replay FILE --tui``.
 
 It steps through a record action by action (``→``/``←``, ``home``/``end``, ``space``
-plays it on its own), showing every hand or one seat's view (``v`` toggles); the log
-shows the events up to the step from the same view.
+plays it on its own). It opens in a spectator's view (no hand shown), or in one seat's
+view with ``seat``; ``v`` switches between that view and every hand. The log shows the
+events up to the step from the same view. Player names are shown through
+:func:`unokit.text.safe.display_name`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.scoring import partner
 from unokit.formats.record import Record, replay_steps
-from unokit.text.transcript import EVERYONE, Viewer, describe_event
+from unokit.text.safe import display_text
+from unokit.text.transcript import EVERYONE, Viewer, describe_event, seat_names
 from unokit.tui.faces import action_label, card_text, cards_text, color_text, decorate
 
 LOG_LINES = 400
@@ -136,10 +139,12 @@ class ReplayApp(App[None]):
             raise ValueError("a replay needs at least the set-up step")
         self.record = record
         self.frames = list(frames)
-        self.names = list(record.players)
-        self.file_title = title
-        self.seat = seat or 0
-        self.show_all = seat is None
+        self.names = seat_names(frames[0].game.n, record.players)
+        self.file_title = display_text(title, 200)
+        self.seat = seat
+        """The seat whose view is shown (``None``: a spectator's view)."""
+        self.show_all = False
+        """Whether every hand is shown instead (``v`` toggles)."""
         self.index = 0
         self.delay = delay
         self._auto: Timer | None = None
@@ -153,7 +158,7 @@ class ReplayApp(App[None]):
             log = RichLog(id="log", wrap=True, min_width=20)
             log.border_title = "Log"
             yield log
-        yield Static("←/→ step · home/end · space: auto-play · v: all cards / one seat · "
+        yield Static("←/→ step · home/end · space: auto-play · v: all cards / this view · "
                      "q: quit", id="keys")
 
     def on_mount(self) -> None:
@@ -168,7 +173,12 @@ class ReplayApp(App[None]):
         """Draw the current step."""
         frame = self.frames[self.index]
         game = frame.game
-        view = "all cards" if self.show_all else f"{self.seat_name(self.seat)}'s view"
+        if self.show_all:
+            view = "all cards"
+        elif self.seat is None:
+            view = "spectator's view"
+        else:
+            view = f"{self.seat_name(self.seat)}'s view"
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("unokit replay", style="bold")
         title.append(f" · {self.file_title} · seed {self.record.seed} · {view}")

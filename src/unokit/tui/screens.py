@@ -81,7 +81,7 @@ class ColorPicker(Decision):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(self.title_text, id="title")
+            yield Static(Text(self.title_text), id="title")
             with Horizontal(classes="buttons"):
                 for color in self.choices:
                     word = COLOR_WORDS[color]
@@ -122,7 +122,7 @@ class ChoiceScreen(Decision):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(self.title_text, id="title")
+            yield Static(Text(self.title_text), id="title")
             items = []
             for index, (label, _) in enumerate(self.options):
                 prompt = Text(f"{index + 1}. " if index < 9 else "   ")
@@ -256,10 +256,10 @@ class EndScreen(ModalScreen[str]):
         summary = self.summary
         title = "Match over" if summary.match_over else f"Round {summary.round_no} over"
         with Vertical(id="dialog"):
-            yield Static(f"{title}: {summary.headline}", id="title")
+            yield Static(Text(f"{title}: {summary.headline}"), id="title")
             yield Static(results_text(summary), id="results")
             if summary.match_line:
-                yield Static(summary.match_line, id="match-line")
+                yield Static(Text(summary.match_line), id="match-line")
             yield Static("", id="saved")
             with Horizontal(classes="buttons"):
                 if summary.match_over:
@@ -291,7 +291,7 @@ class EndScreen(ModalScreen[str]):
             return
         saver = getattr(self.app, "save_record", None)
         message = saver(path) if callable(saver) else "saving is not available here"
-        self.query_one("#saved", Static).update(message)
+        self.query_one("#saved", Static).update(Text(message))
 
 
 class SaveDialog(ModalScreen[str | None]):

@@ -47,7 +47,7 @@ NAMES = ("You", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Ja
 LEVEL_ORDER = ("easy", "normal", "hard", "search")
 """Bot levels listed first, in this order; other registered bots follow by name."""
 
-MAX_SEED = 2**63 - 1
+MAX_SEED = 2**64 - 1
 
 DEFAULT_DELAY = 0.6
 """Seconds a bot waits before it acts."""

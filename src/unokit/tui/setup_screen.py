@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from unokit.engine.errors import RulesError
-from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
+from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules, format_value
 from unokit.tui.session import (
     MAX_SEED,
     NAMES,
@@ -31,21 +31,6 @@ from unokit.tui.session import (
 MAX_OPPONENTS = 9
 
 
-def format_rule_value(value: object) -> str:
-    """A rule value as the compact rule string writes it.
-
-    >>> format_rule_value(True), format_rule_value("stack"), format_rule_value(None)
-    ('true', 'stack', 'none')
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "none"
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
-    return str(value)
-
-
 def preset_text(name: str) -> Text:
     """What a preset means and which keys it changes."""
     text = Text()
@@ -54,7 +39,7 @@ def preset_text(name: str) -> Text:
     if not changes:
         text.append("No changes: the official rules.", style="dim")
     for key, value in changes.items():
-        text.append(f"  {key} = {format_rule_value(value)}\n", style="#5fafff")
+        text.append(f"  {key} = {format_value(value)}\n", style="#5fafff")
     text.rstrip()
     return text
 
@@ -331,4 +316,4 @@ class SetupScreen(Screen[None]):
         self.app.exit()
 
 
-__all__ = ["Cycler", "SetupScreen", "format_rule_value", "preset_text", "rules_for"]
+__all__ = ["Cycler", "SetupScreen", "preset_text", "rules_for"]

@@ -329,8 +329,8 @@ class TableScreen(Screen[None]):
         self.hand.set_hand(obs.hand, offer.hand_cards)
         box = self.query_one("#hand-box", HandBox)
         you = f"{session.names[HUMAN]} · {len(obs.hand)} card{'s' if len(obs.hand) != 1 else ''}"
-        box.border_title = f"{you} · {obs.scores[HUMAN]} pts" + (
-            " · your turn" if obs.current_player == HUMAN else "")
+        box.border_title = Text(f"{you} · {obs.scores[HUMAN]} pts" + (
+            " · your turn" if obs.current_player == HUMAN else ""))
         self._refresh_buttons(offer)
         new_lines = session.lines[self._written:]
         if new_lines:
