@@ -155,5 +155,6 @@ def short_repr(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "digit_count", "nesting_depth", "parse_json", "read_limited", "short_repr",
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "digit_count", "nesting_depth", "parse_json",
+           "read_limited", "short_repr",
            "size_text"]

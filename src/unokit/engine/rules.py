@@ -20,6 +20,7 @@ unokit.engine.errors.RulesError: invalid rule set: colour: unknown key; did you 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -31,7 +32,7 @@ from typing import Any, Literal, NamedTuple
 
 from unokit.engine.cards import CODES, build_deck, parse_card
 from unokit.engine.errors import CardCodeError, RulesError
-from unokit.engine.jsontext import MAX_DEPTH, digit_count, nesting_depth, parse_json, short_repr
+from unokit.engine.jsontext import MAX_DEPTH, nesting_depth, parse_json, short_repr
 
 DeckName = Literal["classic", "h2o", "attack"]
 DealerChoice = Literal["high_card", "random", "seat0"]
@@ -269,10 +270,10 @@ class Rules:
         would have no effect (:meth:`inert_keys`) are refused, or reset to their defaults
         with ``drop_inert=True``.
 
-        >>> Rules.from_dict({"preset": "official", "jumpin": True})
+        >>> Rules.from_dict({"preset": "official", "jumpin": True})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        unokit.engine.errors.RulesError: invalid rule set: jumpin: unknown key; did you mean jump_in? (unokit rules lists every key)
+        unokit.engine.errors.RulesError: invalid rule set: jumpin: unknown key; did you mean ...
 
         Raises:
             RulesError: naming every offending key.
@@ -343,10 +344,10 @@ class Rules:
 
         >>> Rules.from_string("official, players=2, extra_cards={WC:4}").extra_cards
         (('WC', 4),)
-        >>> Rules.from_string("players=3,official")
+        >>> Rules.from_string("players=3,official")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        unokit.engine.errors.RulesError: invalid rule set: official: a preset name comes first: official,players=3
+        unokit.engine.errors.RulesError: invalid rule set: official: a preset name comes first: ...
 
         Raises:
             RulesError: naming every offending item or key.
@@ -661,10 +662,8 @@ _MAP_FORM = "a map is written {WC:4,WSW:1}"
 
 def _coerce_cards(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
     if isinstance(value, tuple):
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             value = dict(value)
-        except (TypeError, ValueError):
-            pass
     if not isinstance(value, Mapping):
         problems[spec.name] = (f"expected a map of card code -> number, got {_shown(value)} "
                                f"({_MAP_FORM})")

@@ -317,6 +317,10 @@ def _run_step(game: Game, step: Any) -> str:
     if "do" in step:
         try:
             action = action_from_step(step["do"])
+            try:
+                A.format_action(action)  # an action the encoder takes but that is no action
+            except ActionCodeError as exc:
+                raise ActionCodeError(f"{_do_text(step['do'])}: {_without_code(exc)}") from None
         except ActionCodeError as exc:
             if step.get("error") is True:
                 return "; ".join(check_expect(game, step.get("expect", {})))
