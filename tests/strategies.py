@@ -90,10 +90,16 @@ def rule_dicts(draw: st.DrawFn, *, small: bool = True) -> dict[str, Any]:
         rounds = draw(st.integers(min_value=1, max_value=3))
     data["rounds"] = rounds
     if scoring in ("penalty", "elimination") and draw(st.booleans()):
-        codes = st.sampled_from(["W", "W+4", "R0", "G+2", "BS", "YR", "WC", "B9"])
+        codes = st.sampled_from(["W", "W+4", "R0", "G+2", "BS", "YR", "B9"] + ["WC"] * bool(wc))
         data["going_out_bonus"] = draw(
             st.dictionaries(codes, st.integers(min_value=1, max_value=60), max_size=3)
         )
+    if scoring == "lazy":
+        del data["target_score"]  # lazy scoring keeps no points: a target has no effect
+    if data["wild_draw_four"] != "challenge":  # nothing to challenge: the keys have no effect
+        for key in ("challenge_guilty_draw", "challenge_innocent_draw",
+                    "challenge_guilty_takes_back"):
+            del data[key]
     return data
 
 

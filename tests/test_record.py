@@ -25,6 +25,7 @@ from unokit.formats.record import (
     FORMAT_VERSION,
     Record,
     events_digest,
+    header_digest,
     replay,
     replay_steps,
 )
@@ -57,15 +58,16 @@ def test_record_fields_and_json_shape() -> None:
     record = Record.from_game(game, players=["Ann", "Ben", "Cy"])
     data = json.loads(record.to_json())
     assert list(data) == ["format", "format_version", "engine_version", "rules", "seed",
-                          "players", "actions", "events_sha256"]
+                          "players", "actions", "events_sha256", "header_sha256"]
     assert data["format"] == FORMAT == "unokit-record"
-    assert data["format_version"] == FORMAT_VERSION == 1
+    assert data["format_version"] == FORMAT_VERSION == 2
     assert data["engine_version"] == __version__
     assert data["rules"] == game.rules.to_dict()
     assert data["seed"] == 4
     assert data["players"] == ["Ann", "Ben", "Cy"]
     assert data["actions"] == [format_action(a) for a in game.history]
     assert data["events_sha256"] == events_digest(game.log)
+    assert data["header_sha256"] == header_digest(game.rules, 4, ["Ann", "Ben", "Cy"])
 
 
 def test_round_trip_and_replay_equal_the_original() -> None:
@@ -167,7 +169,7 @@ DROP = object()
 
 @pytest.mark.parametrize(("changes", "message"), [
     ({"format": "uno-record"}, "format: expected 'unokit-record'"),
-    ({"format_version": 2}, "format_version 2 is not supported"),
+    ({"format_version": 3}, "format_version 3 is not supported"),
     ({"format_version": "1"}, "format_version: expected an integer"),
     ({"format_version": True}, "format_version: expected an integer"),
     ({"engine_version": 1}, "engine_version: expected text"),
@@ -184,6 +186,8 @@ DROP = object()
     ({"actions": [1, 2]}, "actions\\[0\\]: expected text"),
     ({"events_sha256": "abc"}, "events_sha256: expected 64 lowercase hex digits"),
     ({"events_sha256": "A" * 64}, "events_sha256: expected 64 lowercase hex digits"),
+    ({"header_sha256": "0" * 63}, "header_sha256: expected 64 lowercase hex digits"),
+    ({"header_sha256": DROP}, "the record has no 'header_sha256' field"),
     ({"seed": DROP}, "the record has no 'seed' field"),
     ({"actions": DROP}, "the record has no 'actions' field"),
     ({"comment": "hi"}, "unknown record fields: comment"),

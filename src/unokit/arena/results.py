@@ -29,6 +29,7 @@ from statistics import NormalDist
 from typing import Any, NamedTuple
 
 from unokit.engine.errors import RulesError, UnoError
+from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, size_text
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
 
@@ -676,17 +677,18 @@ def read_result(path: str | Path) -> ArenaResult:
     """
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        with source.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ArenaError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ArenaError(f"{path}: a folder, not an arena JSON file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ArenaError(f"{path}: cannot read it: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ArenaError(f"{path}: not JSON ({exc})") from None
+    except OSError as exc:
+        raise ArenaError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ArenaError(f"{path}: larger than {size_text(MAX_FILE_BYTES)}")
+    data = parse_json(raw, lambda message: ArenaError(
+        f"{path}: {message.replace('not valid JSON', 'not JSON', 1)}"))
     try:
         return ArenaResult.from_dict(data)
     except ValueError as exc:

@@ -819,8 +819,9 @@ class Game:
 
         return state_from_dict(data)
 
-    def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see now (see :mod:`unokit.engine.observation`)."""
+    def observation(self, seat: int | None) -> Observation:
+        """What ``seat`` may see now, ``None`` for a spectator (see
+        :mod:`unokit.engine.observation`)."""
         return observe(self, seat)
 
     def state_key(self) -> tuple[Any, ...]:

@@ -19,11 +19,13 @@ public state of the table. It never sees another hand or the order of the draw p
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from unokit.engine.cards import CODES, COLOR_LETTERS
+from unokit.engine.errors import UnoError
 from unokit.engine.phases import Phase
 from unokit.engine.scoring import partner
 
@@ -170,8 +172,43 @@ _new = object.__new__
  _R_WIN, _M_WIN, _SLAP) = (getattr(Observation, name).__set__ for name in VIEW_FIELDS)
 
 
-def observe(game: Game, seat: int) -> Observation:
-    """The observation of ``seat`` (``-1`` or ``None``-like seats see no hand)."""
+def spectator_seat(seat: int | None) -> int:
+    """``seat`` as a seat number: ``None`` is the spectator, ``-1``; an integer-like value
+    (a NumPy integer) is its int.
+
+    >>> spectator_seat(None), spectator_seat(2)
+    (-1, 2)
+    >>> spectator_seat("0")
+    Traceback (most recent call last):
+    ...
+    unokit.engine.errors.UnoError: seat: expected a seat number or None, got str
+
+    Raises:
+        UnoError: anything else (text, a float, a bool).
+    """
+    if seat is None:
+        return -1
+    if not isinstance(seat, bool):
+        try:
+            return operator.index(seat)
+        except TypeError:
+            pass
+    raise UnoError(f"seat: expected a seat number or None, got {type(seat).__name__}")
+
+
+def observe(game: Game, seat: int | None) -> Observation:
+    """The observation of ``seat``: ``None``, ``-1`` or a number that is no seat is the
+    spectator's view, which holds no hand.
+
+    >>> from unokit import Game
+    >>> observe(Game("official", 3), None).hand
+    ()
+
+    Raises:
+        UnoError: ``seat`` is neither a seat number nor ``None``.
+    """
+    if type(seat) is not int:
+        seat = spectator_seat(seat)
     (seat, phase, current, direction, top, color, hand, sizes, pile, discard, scores, dealer,
      round_no, pending, uno, drawn, mate_hand, active, in_match, finish, levels, r_win, m_win,
      slap) = view_fields(game, seat)

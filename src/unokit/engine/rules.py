@@ -15,20 +15,43 @@ True
 >>> Rules.from_dict({"jump_in": "yes", "colour": 1})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.engine.errors.RulesError: invalid rule set: colour: unknown key; jump_in: expected ...
+unokit.engine.errors.RulesError: invalid rule set: colour: unknown key; did you mean wild_color? ...
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import json
+import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from unokit.engine.cards import CODES, build_deck, parse_card
 from unokit.engine.errors import CardCodeError, RulesError
+from unokit.engine.jsontext import MAX_DEPTH, nesting_depth, parse_json, short_repr
+
+DeckName = Literal["classic", "h2o", "attack"]
+DealerChoice = Literal["high_card", "random", "seat0"]
+FirstCardChoice = Literal["official", "number_only"]
+DrawChoice = Literal["one", "until_playable"]
+PlayDrawnChoice = Literal["may", "must", "never"]
+WildDrawFourChoice = Literal["challenge", "strict", "free"]
+ScoringChoice = Literal["standard", "penalty", "elimination", "lazy"]
+TeamsChoice = Literal["none", "pairs"]
+DeflectOrStack = Literal["none", "deflect", "stack"]
+"""``draw_two_on_draw_two`` and ``draw_two_on_draw_four``."""
+StackChoice = Literal["none", "stack"]
+"""``draw_four_on_draw_four`` and ``draw_four_on_draw_two``."""
+SkipOnSkipChoice = Literal["none", "same_color", "any"]
+LastCardChoice = Literal["no_effect", "apply"]
+MultiPlayChoice = Literal["off", "same_number"]
+SilenceChoice = Literal["off", "twos", "wilds"]
+WildColorChoice = Literal["chosen", "next_in_circle"]
+BlankCardChoice = Literal["wild", "transparent", "draw_ten"]
 
 
 class KeySpec(NamedTuple):
@@ -175,6 +198,10 @@ _NOT_IN_ATTACK = ("draw", "play_drawn", "draw_when_playable", "draw_two_on_draw_
                   "reverse_deflects_draw")
 """Keys that cannot work with ``deck = "attack"``: drawing and draw-card chains."""
 
+_WILD_DRAW_FOUR_KEYS = ("wild_draw_four", "challenge_guilty_draw", "challenge_innocent_draw",
+                        "challenge_guilty_takes_back")
+"""Keys about the Wild Draw Four; all but the first about its challenge."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -186,15 +213,15 @@ class Rules:
     preset_name: str = "official"
     players: int = 4
     hand_size: int = 7
-    deck: str = "classic"
+    deck: DeckName = "classic"
     extra_cards: tuple[tuple[str, int], ...] = ()
-    dealer: str = "high_card"
-    first_card: str = "official"
-    draw: str = "one"
-    play_drawn: str = "may"
+    dealer: DealerChoice = "high_card"
+    first_card: FirstCardChoice = "official"
+    draw: DrawChoice = "one"
+    play_drawn: PlayDrawnChoice = "may"
     draw_when_playable: bool = True
     two_player_reverse_skips: bool = True
-    wild_draw_four: str = "challenge"
+    wild_draw_four: WildDrawFourChoice = "challenge"
     challenge_guilty_draw: int = 4
     challenge_innocent_draw: int = 6
     challenge_guilty_takes_back: bool = False
@@ -202,32 +229,32 @@ class Rules:
     uno_self_catch: bool = True
     false_catch_penalty: int = 0
     misplay_penalty: int = 0
-    scoring: str = "standard"
+    scoring: ScoringChoice = "standard"
     target_score: int = 500
     rounds: int | None = None
     lone_zero_points: int = 0
     going_out_bonus: tuple[tuple[str, int], ...] = ()
-    teams: str = "none"
+    teams: TeamsChoice = "none"
     partner_hands_visible: bool = False
     play_to_last: bool = False
     progressive_refill: bool = False
-    draw_two_on_draw_two: str = "none"
-    draw_four_on_draw_four: str = "none"
-    draw_two_on_draw_four: str = "none"
-    draw_four_on_draw_two: str = "none"
+    draw_two_on_draw_two: DeflectOrStack = "none"
+    draw_four_on_draw_four: StackChoice = "none"
+    draw_two_on_draw_four: DeflectOrStack = "none"
+    draw_four_on_draw_two: StackChoice = "none"
     reverse_deflects_draw: bool = False
-    skip_on_skip: str = "none"
+    skip_on_skip: SkipOnSkipChoice = "none"
     jump_in: bool = False
     seven_swap: bool = False
     zero_rotate: bool = False
-    seven_zero_last_card: str = "no_effect"
+    seven_zero_last_card: LastCardChoice = "no_effect"
     five_exchange: bool = False
-    multi_play: str = "off"
+    multi_play: MultiPlayChoice = "off"
     uno_slap: bool = False
-    silence: str = "off"
+    silence: SilenceChoice = "off"
     silence_penalty: int = 2
-    wild_color: str = "chosen"
-    blank_card_effect: str = "wild"
+    wild_color: WildColorChoice = "chosen"
+    blank_card_effect: BlankCardChoice = "wild"
     launcher_fire_chance: float = 0.3
     launcher_max_burst: int = 6
 
@@ -238,8 +265,15 @@ class Rules:
         return cls.from_dict({"preset": name, **overrides})
 
     @classmethod
-    def from_dict(cls, data: Any) -> Rules:
-        """A rule set from a mapping ``{"preset": name, key: value, ...}``.
+    def from_dict(cls, data: Any, *, drop_inert: bool = False) -> Rules:
+        """A rule set from a mapping ``{"preset": name, key: value, ...}``. Keys that
+        would have no effect (:meth:`inert_keys`) are refused, or reset to their defaults
+        with ``drop_inert=True``.
+
+        >>> Rules.from_dict({"preset": "official", "jumpin": True})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        unokit.engine.errors.RulesError: invalid rule set: jumpin: unknown key; did you mean ...
 
         Raises:
             RulesError: naming every offending key.
@@ -250,37 +284,54 @@ class Rules:
         problems: dict[str, str] = {}
         preset = data.get("preset", "official")
         if not isinstance(preset, str) or preset not in PRESETS:
-            problems["preset"] = f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}"
+            problems["preset"] = _unknown_preset(preset)
             preset = "official"
         values: dict[str, Any] = {name: SPEC[name].default for name in SPEC}
         values.update({k: _coerce(SPEC[k], v, {}) for k, v in PRESETS[preset].items()})
-        for key in sorted(k for k in data if k != "preset"):
+        for key in sorted((k for k in data if k != "preset"), key=_key_text):
             if not isinstance(key, str) or key not in SPEC:
-                problems[str(key)] = "unknown key"
+                problems[_key_text(key)] = _unknown_key(key)
                 continue
             values[key] = _coerce(SPEC[key], data[key], problems)
         if problems:
             raise RulesError(problems)
         rules = cls(preset_name=preset, **values)
+        if drop_inert:
+            rules = rules.without_inert()
         rules.validate()
         return rules
 
     @classmethod
-    def from_json(cls, text: str) -> Rules:
-        """A rule set from JSON text (an object of rule keys)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RulesError({"rules": f"not valid JSON: {exc}"}) from None
-        return cls.from_dict(data)
+    def from_json(cls, text: str | bytes) -> Rules:
+        """A rule set from JSON text (an object of rule keys).
+
+        Raises:
+            RulesError: the text is not JSON (or nested too deeply, or holds a number of
+                more than 4300 digits) or not a valid rule set.
+        """
+        return cls.from_dict(parse_json(text, _rules_error))
 
     @classmethod
     def from_toml(cls, text: str) -> Rules:
-        """A rule set from TOML text (top-level rule keys, or a ``[rules]`` table)."""
+        """A rule set from TOML text (top-level rule keys, or a ``[rules]`` table).
+
+        Raises:
+            RulesError: the text is not TOML or not a valid rule set.
+        """
+        if not isinstance(text, str):
+            raise _rules_error(f"expected TOML text, got {type(text).__name__}")
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RulesError({"rules": f"not valid TOML: {exc}"}) from None
+        except RecursionError:
+            raise _rules_error(f"not valid TOML: nested more than {MAX_DEPTH} levels deep"
+                               ) from None
+        except ValueError as exc:  # TOMLDecodeError, numbers of more than 4300 digits
+            message = str(exc)
+            if "integer string conversion" in message:
+                message = "a number with more than 4300 digits"
+            raise _rules_error(f"not valid TOML: {message}") from None
+        if nesting_depth(data) > MAX_DEPTH:
+            raise _rules_error(f"not valid TOML: nested more than {MAX_DEPTH} levels deep")
         if set(data) == {"rules"} and isinstance(data["rules"], dict):
             data = data["rules"]
         return cls.from_dict(data)
@@ -289,23 +340,45 @@ class Rules:
     def from_string(cls, text: str) -> Rules:
         """A rule set from its compact form: a preset name, then ``key=value`` items,
         comma-separated; maps as ``{WC:4,WSW:1}``; ``rounds=none`` clears ``rounds``.
+        Numbers are written with the digits 0-9.
 
         >>> Rules.from_string("official, players=2, extra_cards={WC:4}").extra_cards
         (('WC', 4),)
+        >>> Rules.from_string("players=3,official")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        unokit.engine.errors.RulesError: invalid rule set: official: a preset name comes first: ...
+
+        Raises:
+            RulesError: naming every offending item or key.
         """
         if not isinstance(text, str):
-            raise RulesError({"rules": "expected a string"})
+            raise _rules_error(f"expected a rule string, got {type(text).__name__}")
+        items = _split_items(text)
+        if not any(items):
+            raise _rules_error("no rules given: write a preset name (official), then "
+                               "key=value items, e.g. official,players=3")
         data: dict[str, Any] = {}
         problems: dict[str, str] = {}
-        for index, item in enumerate(_split_items(text)):
+        for index, item in enumerate(items):
+            if not item:
+                problems["rules"] = "an empty item (two commas in a row, or one at an end)"
+                continue
             if "=" not in item:
                 if index == 0:
                     data["preset"] = item
+                elif item in PRESETS:
+                    rest = [other for other in items if other and other != item]
+                    problems[item] = ("a preset name comes first: "
+                                      + ",".join([item, *rest]))
                 else:
-                    problems[item or "rules"] = "expected key=value"
+                    problems[_key_text(item)] = "expected key=value"
                 continue
             key, _, raw = item.partition("=")
             key = key.strip()
+            if not key:
+                problems[_key_text(item)] = "expected key=value: the key is missing"
+                continue
             if key in data:
                 problems[key] = "given twice"
             data[key] = _parse_scalar(raw.strip())
@@ -316,11 +389,18 @@ class Rules:
     @classmethod
     def load(cls, source: str | Mapping[str, Any] | Rules) -> Rules:
         """Whatever a user gave: a :class:`Rules`, a mapping, a compact string, JSON text,
-        or a preset name."""
+        or a preset name.
+
+        Raises:
+            RulesError: a bad rule set, or something else than these.
+        """
         if isinstance(source, Rules):
             return source
         if isinstance(source, Mapping):
             return cls.from_dict(source)
+        if not isinstance(source, str):
+            raise _rules_error("expected a rule set, a mapping or a rule string, got "
+                               f"{type(source).__name__}")
         text = source.strip()
         if text.startswith("{"):
             return cls.from_json(text)
@@ -369,6 +449,80 @@ class Rules:
         return list(_deck_cards(self.deck, tuple(self.extra_cards)))
 
     # -------------------------------------------------------------- validation
+    def inert_keys(self) -> dict[str, str]:
+        """Keys set away from their default that can have no effect under the other
+        keys, each problem naming the key and the keys that make it inert (docs/rules.md,
+        "Keys without effect"). :meth:`validate` refuses every one of them.
+
+        >>> Rules(silence_penalty=3).inert_keys()
+        {'silence_penalty, silence': 'silence_penalty acts only when silence is not off'}
+        >>> Rules(silence="twos", silence_penalty=3).inert_keys()
+        {}
+        """
+        return {label: why for _, label, why in self._inert()}
+
+    def without_inert(self) -> Rules:
+        """A copy with every key of :meth:`inert_keys` back at its default (for random
+        rule sets: drawn keys that would have no effect are dropped).
+
+        >>> rules = Rules(deck="attack", zero_rotate=True, seven_zero_last_card="apply")
+        >>> rules.without_inert() == Rules(deck="attack")
+        True
+        """
+        rules = self
+        while True:
+            found = rules._inert()
+            if not found:
+                return rules
+            reset = {key: SPEC[key].default for keys, _, _ in found for key in keys}
+            rules = replace(rules, **reset)
+
+    def _inert(self) -> list[tuple[tuple[str, ...], str, str]]:
+        """``(inert keys, the keys a message names, why)`` for :meth:`inert_keys`."""
+        found: list[tuple[tuple[str, ...], str, str]] = []
+        changed = {spec.name for spec in KEYS if getattr(self, spec.name) != spec.default}
+        attack = self.deck == "attack"
+
+        def refuse(keys: list[str], causes: str, why: str, *, causes_first: bool = False
+                   ) -> None:
+            keys = [key for key in keys if key in changed]
+            if keys:
+                label = [causes, *keys] if causes_first else [*keys, causes]
+                found.append((tuple(keys), ", ".join(label), why))
+
+        if attack:
+            refuse(list(_NOT_IN_ATTACK), "deck",
+                   "UNO Attack has no draw pile to draw from (a press replaces drawing) "
+                   "and no Draw Two or Wild Draw Four to answer", causes_first=True)
+            refuse(list(_WILD_DRAW_FOUR_KEYS), "deck", "the UNO Attack deck has no Wild Draw Four")
+            refuse(["zero_rotate"], "deck", "the UNO Attack deck has no 0 cards")
+        else:
+            refuse(["launcher_fire_chance", "launcher_max_burst"], "deck",
+                   "the card launcher exists only with deck=attack")
+            if self.wild_draw_four != "challenge":
+                refuse(list(_WILD_DRAW_FOUR_KEYS[1:]), "wild_draw_four",
+                       "a Wild Draw Four is challenged only with wild_draw_four=challenge")
+        if self.teams == "none":
+            refuse(["partner_hands_visible"], "teams", "partners exist only with teams")
+        if self.silence == "off":
+            refuse(["silence_penalty"], "silence",
+                   "silence_penalty acts only when silence is not off")
+        if not (self.seven_swap or (self.zero_rotate and not attack)):
+            refuse(["seven_zero_last_card"], "seven_swap, zero_rotate",
+                   "a last-card 7 or 0 acts only with seven_swap or zero_rotate")
+        deck = set(self.deck_cards())
+        if parse_card("WC") not in deck:
+            refuse(["blank_card_effect"], "extra_cards",
+                   "the deck has no blank card (WC); add some with extra_cards={WC:4}")
+        missing = [code for code, _ in self.going_out_bonus if parse_card(code) not in deck]
+        if missing:
+            found.append((("going_out_bonus",), "going_out_bonus, deck",
+                          f"the deck has no {', '.join(missing)} to go out on"))
+        if self.scoring == "lazy":
+            refuse(["target_score"], "scoring",
+                   "lazy scoring keeps no points; the match lasts the given rounds")
+        return found
+
     def validate(self) -> None:
         """Check the combination of keys; raise :class:`RulesError` naming the keys."""
         problems: dict[str, str] = {}
@@ -384,21 +538,13 @@ class Rules:
             problems["teams, scoring"] = f"teams cannot be combined with {self.scoring} scoring"
         if self.teams == "pairs" and self.play_to_last:
             problems["teams, play_to_last"] = "with teams the round ends when a player goes out"
-        if self.partner_hands_visible and self.teams == "none":
-            problems["partner_hands_visible, teams"] = "partners exist only with teams"
         if self.scoring == "lazy" and self.rounds is None:
             problems["scoring, rounds"] = "lazy scoring keeps no points: set rounds"
         if self.going_out_bonus and self.scoring not in ("penalty", "elimination"):
             problems["going_out_bonus, scoring"] = (
                 "a going-out bonus needs penalty or elimination scoring"
             )
-        if self.deck == "attack":
-            inert = [key for key in _NOT_IN_ATTACK if getattr(self, key) != SPEC[key].default]
-            if inert:
-                problems[", ".join(["deck", *inert])] = (
-                    "UNO Attack has no draw pile to draw from (a press replaces drawing) "
-                    "and no Draw Two or Wild Draw Four to answer"
-                )
+        problems.update(self.inert_keys())
         if self.scoring == "elimination" and self.players < 3:
             problems["scoring, players"] = "elimination needs at least 3 players"
         if problems:
@@ -411,65 +557,137 @@ def _deck_cards(deck: str, extra_cards: tuple[tuple[str, int], ...]) -> tuple[in
     return tuple(build_deck(deck, dict(extra_cards)))
 
 
+def _rules_error(message: str) -> RulesError:
+    """A :class:`RulesError` about the rule set as a whole."""
+    return RulesError({"rules": message})
+
+
+def _key_text(key: Any) -> str:
+    """A key as a message shows it: short, and quoted if it is not plain text."""
+    if not isinstance(key, str):
+        return short_repr(key)
+    if not key.isprintable():
+        return short_repr(key)
+    return key if len(key) <= 40 else key[:37] + "..."
+
+
+_SEE_RULES = "unokit rules lists every key"
+
+
+def _unknown_key(key: Any) -> str:
+    """The problem of an unknown key, with the nearest key if one is close."""
+    if isinstance(key, str):
+        close = difflib.get_close_matches(key, list(SPEC), n=1)
+        if close:
+            return f"unknown key; did you mean {close[0]}? ({_SEE_RULES})"
+    return f"unknown key ({_SEE_RULES})"
+
+
+def _unknown_preset(preset: Any) -> str:
+    """The problem of an unknown preset, with the nearest preset if one is close."""
+    close = difflib.get_close_matches(preset, list(PRESETS), n=1) if isinstance(preset, str) else []
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"unknown preset {short_repr(preset)}{hint}; presets: {', '.join(PRESETS)}"
+
+
+class _Unreadable(NamedTuple):
+    """A value of the compact form that is not read (say why); :func:`_coerce` reports it."""
+
+    why: str
+
+
+class _LongNumber(NamedTuple):
+    """An integer of the compact form too long for Python to convert."""
+
+    digits: int
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it."""
+    if isinstance(value, _LongNumber):
+        return f"a {value.digits}-digit number"
+    return short_repr(value)
+
+
+def _range_text(low: Any, high: Any) -> str:
+    """``low..high``, or ``low..`` for an open range."""
+    return f"{low}..{'' if high is None else high}"
+
+
 def _coerce(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
     """Check one value against its key's type and range; record a problem if wrong."""
     name, kind = spec.name, spec.kind
+    if isinstance(value, _Unreadable):
+        problems[name] = value.why
+        return spec.default
     if kind == "bool":
         if isinstance(value, bool):
             return value
-        problems[name] = f"expected true or false, got {value!r}"
+        problems[name] = f"expected true or false, got {_shown(value)}"
     elif kind in ("int", "optional_int"):
         if value is None and kind == "optional_int":
             return None
+        if isinstance(value, _LongNumber):
+            problems[name] = f"{_shown(value)} is out of range {_range_text(*spec.choices)}"
+            return spec.default
         if isinstance(value, int) and not isinstance(value, bool):
             low, high = spec.choices
             if value < low or (high is not None and value > high):
-                top = "" if high is None else f"..{high}"
-                problems[name] = f"{value} is out of range {low}{top}"
+                problems[name] = f"{_shown(value)} is out of range {_range_text(low, high)}"
+                return spec.default
             return value
         wanted = "an integer or none" if kind == "optional_int" else "an integer"
-        problems[name] = f"expected {wanted}, got {value!r}"
+        problems[name] = f"expected {wanted}, got {_shown(value)}"
     elif kind == "float":
         if isinstance(value, int | float) and not isinstance(value, bool):
             low, high = spec.choices
             if not low <= value <= high:
-                problems[name] = f"{value} is out of range {low}..{high}"
+                problems[name] = f"{_shown(value)} is out of range {low}..{high}"
+                return spec.default
             return float(value)
-        problems[name] = f"expected a number, got {value!r}"
+        problems[name] = f"expected a number, got {_shown(value)}"
     elif kind == "choice":
         if value is None and "none" in spec.choices:
             return "none"  # the compact form writes the value none like a missing number
         if isinstance(value, str) and value in spec.choices:
             return value
-        problems[name] = f"expected one of {', '.join(spec.choices)}, got {value!r}"
+        problems[name] = f"expected one of {', '.join(spec.choices)}, got {_shown(value)}"
     elif kind == "cards":
         return _coerce_cards(spec, value, problems)
     return spec.default
 
 
+_MAP_FORM = "a map is written {WC:4,WSW:1}"
+
+
 def _coerce_cards(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
     if isinstance(value, tuple):
-        value = dict(value)
+        with contextlib.suppress(TypeError, ValueError):
+            value = dict(value)
     if not isinstance(value, Mapping):
-        problems[spec.name] = f"expected a map of card code -> number, got {value!r}"
+        problems[spec.name] = (f"expected a map of card code -> number, got {_shown(value)} "
+                               f"({_MAP_FORM})")
         return spec.default
     pairs: list[tuple[str, int]] = []
     for code, count in value.items():
         try:
             parse_card(code)
         except CardCodeError:
-            problems[spec.name] = f"unknown card code {code!r}"
+            problems[spec.name] = f"unknown card code {_shown(code)} ({_MAP_FORM})"
             continue
         if code not in spec.choices:
             problems[spec.name] = f"{code} cannot be used here; allowed: {', '.join(spec.choices)}"
+        elif isinstance(count, _Unreadable):
+            problems[spec.name] = f"{code}: {count.why}"
         elif not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 1000:
-            problems[spec.name] = f"{code}: expected a whole number 0..1000, got {count!r}"
+            problems[spec.name] = f"{code}: expected a whole number 0..1000, got {_shown(count)}"
         elif count:
             pairs.append((code, count))
     return tuple(sorted(pairs, key=lambda pair: parse_card(pair[0])))
 
 
 def _split_items(text: str) -> list[str]:
+    """The comma-separated items of ``text`` outside braces, stripped, empty ones kept."""
     items: list[str] = []
     depth = 0
     current: list[str] = []
@@ -483,30 +701,61 @@ def _split_items(text: str) -> list[str]:
             current = []
         else:
             current.append(char)
-    tail = "".join(current).strip()
-    if tail or items:
-        items.append(tail)
-    return [item for item in items if item]
+    items.append("".join(current).strip())
+    return items
+
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
+def _unquote(text: str) -> str:
+    """``text`` without one pair of surrounding quotes (``"WC"`` as in JSON is ``WC``)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
 
 
 def _parse_scalar(raw: str) -> Any:
+    """One value of the compact form: a boolean, none, a map, a number or a word."""
     lowered = raw.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
     if lowered in ("none", "null"):
         return None
     if raw.startswith("{") and raw.endswith("}"):
+        inner = raw[1:-1].strip()
         out: dict[str, Any] = {}
-        for item in _split_items(raw[1:-1]):
-            code, _, count = item.partition(":")
-            out[code.strip()] = _parse_scalar(count.strip())
+        for item in _split_items(inner) if inner else []:
+            code, colon, count = item.partition(":")
+            if not item or not colon:
+                return _Unreadable(f"expected CODE:count items in the map ({_MAP_FORM}), "
+                                   f"got {_shown(item)}")
+            out[_unquote(code.strip())] = _parse_scalar(count.strip())
         return out
+    if _INT_TEXT.match(raw):
+        digits = len(raw.lstrip("+-"))
+        if digits > 4000:
+            return _LongNumber(digits)
+        return int(raw)
+    if _FLOAT_TEXT.match(raw):
+        return float(raw)
+    if ("_" in raw or not raw.isascii()) and _python_reads_number(raw):
+        return _Unreadable(f"{_shown(raw)} is not a number here: write numbers with the "
+                           "digits 0-9, without underscores")
+    return raw
+
+
+def _python_reads_number(text: str) -> bool:
+    """Whether ``int`` or ``float`` would read ``text`` (they take other scripts' digits
+    and underscores, which the compact form does not)."""
     for convert in (int, float):
         try:
-            return convert(raw)
+            convert(text)
         except ValueError:
-            pass
-    return raw
+            continue
+        return True
+    return False
 
 
 def format_value(value: Any) -> str:

@@ -1,18 +1,22 @@
-"""Game records: a match as ``(rules, seed, actions)`` plus a digest of its events.
+"""Game records: a match as ``(rules, seed, actions)`` plus digests of its events and
+of its header (rules, seed, players).
 
 A record is JSON text::
 
-    {"format": "unokit-record", "format_version": 1, "engine_version": "0.1.0",
+    {"format": "unokit-record", "format_version": 2, "engine_version": "0.1.0",
      "rules": {"preset": "official", "players": 3}, "seed": 7,
      "players": ["Alice", "Bob", "Cara"], "actions": ["1:draw", "2:R5", ...],
-     "events_sha256": "..."}
+     "events_sha256": "...", "header_sha256": "..."}
 
 The events themselves are not stored: :func:`replay` derives them by playing every
 action again, checks that each action is legal, and compares the SHA-256 digest of the
-resulting event log with ``events_sha256`` (see :func:`events_digest`). A record that
-is broken in any way (bad JSON, a missing or mistyped field, an unknown format, an
-illegal action, a digest that does not match) raises :class:`~unokit.engine.errors.RecordError`
-and nothing else.
+resulting event log with ``events_sha256`` (see :func:`events_digest`). ``header_sha256``
+(:func:`header_digest`) covers the canonical rules, the seed and the players, so that a
+rule which never acted cannot be changed unnoticed either. Records of
+format version 1 have no ``header_sha256`` and are still read. A record that is broken in
+any way (bad JSON, a missing or mistyped field, an unknown format, an illegal action, a
+digest that does not match, a file over :data:`MAX_RECORD_BYTES`) raises
+:class:`~unokit.engine.errors.RecordError` and nothing else.
 
 >>> from unokit import Game, Rules
 >>> game = Game(Rules.preset("official", players=2, dealer="seat0"), seed=7)
@@ -42,16 +46,24 @@ from unokit.engine.actions import format_action, parse_action
 from unokit.engine.errors import IllegalActionError, RecordError, UnoError
 from unokit.engine.events import Event
 from unokit.engine.game import Game
+from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, read_limited
 from unokit.engine.rules import Rules
 
 FORMAT = "unokit-record"
 """The value of a record's ``format`` field."""
 
-FORMAT_VERSION = 1
-"""The record format version this module writes and reads."""
+FORMAT_VERSION = 2
+"""The record format version this module writes. It reads versions 1 and 2."""
 
-_FIELDS = ("format", "format_version", "engine_version", "rules", "seed", "players",
-           "actions", "events_sha256")
+READ_VERSIONS = (1, 2)
+"""The record format versions this module reads."""
+
+MAX_RECORD_BYTES = MAX_FILE_BYTES
+"""The largest record file :meth:`Record.load` reads (64 MB)."""
+
+_FIELDS_V1 = ("format", "format_version", "engine_version", "rules", "seed", "players",
+              "actions", "events_sha256")
+_FIELDS = (*_FIELDS_V1, "header_sha256")
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -91,6 +103,25 @@ def events_digest(events: Iterable[Event]) -> str:
     return digest.hexdigest()
 
 
+def header_digest(rules: Rules, seed: int, players: Sequence[str]) -> str:
+    """The SHA-256 hex digest of a record's header (format version 2): the ASCII line of
+    the canonical JSON of ``{"format", "format_version", "players", "rules", "seed"}``
+    (keys sorted, no spaces, ASCII only, ``rules`` as :meth:`Rules.to_dict` writes the
+    rule set), followed by ``"\\n"``.
+
+    >>> from unokit import Rules
+    >>> a = header_digest(Rules.preset("official", players=3), 7, ["A", "B", "C"])
+    >>> b = header_digest(Rules.preset("official", players=3, uno_penalty=4), 7,
+    ...                   ["A", "B", "C"])
+    >>> len(a), a == b
+    (64, False)
+    """
+    header = {"format": FORMAT, "format_version": 2, "players": list(players),
+              "rules": rules.to_dict(), "seed": seed}
+    line = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(line.encode("ascii") + b"\n").hexdigest()
+
+
 @dataclass(kw_only=True)
 class Record:
     """One match, as stored. Build it with :meth:`from_game` or read it with
@@ -99,7 +130,7 @@ class Record:
     format: str = FORMAT
     """Always ``"unokit-record"``."""
     format_version: int = FORMAT_VERSION
-    """The version of this format (1)."""
+    """The version of this format (2; 1 for a record written before it)."""
     engine_version: str = field(default_factory=_engine_version)
     """The unokit version that wrote the record."""
     rules: dict[str, Any]
@@ -112,6 +143,9 @@ class Record:
     """Every action of the match, in text form (``"0:R5"``)."""
     events_sha256: str
     """:func:`events_digest` of the whole event log after the last action."""
+    header_sha256: str | None = None
+    """:func:`header_digest` of the rules, seed and players; ``None`` in a record of
+    format version 1."""
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -128,12 +162,14 @@ class Record:
         fresh = Game(game.rules, game.seed)
         if game.log[: len(fresh.log)] != fresh.log:
             raise RecordError("only a game started with Game(rules, seed) can be recorded")
+        digest = events_digest(game.log)
         return cls(
             rules=game.rules.to_dict(),
             seed=game.seed,
             players=names,
             actions=[format_action(action) for action in game.history],
-            events_sha256=events_digest(game.log),
+            events_sha256=digest,
+            header_sha256=header_digest(game.rules, game.seed, names),
         )
 
     # ------------------------------------------------------------ JSON
@@ -148,6 +184,7 @@ class Record:
             "players": list(self.players),
             "actions": list(self.actions),
             "events_sha256": self.events_sha256,
+            **({} if self.format_version == 1 else {"header_sha256": self.header_sha256}),
         }
 
     def to_json(self) -> str:
@@ -163,10 +200,12 @@ class Record:
         """
         if not isinstance(data, Mapping):
             raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
-        unknown = sorted(str(key) for key in data if key not in _FIELDS)
+        version = data.get("format_version")
+        expected = _FIELDS_V1 if _is_int(version) and version == 1 else _FIELDS
+        unknown = sorted(_short_text(key) for key in data if key not in expected)
         if unknown:
             raise RecordError(f"unknown record fields: {', '.join(unknown)}")
-        for name in _FIELDS:
+        for name in expected:
             if name not in data:
                 raise RecordError(f"the record has no {name!r} field")
         fmt = data["format"]
@@ -175,9 +214,9 @@ class Record:
         version = data["format_version"]
         if not _is_int(version):
             raise RecordError(f"format_version: expected an integer, got {_short(version)}")
-        if version != FORMAT_VERSION:
-            raise RecordError(f"format_version {version} is not supported "
-                              f"(this unokit reads version {FORMAT_VERSION})")
+        if version not in READ_VERSIONS:
+            raise RecordError(f"format_version {_short(version)} is not supported "
+                              f"(this unokit reads versions 1 and {FORMAT_VERSION})")
         if not isinstance(data["engine_version"], str):
             raise RecordError("engine_version: expected text")
         if not isinstance(data["rules"], Mapping):
@@ -187,9 +226,8 @@ class Record:
             raise RecordError(f"seed: expected an integer 0 <= seed < 2**64, got {_short(seed)}")
         players = _text_list(data["players"], "players")
         actions = _text_list(data["actions"], "actions")
-        digest = data["events_sha256"]
-        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
-            raise RecordError("events_sha256: expected 64 lowercase hex digits")
+        digest = _hex_digest(data, "events_sha256")
+        whole = _hex_digest(data, "header_sha256") if version >= 2 else None
         return cls(
             format=fmt,
             format_version=version,
@@ -199,6 +237,7 @@ class Record:
             players=players,
             actions=actions,
             events_sha256=digest,
+            header_sha256=whole,
         )
 
     @classmethod
@@ -208,15 +247,7 @@ class Record:
         Raises:
             RecordError: the text is not JSON or not a valid record.
         """
-        if not isinstance(text, str | bytes):
-            raise RecordError(f"expected JSON text, got {type(text).__name__}")
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise RecordError("not valid JSON: nested too deeply") from None
-        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge numbers
-            raise RecordError(f"not valid JSON: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text, RecordError))
 
     # ------------------------------------------------------------ files
     def save(self, path: str | Path) -> None:
@@ -228,12 +259,10 @@ class Record:
         """Read a record file.
 
         Raises:
-            RecordError: the file cannot be read or is not a valid record.
+            RecordError: the file cannot be read, is larger than :data:`MAX_RECORD_BYTES`
+                or is not a valid record.
         """
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as exc:
-            raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raw = read_limited(path, RecordError, MAX_RECORD_BYTES)
         try:
             return cls.from_json(raw)
         except RecordError as exc:
@@ -248,6 +277,18 @@ def _json_type(value: Any) -> str:
     names = {dict: "an object", list: "a list", str: "text", bool: "a boolean",
              int: "a number", float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)
+
+
+def _hex_digest(data: Mapping[str, Any], name: str) -> str:
+    digest = data[name]
+    if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+        raise RecordError(f"{name}: expected 64 lowercase hex digits")
+    return digest
+
+
+def _short_text(value: Any) -> str:
+    text = value if isinstance(value, str) and value.isprintable() else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _short(value: Any) -> str:
@@ -297,11 +338,18 @@ def replay_steps(record: Record | str | bytes | Mapping[str, Any]) -> Iterator[R
     """
     rec = _as_record(record)
     try:
-        rules = Rules.from_dict(rec.rules)
+        # Version 1 records may hold keys that have no effect, which are refused now;
+        # reset to their defaults they change nothing in the game.
+        rules = Rules.from_dict(rec.rules, drop_inert=rec.format_version == 1)
     except UnoError as exc:
         raise RecordError(f"rules: {exc}") from None
     if len(rec.players) != rules.players:
         raise RecordError(f"players: {len(rec.players)} names for {rules.players} seats")
+    if (rec.header_sha256 is not None
+            and header_digest(rules, rec.seed, rec.players)
+            != rec.header_sha256):
+        raise RecordError("the header digest does not match: the rules, seed or players "
+                          f"{_changed_why(rec.engine_version)}")
     try:
         game = Game(rules, rec.seed)
     except UnoError as exc:
@@ -324,9 +372,18 @@ def replay_steps(record: Record | str | bytes | Mapping[str, Any]) -> Iterator[R
         made_by = rec.engine_version
         here = _engine_version()
         why = ("the record was changed after it was written" if made_by == here
-               else f"it was written by unokit {made_by}, this is {here}")
+               else f"it was written by unokit {_short_text(made_by)}, this is {here}")
         raise RecordError(f"the events digest does not match after {len(rec.actions)} "
                           f"actions: {why}")
+
+
+def _changed_why(made_by: str) -> str:
+    """Why a record digest differs, for the message."""
+    here = _engine_version()
+    if made_by == here:
+        return "were changed after it was written"
+    return (f"were changed after it was written, or unokit {_short_text(made_by)} wrote "
+            f"them differently (this is {here})")
 
 
 def replay(record: Record | str | bytes | Mapping[str, Any]) -> Game:
@@ -347,11 +404,14 @@ def replay(record: Record | str | bytes | Mapping[str, Any]) -> Game:
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "MAX_RECORD_BYTES",
+    "READ_VERSIONS",
     "Record",
     "ReplayStep",
     "default_names",
     "event_line",
     "events_digest",
+    "header_digest",
     "replay",
     "replay_steps",
 ]

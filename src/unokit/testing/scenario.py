@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from unokit.engine import actions as A
 from unokit.engine.cards import CODES, COLOR_LETTERS, parse_card, parse_color
 from unokit.engine.errors import ActionCodeError, ScenarioError, UnoError
 from unokit.engine.game import Game
+from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, read_limited, short_repr
 from unokit.engine.rules import Rules
 
 _ACTION_KEYS = {"play", "draw", "pass", "challenge", "uno", "catch", "color", "next_round",
@@ -35,6 +37,12 @@ _EXPECT_KEYS = {"current_player", "phase", "top", "color", "direction", "hand_si
 _SETUP_KEYS = {"hands", "draw_pile", "discard", "dealer", "current_player", "direction",
                "color", "scores", "launcher", "seed"}
 _SCENARIO_KEYS = {"name", "rules", "setup", "steps", "comment"}
+
+MAX_SCENARIO_BYTES = MAX_FILE_BYTES
+"""The largest scenario file :func:`run_file` reads (64 MB)."""
+
+MAX_NAME_LENGTH = 1000
+"""The longest scenario name accepted."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,7 @@ def _cards(value: Any, where: str) -> list[int]:
 
 def _seat(value: Any, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 9:
-        raise ScenarioError(f"{where}: expected a seat number, got {value!r}")
+        raise ScenarioError(f"{where}: expected a seat number, got {short_repr(value)}")
     return value
 
 
@@ -81,21 +89,24 @@ def build_game(data: Mapping[str, Any]) -> Game:
         raise ScenarioError("rules: expected an object")
     rules_data = dict(rules_data)
     rules_data.setdefault("players", len(hands))
-    rules = Rules.from_dict(rules_data)
+    try:
+        rules = Rules.from_dict(rules_data)
+    except UnoError as exc:
+        raise ScenarioError(f"rules: {exc}") from None
     launcher = setup.get("launcher")
     if launcher is not None and (not isinstance(launcher, list) or not all(
             isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in launcher)):
         raise ScenarioError("setup.launcher: expected a list of card counts >= 0")
     direction = setup.get("direction", "cw")
     if direction not in ("cw", "ccw"):
-        raise ScenarioError(f"setup.direction: expected cw or ccw, got {direction!r}")
+        raise ScenarioError(f"setup.direction: expected cw or ccw, got {short_repr(direction)}")
     color = setup.get("color")
     seed = setup.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-        raise ScenarioError(f"setup.seed: expected an integer 0..2**64-1, got {seed!r}")
+        raise ScenarioError(f"setup.seed: expected an integer 0..2**64-1, got {short_repr(seed)}")
     scores = setup.get("scores")
-    if scores is not None and (not isinstance(scores, list)
-                               or not all(isinstance(s, int) for s in scores)):
+    if scores is not None and (not isinstance(scores, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in scores)):
         raise ScenarioError("setup.scores: expected a list of integers")
     try:
         return Game.from_setup(
@@ -158,11 +169,38 @@ def action_from_step(do: Mapping[str, Any]) -> int:
             return A.give_back(player, parse_card(do["give"]))
         if "color" in do:
             return A.choose_color(player, parse_color(do["color"]))
+    except ActionCodeError as exc:
+        # An action that cannot be encoded is rejected like an illegal one; the message
+        # shows the step's action, not the integer it would have been.
+        raise ActionCodeError(f"{_do_text(do)}: {_without_code(exc)}") from None
     except UnoError as exc:
-        if isinstance(exc, ScenarioError | ActionCodeError):
-            raise  # an action that cannot be encoded is rejected like an illegal one
+        if isinstance(exc, ScenarioError):
+            raise
         raise ScenarioError(f"do: {exc}") from None
-    raise ScenarioError(f"do: no action in {dict(do)!r}")
+    raise ScenarioError(f"do: no action in {_do_text(do)}")
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """``text`` as one printable line of at most ``limit`` characters."""
+    text = "".join(char if char.isprintable() else " " for char in text[:limit])
+    return text if len(text) < limit else text[: limit - 3] + "..."
+
+
+def _do_text(do: Mapping[str, Any]) -> str:
+    """A step's ``do`` object as compact JSON, for messages."""
+    try:
+        text = json.dumps(dict(do), separators=(",", ":"), ensure_ascii=True)
+    except (TypeError, ValueError):
+        return short_repr(dict(do), 120)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+_CODE_PREFIX = re.compile(r"-?[0-9]+:? ")
+
+
+def _without_code(exc: Exception) -> str:
+    """An action error's message without the action integer it starts with."""
+    return _CODE_PREFIX.sub("", str(exc), count=1) if _CODE_PREFIX.match(str(exc)) else str(exc)
 
 
 def actual_value(game: Game, key: str) -> Any:
@@ -218,22 +256,45 @@ def check_expect(game: Game, expect: Mapping[str, Any]) -> list[str]:
             continue
         got = actual_value(game, key)
         if got != want:
-            diffs.append(f"{key}: expected {want!r}, got {got!r}")
+            diffs.append(f"{key}: expected {short_repr(want, 200)}, got {got!r}")
     return diffs
 
 
+def _scenario_name(data: Mapping[str, Any], default: str) -> tuple[str, str]:
+    """The scenario's name, and a problem with it ("" if none)."""
+    if "name" not in data:
+        return default, ""
+    name = data["name"]
+    if not isinstance(name, str):
+        return default, f"name: expected text, got {short_repr(name)}"
+    if not name.strip() or len(name) > MAX_NAME_LENGTH or not name.isprintable():
+        return default, (f"name: expected one line of 1..{MAX_NAME_LENGTH} printable "
+                         f"characters, got {short_repr(name)}")
+    return name, ""
+
+
 def run_scenario(data: Any, name: str | None = None) -> ScenarioResult:
-    """Run one scenario given as parsed JSON."""
+    """Run one scenario given as parsed JSON.
+
+    >>> run_scenario({"name": "x", "setup": {}}).line()
+    'FAIL x: setup: hands (a list per seat) is required'
+    >>> run_scenario({"name": {"a": 1}}, name="file").line()
+    "FAIL file: name: expected text, got {'a': 1}"
+    """
     if not isinstance(data, Mapping):
         return ScenarioResult(name or "?", False, "a scenario must be a JSON object")
-    name = str(data.get("name", name or "?"))
+    name, problem = _scenario_name(data, name or "?")
+    if problem:
+        return ScenarioResult(name, False, problem)
     unknown = set(data) - _SCENARIO_KEYS
     if unknown:
-        return ScenarioResult(name, False, f"unknown keys {', '.join(sorted(map(str, unknown)))}")
+        shown = ", ".join(sorted(short_repr(key) if not isinstance(key, str) else key[:40]
+                                 for key in unknown))
+        return ScenarioResult(name, False, f"unknown keys {shown}")
     try:
         game = build_game(data)
     except UnoError as exc:
-        return ScenarioResult(name, False, f"setup: {exc}")
+        return ScenarioResult(name, False, str(exc))
     steps = data.get("steps", [])
     if not isinstance(steps, list):
         return ScenarioResult(name, False, "steps: expected a list")
@@ -256,6 +317,10 @@ def _run_step(game: Game, step: Any) -> str:
     if "do" in step:
         try:
             action = action_from_step(step["do"])
+            try:
+                A.format_action(action)  # an action the encoder takes but that is no action
+            except ActionCodeError as exc:
+                raise ActionCodeError(f"{_do_text(step['do'])}: {_without_code(exc)}") from None
         except ActionCodeError as exc:
             if step.get("error") is True:
                 return "; ".join(check_expect(game, step.get("expect", {})))
@@ -289,12 +354,27 @@ def scenario_files(paths: Iterable[str | Path]) -> Iterator[Path]:
 
 
 def run_file(path: str | Path) -> ScenarioResult:
-    """Run a scenario file; a broken file is a failure with a clear message."""
+    """Run a scenario file; a broken file is a failure with a clear message, and so is
+    a crash of the runner itself (under the scenario's name).
+
+    A file larger than :data:`MAX_SCENARIO_BYTES` is refused unread.
+    """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return ScenarioResult(str(path), False, f"cannot read: {exc.strerror}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return ScenarioResult(str(path), False, f"not valid JSON: {exc}")
-    return run_scenario(data, name=path.stem)
+        raw = read_limited(path, ScenarioError, MAX_SCENARIO_BYTES)
+    except ScenarioError as exc:
+        message = str(exc).removeprefix(f"{path}: ").replace(f"cannot read {path}:",
+                                                             "cannot read:", 1)
+        return ScenarioResult(str(path), False, message)
+    try:
+        data = parse_json(raw, ScenarioError)
+    except ScenarioError as exc:
+        return ScenarioResult(str(path), False, str(exc))
+    try:
+        return run_scenario(data, name=path.stem)
+    except Exception as exc:  # a bug in the runner or the engine: one FAIL line
+        name = path.stem
+        if isinstance(data, Mapping):
+            name = _scenario_name(data, path.stem)[0]
+        return ScenarioResult(name, False, f"the scenario runner crashed: "
+                                           f"{type(exc).__name__}: {_one_line(str(exc))}")

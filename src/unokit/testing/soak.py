@@ -262,13 +262,14 @@ def random_rule_dict(pick: Picker, *, attack: bool = True) -> dict[str, Any]:
 
 
 def draw_rules(rng: random.Random, *, attack: bool = True, tries: int = 1000) -> Rules:
-    """A random valid rule set (see :func:`random_rule_dict`); rule sets the engine refuses
-    with :class:`~unokit.engine.errors.RulesError` are skipped and drawn again."""
+    """A random valid rule set (see :func:`random_rule_dict`); keys drawn where they would
+    have no effect are reset to their defaults, and rule sets the engine refuses with
+    :class:`~unokit.engine.errors.RulesError` are skipped and drawn again."""
     pick = RandomPicker(rng)
     last: RulesError | None = None
     for _ in range(tries):
         try:
-            return Rules.from_dict(random_rule_dict(pick, attack=attack))
+            return Rules.from_dict(random_rule_dict(pick, attack=attack), drop_inert=True)
         except RulesError as exc:
             last = exc
     raise RulesError({"rules": f"no valid rule set in {tries} draws (last: {last})"})
