@@ -309,9 +309,10 @@ def test_a_scenario_name_cannot_forge_a_line(tmp_path: Path) -> None:
         path.write_text(json.dumps(data))
         result = run("scenario", path)
         lines = result.output.splitlines()
-        assert len(lines) == 1 and result.exit_code == (0 if passed else 1), result.output
-        assert lines[0].startswith("PASS evil\\nPASS forged line" if passed else "FAIL evil")
-        assert "\x1b" not in result.output
+        # A name of more than one line is refused, and printed on the FAIL line escaped.
+        assert len(lines) == 1 and result.exit_code == 1, result.output
+        assert lines[0].startswith("FAIL evil: name: "), result.output
+        assert "\\nPASS forged line" in lines[0] and "\x1b" not in result.output
 
 
 def test_bot_names_in_selfplay_are_printed_safely() -> None:

@@ -474,8 +474,7 @@ async def test_untrusted_names_are_shown_safely_in_the_viewer_and_the_game() -> 
     for _ in play(game, [make_bot("playfirst", seat) for seat in range(3)]):
         pass
     names = ["A\x1b[31mRED", "B\nSeat 1 plays W+4.", ":smile: [bold]x" + "y" * 100]
-    record = Record.from_game(game)
-    record.players = names  # as a record file could hold them
+    record = Record.from_game(game, players=names)  # as a record file could hold them
     app = ReplayApp(record, load_frames(record), title="x\ny", delay=NEVER)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end", "v")

@@ -363,12 +363,17 @@ def permuted(game: Game, seat: int, rng: random.Random) -> Game:
     """
     other = copy_game(game)
     hidden = [s for s in range(game.n) if s not in visible_seats(game, seat)]
-    pool = [card for s in hidden for card in other.hands[s]]
+    # The card a player just drew and may now play stays in that player's hand.
+    kept = (game.current, game.hands[game.current].index(game.drawn)) if (
+        game.drawn >= 0 and game.current in hidden) else (-1, -1)
+    pool = [card for s in hidden for i, card in enumerate(other.hands[s])
+            if (s, i) != kept]
     rng.shuffle(pool)
     for s in hidden:
-        size = len(other.hands[s])
-        other.hands[s][:] = pool[:size]
-        del pool[:size]
+        hand = other.hands[s]
+        for i in range(len(hand)):
+            if (s, i) != kept:
+                hand[i] = pool.pop()
     rng.shuffle(other.draw_pile)
     other.restore(other)  # forget cached legal actions, which knew the old hands
     return other
