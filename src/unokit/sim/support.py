@@ -93,7 +93,7 @@ _WHY = {"extra_cards": "the simulator plays the classic 108-card deck only"}
 """Reasons clearer than the generic one, by key."""
 
 # Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
-# choices are in the tables below (R_ROUNDS 0: no limit; the four chain keys R_D2D2 to
+# choices are in the tables above (R_ROUNDS 0: no limit; the four chain keys R_D2D2 to
 # R_D4D2 by _CHAIN).
 (R_N, R_HAND, R_DEALER, R_NUMBER_ONLY, R_DRAW_ONE, R_PLAY_DRAWN, R_DWP, R_REV_SKIPS, R_WD4,
  R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
