@@ -23,6 +23,7 @@ PACKAGE = SRC / "unokit"
 
 LAYERS: dict[str, int] = {
     "unokit._version": 0,
+    "unokit._extras": 0,
     "unokit.engine": 0,
     "unokit.formats": 1,
     "unokit.bots": 1,

@@ -38,7 +38,7 @@ from unokit.sim.policies import (
 )
 from unokit.sim.runner import COLUMNS, SimResult, Simulator, default_chunk, simulate
 from unokit.sim.stats import CSV_HEADER, Z95, Report, csv_rows, describe, report, wilson
-from unokit.sim.support import _CHOICES, _ONLY_DEFAULT
+from unokit.sim.support import SUPPORT
 
 runner = CliRunner()
 
@@ -403,17 +403,34 @@ def test_json_stays_valid_when_no_game_finishes(tmp_path: Path) -> None:
     assert data["reports"][0]["finished"] == 0
 
 
+def _restricted() -> dict[str, frozenset[object]]:
+    """The keys the simulator plays at some of their values only, with those values
+    (extra_cards aside: its refusal has its own test)."""
+    out: dict[str, frozenset[object]] = {}
+    for key, support in SUPPORT.items():
+        spec = SPEC[key]
+        if not isinstance(support, frozenset) or spec.kind == "cards":
+            continue
+        if spec.kind == "choice" and set(spec.choices) <= support:
+            continue
+        out[key] = support
+    return out
+
+
+RESTRICTED = _restricted()
+
+
 def _refused_values() -> list[tuple[str, str, set[str]]]:
     """A rule set for every value the simulator refuses, with the keys it must name."""
     cases = []
-    for key in (*_ONLY_DEFAULT, *_CHOICES):
+    for key, support in RESTRICTED.items():
         spec = SPEC[key]
         if spec.kind == "bool":
-            values: list[object] = [True]
+            values: list[object] = [v for v in (False, True) if v not in support]
         elif spec.kind == "int":
             values = [1]
         else:
-            values = [v for v in spec.choices if v not in _CHOICES.get(key, (spec.default,))]
+            values = [v for v in spec.choices if v not in support]
         for value in values:
             extra: dict[str, object] = {key: value}
             if key == "partner_hands_visible":
@@ -430,8 +447,8 @@ REFUSED = _refused_values()
 
 
 def test_every_restricted_key_has_a_case() -> None:
-    assert {key for key, _, _ in REFUSED} == set(_ONLY_DEFAULT) | set(_CHOICES)
-    assert len(REFUSED) >= len(_ONLY_DEFAULT) + 4  # deck: two, scoring: two, silence: two
+    assert {key for key, _, _ in REFUSED} == set(RESTRICTED)
+    assert len(REFUSED) >= len(RESTRICTED) + 3  # deck: two, scoring: two, silence: two
 
 
 @pytest.mark.parametrize(("key", "text", "named"), REFUSED,

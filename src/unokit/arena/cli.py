@@ -31,6 +31,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from unokit._extras import missing
 from unokit.arena import (
     GAME_LIMIT,
     PLOT_SUFFIXES,
@@ -191,6 +192,16 @@ def print_result(console: Console, result: ArenaResult, show_games: bool = False
                       f"{problem['message']}", markup=False)
 
 
+def _check_extras(command: str, plot_path: Path | None) -> None:
+    """Stop unless the arena's ratings (openskill) and, for a plot, matplotlib import."""
+    problem = missing("arena", command)
+    if problem is None and plot_path is not None:
+        problem = missing("arena", f"{command} --plot", modules=("matplotlib",),
+                          what="matplotlib")
+    if problem:
+        _fail(problem)
+
+
 def _check_outputs(json_path: Path | None, plot_path: Path | None) -> None:
     for path, what in ((json_path, "--json"), (plot_path, "--plot")):
         if path is not None and not path.parent.is_dir():
@@ -246,6 +257,7 @@ def arena_command(
 ) -> None:
     """Bots play many seeded games against each other, seats rotating; win rates with 95%
     intervals, mean points, decision times and ratings. Exit 1 if a game failed."""
+    _check_extras("arena", plot_path)
     specs = [spec.strip() for spec in bots.split(",")]
     if not any(specs):
         _fail("--bots: give one bot name per seat")
@@ -293,6 +305,7 @@ def arena_merge_command(
     """Merge parts of one arena run (same bots, rules, seed, match and max actions; no game
     twice) into the table and files of one run of all their games. Exit 2 if the files do
     not merge, 1 if a game failed."""
+    _check_extras("arena-merge", plot_path)
     _check_outputs(json_path, plot_path)
     try:
         result = merge_files(parts)

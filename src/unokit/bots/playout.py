@@ -36,31 +36,37 @@ scored by the smallest hand of each side.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from unokit.engine.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD, WILD_BLANK, WILD_DRAW_FOUR
+from unokit.engine.cards import (
+    COLOR_OF,
+    DRAW_TWO,
+    NUM_KINDS,
+    RANK_OF,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_BLANK,
+    WILD_DRAW_FOUR,
+)
+from unokit.engine.rng import GOLDEN, MASK64, MIX1, MIX2
 from unokit.engine.rules import Rules
+from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
-try:  # numba is optional (the ``sim`` extra)
-    import numba
+if TYPE_CHECKING:
     import numpy as np
 
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - where numba is missing
-    HAVE_NUMBA = False
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+"""Whether numba is installed (the ``sim`` extra); numba and numpy are imported only
+when the compiled playouts are first used (:func:`compiled`)."""
 
 MAX_STEPS = 2000
 """A playout longer than this is scored by the hand sizes."""
 
-_M64 = 0xFFFFFFFFFFFFFFFF
-_GOLDEN = 0x9E3779B97F4A7C15
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
 _UNIT = 1.0 / 9007199254740992.0
-
-_SKIP, _REVERSE, _DRAW_TWO = 10, 11, 12
 RANKS = [RANK_OF[k] if k < WILD else -1 for k in range(NUM_KINDS)]
 """Rank of each card kind, -1 for wilds (a wild on top matches nothing by rank)."""
 COLORS = [COLOR_OF[k] for k in range(NUM_KINDS)]
@@ -69,13 +75,72 @@ FEATURE_BITS = [(1 << 20) if k >= WILD else (1 << COLOR_OF[k]) | (1 << (4 + RANK
 """The features of each card kind, as :data:`unokit.bots.memory.FEATURES`."""
 
 
+SUPPORT: Declaration = {
+    "players": ANY,
+    "hand_size": INERT,  # a playout starts from the hands of the position
+    "deck": frozenset({"classic"}),  # the deck check below refuses other wilds
+    "extra_cards": ANY,
+    "dealer": INERT,
+    "first_card": INERT,
+    "draw": frozenset({"one", "until_playable"}),
+    "play_drawn": frozenset({"may", "must", "never"}),  # the policy plays a card it may
+    "draw_when_playable": INERT,  # the policy draws only with nothing to play
+    "two_player_reverse_skips": ANY,
+    "wild_draw_four": frozenset({"free", "challenge", "strict"}),
+    "challenge_guilty_draw": ANY,
+    "challenge_innocent_draw": ANY,
+    "challenge_guilty_takes_back": ANY,
+    "uno_penalty": INERT,  # calls and catches play no part in a playout
+    "uno_self_catch": INERT,
+    "false_catch_penalty": INERT,
+    "misplay_penalty": INERT,  # the policy never misplays
+    "scoring": INERT,  # a playout ends when a hand is empty: who went out first
+    "target_score": INERT,
+    "rounds": INERT,
+    "lone_zero_points": INERT,
+    "going_out_bonus": INERT,
+    "teams": ANY,  # Position.team
+    "partner_hands_visible": ANY,  # Position.known
+    "play_to_last": INERT,  # changes only what follows the first player out
+    "progressive_refill": only_default("progressive_refill"),
+    "draw_two_on_draw_two": only_default("draw_two_on_draw_two"),
+    "draw_four_on_draw_four": only_default("draw_four_on_draw_four"),
+    "draw_two_on_draw_four": only_default("draw_two_on_draw_four"),
+    "draw_four_on_draw_two": only_default("draw_four_on_draw_two"),
+    "reverse_deflects_draw": only_default("reverse_deflects_draw"),
+    "skip_on_skip": only_default("skip_on_skip"),
+    "jump_in": INERT,  # out-of-turn plays play no part in a playout
+    "seven_swap": only_default("seven_swap"),
+    "zero_rotate": only_default("zero_rotate"),
+    "seven_zero_last_card": INERT,  # no 7 swaps, no 0 rotates
+    "five_exchange": only_default("five_exchange"),
+    "multi_play": only_default("multi_play"),
+    "uno_slap": INERT,
+    "silence": INERT,  # speech plays no part in a playout
+    "silence_penalty": INERT,
+    "wild_color": only_default("wild_color"),
+    "blank_card_effect": ANY,  # the deck check below: a blank must play as a wild
+    "launcher_fire_chance": INERT,  # the classic deck has no launcher
+    "launcher_max_burst": INERT,
+}
+"""What the playouts play of each rule key (see :mod:`unokit.engine.support`); beyond
+it, :meth:`Plain.refusals` checks the cards of the deck: wilds only ``W``, ``W+4`` and
+blanks (``WC``) played as wilds."""
+
+_PLAYED_WILDS = frozenset({WILD, WILD_DRAW_FOUR, WILD_BLANK})
+
+
 class Plain:
     """A rule set the playouts can play: the official game and the variants that change
     nothing a playout does (house rules that add plays or effects are not plain; calls,
-    catches, speech and other out-of-turn actions play no part in a playout).
+    catches, speech and other out-of-turn actions play no part in a playout), as
+    declared in :data:`SUPPORT`.
 
     >>> Plain.of(Rules.preset("official")) is not None, Plain.of(Rules.preset("party"))
     (True, None)
+    >>> Plain.refusals(Rules.preset("official", extra_cards={"WC": 2},
+    ...                             blank_card_effect="draw_ten"))
+    {'blank_card_effect': "the playouts play a blank card as a wild only, not 'draw_ten'"}
     """
 
     __slots__ = ("draw_one", "guilty_draw", "innocent_draw", "play_drawn", "rev_skips",
@@ -90,23 +155,25 @@ class Plain:
         self.innocent_draw = rules.challenge_innocent_draw
         self.takes_back = rules.challenge_guilty_takes_back
 
+    @staticmethod
+    def refusals(rules: Rules) -> dict[str, str]:
+        """Every key of ``rules`` the playouts do not play, with the reason (empty when
+        they are plain)."""
+        problems = refusals(SUPPORT, rules, "the playouts")
+        wilds = {card for card in rules.deck_cards() if card >= WILD}
+        if not wilds <= _PLAYED_WILDS:
+            problems.setdefault("extra_cards" if rules.extra_cards else "deck",
+                                "the playouts play no wild but W, W+4 and WC")
+        if WILD_BLANK in wilds and rules.blank_card_effect != "wild":
+            problems["blank_card_effect"] = ("the playouts play a blank card as a wild only, "
+                                             f"not {rules.blank_card_effect!r}")
+        return problems
+
     @classmethod
     def of(cls, rules: Rules) -> Plain | None:
-        """The settings of ``rules`` if they are plain, else ``None``."""
-        wilds = {card for card in rules.deck_cards() if card >= WILD}
-        if not wilds <= {WILD, WILD_DRAW_FOUR, WILD_BLANK}:
-            return None
-        if WILD_BLANK in wilds and rules.blank_card_effect != "wild":
-            return None
-        if (rules.deck == "attack" or rules.progressive_refill or rules.seven_swap
-                or rules.zero_rotate or rules.five_exchange or rules.multi_play != "off"
-                or rules.wild_color != "chosen" or rules.skip_on_skip != "none"
-                or rules.reverse_deflects_draw or rules.draw_two_on_draw_two != "none"
-                or rules.draw_four_on_draw_four != "none"
-                or rules.draw_two_on_draw_four != "none"
-                or rules.draw_four_on_draw_two != "none"):
-            return None
-        return cls(rules)
+        """The settings of ``rules`` if they are plain (:meth:`refusals` is empty), else
+        ``None``."""
+        return None if cls.refusals(rules) else cls(rules)
 
     def params(self) -> list[int]:
         """The settings as integers, for the compiled playouts."""
@@ -207,9 +274,9 @@ def _after(card: int, rank: int, cur: int, direction: int, n: int,
     seat is the one after that victim (a challenge may change it), else the victim is -1."""
     if 0 <= rank <= 9 or card == WILD or card == WILD_BLANK:  # noqa: SIM109 (compiled)
         return (cur + direction) % n, direction, -1
-    if rank == _SKIP:
+    if rank == SKIP:
         return (cur + 2 * direction) % n, direction, -1
-    if rank == _REVERSE:
+    if rank == REVERSE:
         if rev_skips:
             return cur, -direction, -1
         return (cur - direction) % n, -direction, -1
@@ -235,10 +302,10 @@ def _most_held(hand: Any, size: int, counts: Any, colors: Any) -> int:
 # ------------------------------------------------------------------ plain Python
 def _py_below(st: list[int], bound: int) -> int:
     """The next SplitMix64 number of the state ``st[0]`` (advanced), below ``bound``."""
-    st[0] = (st[0] + _GOLDEN) & _M64
+    st[0] = (st[0] + GOLDEN) & MASK64
     z = st[0]
-    z = ((z ^ (z >> 30)) * _MIX1) & _M64
-    z = ((z ^ (z >> 27)) * _MIX2) & _M64
+    z = ((z ^ (z >> 30)) * MIX1) & MASK64
+    z = ((z ^ (z >> 27)) * MIX2) & MASK64
     z ^= z >> 31
     return (z >> 11) % bound
 
@@ -261,7 +328,7 @@ def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
 
 def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
                seed: int, rate: float, max_steps: int, policy: int) -> list[float]:
-    st = [seed & _M64]
+    st = [seed & MASK64]
 
     def below(bound: int) -> int:
         return _py_below(st, bound)
@@ -398,7 +465,7 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
         after, direction, victim = _after(card, rank, cur, direction, n, rev_skips)
         if victim < 0:
             cur = after
-        elif rank == _DRAW_TWO:
+        elif rank == DRAW_TWO:
             give(victim, 2)
             cur = after
         else:  # a Wild Draw Four
@@ -422,10 +489,10 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
 
 # -------------------------------------------------------------------- compiled
 def _next_arrays(st: Any) -> Any:
-    st[0] += np.uint64(_GOLDEN)
+    st[0] += np.uint64(GOLDEN)
     z = st[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
     return z ^ (z >> np.uint64(31))
 
 
@@ -531,7 +598,7 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
         after, direction, victim = _nb_after(card, rank, cur, direction, n, rev_skips)
         if victim < 0:
             cur = after
-        elif rank == _DRAW_TWO:
+        elif rank == DRAW_TWO:
             for _ in range(2):
                 drawn = _nb_take(pile, pl, discard, dl, st)
                 if drawn < 0:
@@ -722,9 +789,16 @@ def compiled() -> Callable[..., Any] | None:
     """The compiled search (compiled at the first call; ``None`` without numba)."""
     global _compiled, _nb_next, _nb_below, _nb_take, _nb_rollout
     global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after
+    global np, HAVE_NUMBA
     if not HAVE_NUMBA:
         return None
     if _compiled is None:
+        try:
+            import numba
+            import numpy as np
+        except ImportError:  # pragma: no cover - installed but broken
+            HAVE_NUMBA = False
+            return None
         jit = numba.njit(cache=True, nogil=True)
         _nb_next = jit(_next_arrays)
         _nb_below = jit(_below_arrays)
@@ -773,7 +847,7 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
                   np.array(spot.sizes, np.int64), known, known_len, slots, slot_len,
                   np.array(spot.discard, np.int64), spot.color, spot.direction, spot.seat,
                   np.array(spot.team, np.bool_), np.array(list(firsts), np.int64), iterations,
-                  np.uint64(seed & _M64), rate, max_steps, np.array(RANKS, np.int64),
+                  np.uint64(seed & MASK64), rate, max_steps, np.array(RANKS, np.int64),
                   np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64))
         both = [float(w) for w in out]
     k = len(firsts)

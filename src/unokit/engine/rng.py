@@ -35,9 +35,12 @@ from operator import and_, mul, rshift
 from typing import Any
 
 MASK64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
+GOLDEN = 0x9E3779B97F4A7C15
+"""SplitMix64's increment of the state (the compiled twins import the three constants)."""
+MIX1 = 0xBF58476D1CE4E5B9
+"""The first multiplier of SplitMix64's output mix."""
+MIX2 = 0x94D049BB133111EB
+"""The second multiplier of SplitMix64's output mix."""
 
 
 class SplitMix64:
@@ -50,9 +53,9 @@ class SplitMix64:
 
     def next_u64(self) -> int:
         """The next 64-bit output."""
-        self.state = z = (self.state + _GOLDEN) & MASK64
-        z = ((z ^ (z >> 30)) * _MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+        self.state = z = (self.state + GOLDEN) & MASK64
+        z = ((z ^ (z >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
@@ -83,7 +86,7 @@ class SplitMix64:
             # A draw may be rejected (a chance of about size**2 in 2**64): check each one.
             self._shuffle_checked(items, products)
             return
-        self.state = (state + (size - 1) * _GOLDEN) & MASK64
+        self.state = (state + (size - 1) * GOLDEN) & MASK64
         for i, j in zip(range(size - 1, 0, -1), map(rshift, products, repeat(64)), strict=True):
             items[i], items[j] = items[j], items[i]
 
@@ -93,7 +96,7 @@ class SplitMix64:
         state = self.state
         for i, m in zip(range(len(items) - 1, 0, -1), products, strict=True):
             n = i + 1
-            state = (state + _GOLDEN) & MASK64
+            state = (state + GOLDEN) & MASK64
             if m & MASK64 < n and m & MASK64 < ((1 << 64) - n) % n:
                 self.state = state
                 self._shuffle_from(items, i)
@@ -109,9 +112,9 @@ class SplitMix64:
         for i in range(top, 0, -1):
             n = i + 1
             while True:
-                state = z = (state + _GOLDEN) & MASK64
-                z = ((z ^ (z >> 30)) * _MIX1) & MASK64
-                z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+                state = z = (state + GOLDEN) & MASK64
+                z = ((z ^ (z >> 30)) * MIX1) & MASK64
+                z = ((z ^ (z >> 27)) * MIX2) & MASK64
                 m = (z ^ (z >> 31)) * n
                 low = m & MASK64
                 if low >= n or low >= ((1 << 64) - n) % n:
@@ -137,7 +140,7 @@ def _batch(count: int) -> tuple[int, int, int, Callable[[bytes], tuple[int, ...]
     ``t`` of ``count`` lanes of 128 bits, and the function that reads the lanes back."""
     ones = int.from_bytes((b"\x01" + bytes(15)) * count, "little")
     ramp = int.from_bytes(
-        b"".join(((t + 1) * _GOLDEN).to_bytes(16, "little") for t in range(count)), "little")
+        b"".join(((t + 1) * GOLDEN).to_bytes(16, "little") for t in range(count)), "little")
     lanes = int.from_bytes((b"\xff" * 8 + bytes(8)) * count, "little")
     return ones, ramp, lanes, struct.Struct("<" + "Q8x" * count).unpack
 
@@ -148,7 +151,7 @@ def _outputs(state: int, count: int) -> tuple[int, ...]:
     on all of them (a 64-bit value times a 64-bit constant still fits in its 128 bits)."""
     ones, ramp, lanes, unpack = _batch(count)
     z = (state * ones + ramp) & lanes  # lane t: the state after t + 1 steps
-    z = (((z ^ (z >> 30)) & lanes) * _MIX1) & lanes
-    z = (((z ^ (z >> 27)) & lanes) * _MIX2) & lanes
+    z = (((z ^ (z >> 30)) & lanes) * MIX1) & lanes
+    z = (((z ^ (z >> 27)) & lanes) * MIX2) & lanes
     z = (z ^ (z >> 31)) & lanes
     return unpack(z.to_bytes(16 * count, "little"))

@@ -63,6 +63,7 @@ from unokit.engine.observation import view_fields as _view_fields
 from unokit.engine.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
+from unokit.engine.support import Declaration
 from unokit.rl.encoding import (
     ACTION_SIZE,
     NOOP,
@@ -73,6 +74,8 @@ from unokit.rl.encoding import (
     decision,
     encode_action,
 )
+from unokit.sim.support import SUPPORT as SIMULATOR_SUPPORT
+from unokit.sim.support import check_supported, unsupported
 
 REWARDS = ("match", "round", "points")
 """Reward schemes (see the module docstring)."""
@@ -163,6 +166,13 @@ def _load_rules(rules: Rules | str | Mapping[str, Any], players: int | None) -> 
     return loaded
 
 
+SIM_BACKEND_SUPPORT: Declaration = dict(SIMULATOR_SUPPORT)
+"""The rules the ``sim`` backend (:mod:`unokit.rl.fast_backend`) plays, key by key (see
+:mod:`unokit.engine.support`): those of the simulator's kernel, which it runs; its
+schedule, masks and encoding (:mod:`unokit.rl._sim_kernel`) cover every rule set the
+kernel plays (``tests/test_rl_fast.py``)."""
+
+
 def resolve_backend(backend: str, rules: Rules) -> str:
     """The backend (``"engine"`` or ``"sim"``) that ``backend`` means for ``rules``.
 
@@ -174,12 +184,10 @@ def resolve_backend(backend: str, rules: Rules) -> str:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if backend == "engine":
         return backend
-    from unokit.sim.support import check_supported, unsupported
-
     if backend == "sim":
-        check_supported(rules)
+        check_supported(rules, SIM_BACKEND_SUPPORT)
         return backend
-    if unsupported(rules):
+    if unsupported(rules, SIM_BACKEND_SUPPORT):
         return "engine"
     try:
         import numba  # noqa: F401

@@ -21,9 +21,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from unokit._extras import missing
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import Rules
-from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, seat_policies
+from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, PolicyError, seat_policies
 from unokit.sim.ray_backend import BackendError, import_ray
 
 if TYPE_CHECKING:
@@ -151,6 +152,12 @@ def simulate_command(
     """Simulate many games with the compiled simulator and report game lengths, win rates
     by seat, the first player's advantage and points (rule sets of the presets official,
     classic_ru, stacking and seven_o; others are refused)."""
+    if problem := missing("sim", "simulate"):
+        _fail(problem)
+    if plot_dir is not None and (problem := missing("sim", "simulate --plot",
+                                                    modules=("matplotlib",),
+                                                    what="matplotlib")):
+        _fail(problem)
     if ray_address is not None and backend is not Backend.RAY:
         _fail("--ray-address needs --backend ray")
     if backend is Backend.RAY:
@@ -163,7 +170,7 @@ def simulate_command(
         sets.append(_load(vs, players, "--vs"))
     try:
         seat_policies(policy, max(r.players for r in sets))
-    except ValueError as exc:
+    except PolicyError as exc:
         _fail(f"--policy: {exc}")
     given = len([name for name in policy.split(",") if name.strip()])
     seats = min(r.players for r in sets)

@@ -37,7 +37,9 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
+from unokit.engine import cards as C
 from unokit.engine.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
+from unokit.engine.rng import GOLDEN, MIX1, MIX2
 from unokit.sim import support as S
 
 I64 = npt.NDArray[np.int64]
@@ -47,9 +49,8 @@ _COLOR = np.array(COLOR_OF, dtype=np.int64)
 _RANK = np.array(RANK_OF, dtype=np.int64)
 _POINTS = np.array(POINTS, dtype=np.int64)
 _NUMBER = np.array(IS_NUMBER, dtype=np.int64)
-WILD = 64
-WD4 = 65
-SKIP, REVERSE, DRAW_TWO = 10, 11, 12
+WILD, WD4 = C.WILD, C.WILD_DRAW_FOUR
+SKIP, REVERSE, DRAW_TWO = C.SKIP, C.REVERSE, C.DRAW_TWO
 
 
 PLAY_STRIDE = 24
@@ -190,9 +191,9 @@ POL_RANDOM = 0
 POL_PLAYFIRST = 1
 
 # SplitMix64 and FNV-1a constants.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(GOLDEN)
+_MIX1 = np.uint64(MIX1)
+_MIX2 = np.uint64(MIX2)
 _M32 = np.uint64(0xFFFFFFFF)
 _SALT = np.uint64(0x6A09E667F3BCC909)
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 from unokit.engine import actions as A
 from unokit.engine.cards import COLOR_OF, WILD
+from unokit.engine.errors import UnoError
 from unokit.engine.events import EventKind
 from unokit.engine.game import Game
 from unokit.engine.phases import CHALLENGE, DRAWN, MATCH_OVER, RESPOND, ROUND_OVER
@@ -163,17 +164,27 @@ class PlayFirstPolicy:
 Policy = RandomPolicy | PlayFirstPolicy
 
 
+class PolicyError(UnoError):
+    """A policy specification names no policy, or none at all.
+
+    >>> make_policy("clever")
+    Traceback (most recent call last):
+    ...
+    unokit.sim.policies.PolicyError: unknown policy 'clever'; policies: random, playfirst
+    """
+
+
 def make_policy(name: str) -> Policy:
     """A policy by name (``random`` or ``playfirst``).
 
     Raises:
-        ValueError: no policy has that name.
+        PolicyError: no policy has that name.
     """
     if name == "random":
         return RandomPolicy()
     if name == "playfirst":
         return PlayFirstPolicy()
-    raise ValueError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
+    raise PolicyError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
 
 
 def seat_policies(spec: str | Sequence[str], players: int) -> list[str]:
@@ -182,14 +193,17 @@ def seat_policies(spec: str | Sequence[str], players: int) -> list[str]:
 
     >>> seat_policies("random,playfirst", 3)
     ['random', 'playfirst', 'random']
+
+    Raises:
+        PolicyError: no name, or a name of no policy.
     """
     names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else list(spec)
     names = [n for n in names if n]
     if not names:
-        raise ValueError("give at least one policy name")
+        raise PolicyError("give at least one policy name")
     for name in names:
         if name not in POLICIES:
-            raise ValueError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
+            raise PolicyError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
     return [names[seat % len(names)] for seat in range(players)]
 
 
@@ -292,6 +306,7 @@ __all__ = [
     "Outcome",
     "PlayFirstPolicy",
     "Policy",
+    "PolicyError",
     "RandomPolicy",
     "actions_digest",
     "favourite_color",

@@ -77,7 +77,7 @@ class Simulator:
 
     Raises:
         RulesError: the simulator does not play some key of the rules.
-        ValueError: an unknown policy name.
+        PolicyError: an unknown policy name.
     """
 
     def __init__(self, rules: Rules, policies: str | Sequence[str] = "random",
@@ -176,7 +176,8 @@ def simulate(rules: Rules, games: int, seed: int = 0, policies: str | Sequence[s
 
     Raises:
         RulesError: the simulator does not play some key of ``rules``.
-        ValueError: bad counts, an unknown policy or backend.
+        PolicyError: an unknown policy.
+        ValueError: bad counts, an unknown backend.
         BackendError: (``unokit.sim.ray_backend``) ray is not installed or the cluster
             cannot be reached.
     """

@@ -10,11 +10,12 @@ is refused, naming the keys, rather than played under simpler rules:
 >>> check_supported(Rules.preset("party"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.engine.errors.RulesError: invalid rule set: jump_in: the simulator does not play it ...
+unokit.engine.errors.RulesError: invalid rule set: jump_in: the simulator does not play True ...
 
-Keys that only matter for cards the simulator's deck does not hold (``blank_card_effect``,
-the launcher of UNO Attack, ``silence_penalty`` without ``silence``) change nothing there
-and are accepted.
+What it plays of each key is declared in :data:`SUPPORT`: a key added to the rules is
+refused until it is declared there. Keys that only matter for cards the simulator's deck
+does not hold (``blank_card_effect``, the launcher of UNO Attack, ``silence_penalty``
+without ``silence``) change nothing there and are accepted.
 """
 
 from __future__ import annotations
@@ -26,32 +27,11 @@ import numpy.typing as npt
 
 from unokit.engine.cards import parse_card
 from unokit.engine.errors import RulesError
-from unokit.engine.rules import SPEC, Rules
+from unokit.engine.rules import Rules
+from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
 SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o")
 """The presets the simulator plays as they are (with any number of players)."""
-
-_ONLY_DEFAULT = (
-    "false_catch_penalty", "misplay_penalty", "teams", "partner_hands_visible", "play_to_last",
-    "progressive_refill", "jump_in", "five_exchange", "multi_play", "uno_slap", "silence",
-    "wild_color",
-)
-"""Keys the simulator plays only at their default value."""
-
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "deck": ("classic",),
-    "scoring": ("standard", "penalty"),
-}
-"""Keys with a choice of values, of which the simulator plays these."""
-
-# Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
-# choices are in the tables below (R_ROUNDS 0: no limit; the four chain keys R_D2D2 to
-# R_D4D2 by _CHAIN).
-(R_N, R_HAND, R_DEALER, R_NUMBER_ONLY, R_DRAW_ONE, R_PLAY_DRAWN, R_DWP, R_REV_SKIPS, R_WD4,
- R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
- R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
- R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
- R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, N_PARAMS) = range(31)
 
 _DEALER = {"high_card": 0, "random": 1, "seat0": 2}
 _PLAY_DRAWN = {"may": 0, "must": 1, "never": 2}
@@ -59,31 +39,82 @@ _WD4 = {"challenge": 0, "strict": 1, "free": 2}
 _CHAIN = {"none": 0, "deflect": 1, "stack": 2}
 _SKIP_ON_SKIP = {"none": 0, "same_color": 1, "any": 2}
 
+SUPPORT: Declaration = {
+    "players": ANY,
+    "hand_size": ANY,
+    "deck": frozenset({"classic"}),
+    "extra_cards": frozenset({()}),
+    "dealer": frozenset(_DEALER),
+    "first_card": frozenset({"official", "number_only"}),
+    "draw": frozenset({"one", "until_playable"}),
+    "play_drawn": frozenset(_PLAY_DRAWN),
+    "draw_when_playable": ANY,
+    "two_player_reverse_skips": ANY,
+    "wild_draw_four": frozenset(_WD4),
+    "challenge_guilty_draw": ANY,
+    "challenge_innocent_draw": ANY,
+    "challenge_guilty_takes_back": ANY,
+    "uno_penalty": ANY,
+    "uno_self_catch": ANY,
+    "false_catch_penalty": only_default("false_catch_penalty"),
+    "misplay_penalty": only_default("misplay_penalty"),
+    "scoring": frozenset({"standard", "penalty"}),
+    "target_score": ANY,
+    "rounds": ANY,
+    "lone_zero_points": ANY,
+    "going_out_bonus": ANY,
+    "teams": only_default("teams"),
+    "partner_hands_visible": only_default("partner_hands_visible"),
+    "play_to_last": only_default("play_to_last"),
+    "progressive_refill": only_default("progressive_refill"),
+    "draw_two_on_draw_two": frozenset(_CHAIN),
+    "draw_four_on_draw_four": frozenset({"none", "stack"}),
+    "draw_two_on_draw_four": frozenset(_CHAIN),
+    "draw_four_on_draw_two": frozenset({"none", "stack"}),
+    "reverse_deflects_draw": ANY,
+    "skip_on_skip": frozenset(_SKIP_ON_SKIP),
+    "jump_in": only_default("jump_in"),
+    "seven_swap": ANY,
+    "zero_rotate": ANY,
+    "seven_zero_last_card": frozenset({"no_effect", "apply"}),
+    "five_exchange": only_default("five_exchange"),
+    "multi_play": only_default("multi_play"),
+    "uno_slap": only_default("uno_slap"),
+    "silence": only_default("silence"),
+    "silence_penalty": INERT,  # silence is always off
+    "wild_color": only_default("wild_color"),
+    "blank_card_effect": INERT,  # the classic deck holds no blank card
+    "launcher_fire_chance": INERT,  # the classic deck has no launcher
+    "launcher_max_burst": INERT,
+}
+"""What the simulator plays of each rule key (see :mod:`unokit.engine.support`)."""
 
-def unsupported(rules: Rules) -> dict[str, str]:
+_WHY = {"extra_cards": "the simulator plays the classic 108-card deck only"}
+"""Reasons clearer than the generic one, by key."""
+
+# Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
+# choices are in the tables above (R_ROUNDS 0: no limit; the four chain keys R_D2D2 to
+# R_D4D2 by _CHAIN).
+(R_N, R_HAND, R_DEALER, R_NUMBER_ONLY, R_DRAW_ONE, R_PLAY_DRAWN, R_DWP, R_REV_SKIPS, R_WD4,
+ R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
+ R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
+ R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
+ R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, N_PARAMS) = range(31)
+
+
+def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
     """Every key of ``rules`` the simulator does not play, with the reason (empty if
-    it plays them all), in the order of RULES.md."""
-    problems: dict[str, str] = {}
-    for key in _ONLY_DEFAULT:
-        value = getattr(rules, key)
-        if value != SPEC[key].default:
-            problems[key] = (f"the simulator does not play it (value {value!r}; only the "
-                             f"default {SPEC[key].default!r}); use the engine")
-    for key, allowed in _CHOICES.items():
-        value = getattr(rules, key)
-        if value not in allowed:
-            problems[key] = (f"the simulator does not play {value!r} (only "
-                             f"{', '.join(allowed)}); use the engine")
-    if rules.extra_cards:
-        problems["extra_cards"] = "the simulator plays the classic 108-card deck only"
-    order = {name: index for index, name in enumerate(SPEC)}
-    return dict(sorted(problems.items(), key=lambda item: order[item[0]]))
+    it plays them all), in the order of RULES.md: the keys outside :data:`SUPPORT`, or
+    outside ``support``, the declaration of a component running the simulator's kernel."""
+    return {key: f"{_WHY.get(key, why)}; use the engine"
+            for key, why in refusals(support, rules, "the simulator").items()}
 
 
-def check_supported(rules: Rules) -> None:
+def check_supported(rules: Rules, support: Declaration = SUPPORT) -> None:
     """Raise :class:`~unokit.engine.errors.RulesError` naming every key of ``rules`` that the
-    simulator does not play; return ``None`` if it plays them all."""
-    problems = unsupported(rules)
+    simulator does not play (see :func:`unsupported`); return ``None`` if it plays them
+    all."""
+    problems = unsupported(rules, support)
     if problems:
         raise RulesError(problems)
 
@@ -156,5 +187,5 @@ def kernel_deck(rules: Rules) -> npt.NDArray[np.int64]:
     return np.array(rules.deck_cards(), dtype=np.int64)
 
 
-__all__ = ["SUPPORTED_PRESETS", "check_supported", "kernel_bonus", "kernel_deck",
+__all__ = ["SUPPORT", "SUPPORTED_PRESETS", "check_supported", "kernel_bonus", "kernel_deck",
            "kernel_params", "unsupported"]

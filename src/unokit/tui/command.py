@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from unokit._extras import missing
 from unokit.engine.errors import RecordError, RulesError
 from unokit.formats.record import Record
 from unokit.tui.session import DEFAULT_DELAY, MAX_SEED, PlayConfig, config_from_options
@@ -37,6 +38,8 @@ def play_command(
         min=0.0, help="Seconds a bot waits before it acts (0: at once).")] = DEFAULT_DELAY,
 ) -> None:
     """Play UNO against bots in the terminal; without options a setup screen opens."""
+    if problem := missing("tui", "play"):
+        _fail(problem)
     config: PlayConfig | None = None
     if rules_text is not None or players is not None or bots is not None or seed is not None:
         try:
@@ -55,6 +58,8 @@ def play_command(
 
 def replay_tui(record: Record, file: Path, seat: int | None) -> None:
     """Check a record and open the replay viewer (``unokit replay FILE --tui``)."""
+    if problem := missing("tui", "replay --tui"):
+        _fail(problem)
     from unokit.tui.replay import ReplayApp, load_frames
 
     try:
