@@ -54,8 +54,8 @@ SIM_ACCEPTED = [
     "official,draw=until_playable,dealer=seat0,play_drawn=never",
     "official,scoring=penalty,going_out_bonus={W+4:50},lone_zero_points=50",
     "official,reverse_deflects_draw=true,draw_four_on_draw_two=stack,skip_on_skip=any",
-    # Keys that change nothing with the classic deck and silence off.
-    "official,blank_card_effect=draw_ten,launcher_max_burst=3,silence_penalty=5",
+    # (Keys that would change nothing here, such as blank_card_effect without blank
+    # cards, are refused by the rules themselves: see Rules.inert_keys.)
 ]
 SIM_REFUSED = [
     ("party", {"jump_in"}),
@@ -103,7 +103,6 @@ PLAIN = [
     # Out-of-turn actions, calls, speech and scoring play no part in a playout.
     "official,uno_slap=true,silence=twos,misplay_penalty=2,scoring=lazy,rounds=2",
     "official,extra_cards={WC:2}",
-    "official,blank_card_effect=draw_ten",  # no blank card in the deck
 ]
 NOT_PLAIN = [
     ("party", {"draw_two_on_draw_two", "draw_four_on_draw_four", "draw_four_on_draw_two",
