@@ -95,8 +95,7 @@ def state_from_dict(data: Any) -> Game:
                 value = Phase(value)
             setattr(game, name, value)
         game.rng.state = int(data["rng_state"])
-        game.n_active = sum(game.active)
-        game._publish_turn()
+        game.derive()  # everything derived: fast paths (from the deck), n_active, ...
     except (UnoError, TypeError, ValueError, KeyError) as exc:
         raise SetupError(f"inconsistent state: {exc}") from None
     if len(game.hands) != game.n:
