@@ -37,7 +37,9 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
+from unokit.engine import cards
 from unokit.engine.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
+from unokit.engine.tables import PLAYABLE
 from unokit.sim import support as S
 
 I64 = npt.NDArray[np.int64]
@@ -47,9 +49,9 @@ _COLOR = np.array(COLOR_OF, dtype=np.int64)
 _RANK = np.array(RANK_OF, dtype=np.int64)
 _POINTS = np.array(POINTS, dtype=np.int64)
 _NUMBER = np.array(IS_NUMBER, dtype=np.int64)
-WILD = 64
-WD4 = 65
-SKIP, REVERSE, DRAW_TWO = 10, 11, 12
+WILD = cards.WILD
+WD4 = cards.WILD_DRAW_FOUR
+SKIP, REVERSE, DRAW_TWO = cards.SKIP, cards.REVERSE, cards.DRAW_TWO
 
 
 PLAY_STRIDE = 24
@@ -58,7 +60,8 @@ PLAY_STRIDE = 24
 def _playable_lists() -> tuple[I64, I64, I64]:
     """For each ``top * 4 + colour``: the kinds of the classic deck that may be played
     there, ascending (wilds; the colour; the same number or symbol), at
-    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind."""
+    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind (the
+    engine's :data:`~unokit.engine.tables.PLAYABLE`)."""
     rows = NUM_KINDS * 4
     lists = np.zeros(rows * PLAY_STRIDE, dtype=np.int64)
     counts = np.zeros(rows, dtype=np.int64)
@@ -67,8 +70,7 @@ def _playable_lists() -> tuple[I64, I64, I64]:
         for color in range(4):
             row = top * 4 + color
             for kind in range(NUM_KINDS):
-                if (kind >= WILD or COLOR_OF[kind] == color
-                        or (top < WILD and RANK_OF[kind] == RANK_OF[top])):
+                if PLAYABLE[row][kind]:
                     table[row, kind] = 1
                     if kind <= WD4 and (kind >= WILD or RANK_OF[kind] <= DRAW_TWO):
                         lists[row * PLAY_STRIDE + counts[row]] = kind
