@@ -232,3 +232,18 @@ def test_the_official_game_takes_the_fast_paths() -> None:
     game = Game("official", seed=3)
     assert [getattr(game, name) for name in FAST_PATHS] == [True] * 4
     assert not game._out_of_turn
+
+
+def test_round_and_match_results_have_the_keys_their_types_name() -> None:
+    from unokit.engine.events import EventKind
+    from unokit.engine.match_flow import MatchResult, RoundResult
+
+    game = Game(Rules.preset("official", players=3, rounds=2), seed=2)
+    rng = random.Random(2)
+    while not game.is_over():
+        game.apply(pick_action(game, rng))
+    rounds = [e.data for e in game.log if e.kind is EventKind.ROUND_ENDED]
+    ends = [e.data for e in game.log if e.kind is EventKind.MATCH_ENDED]
+    assert len(rounds) == 2 and len(ends) == 1
+    assert all(set(data) == set(RoundResult.__annotations__) for data in rounds)
+    assert set(ends[0]) == set(MatchResult.__annotations__)

@@ -85,7 +85,8 @@ assert len(Event._fields) == 11, "Event tuples are built positionally below: upd
 _new_tuple = tuple.__new__
 _T_PLAY, _T_DRAW, _T_PASS = A.PLAY, A.DRAW, A.PASS
 _NO_TARGET, _NO_COLOR_ARG = A.NO_TARGET, A.NO_COLOR_ARG
-_BARE = A.BARE
+# Bound lookups of the action tables (cheaper than a method lookup on every action).
+_one_card, _bare = ONE_CARD.get, A.BARE.get
 _action_player, _action_type, _action_card = A.action_player, A.action_type, A.action_card
 # The frequent event kinds (reading a member from an enum class is slow).
 _DREW, _PLAYED, _PASSED = EventKind.DREW, EventKind.PLAYED, EventKind.PASSED
@@ -305,9 +306,10 @@ class Game(TableRules):
         self.history.append(action)
         log = self.log
         start = len(log)
-        one = ONE_CARD.get(action)  # a play of one card: no call, target, give or extra
+        one = _one_card(action)  # a play of one card: no call, target, give or extra
         if one is not None and self._plain_plays and self.phase is not RESPOND:
-            self._play_plain(one[0], one[1], one[2])
+            player, card, color = one
+            self._play_plain(player, card, color)
         else:
             if one is not None:
                 player, card, color = one
@@ -319,7 +321,7 @@ class Game(TableRules):
                 else:
                     self._play(player, card, color, False)
             else:
-                bare = _BARE.get(action)  # an action without arguments
+                bare = _bare(action)  # an action without arguments
                 if bare is not None:
                     player, kind = bare
                 else:

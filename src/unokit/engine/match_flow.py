@@ -13,7 +13,7 @@ The rules here are methods of :class:`MatchFlow`, a mixin of :class:`unokit.Game
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, TypedDict
 
 from unokit.engine.actions import NO_TARGET
 from unokit.engine.cards import (
@@ -60,6 +60,30 @@ _NOT_POSITION = frozenset({"seq", "positions"})
 REPETITION_LIMIT = 3
 """A round whose position comes back this many times is blocked (see
 ``MatchFlow._note_position``)."""
+
+
+class RoundResult(TypedDict):
+    """The ``data`` of a ``round_ended`` event."""
+
+    round: int
+    """The round's number, from 1."""
+    points: list[int]
+    """The points each seat scored in the round."""
+    scores: list[int]
+    """Each seat's match score after the round."""
+    hands: list[list[str]]
+    """The cards left in each hand, as codes."""
+    blocked: bool
+    """Whether the round was blocked (nobody could play or draw, or a position repeated)."""
+    finish_order: list[int]
+    """The seats in the order they went out."""
+
+
+class MatchResult(TypedDict):
+    """The ``data`` of a ``match_ended`` event."""
+
+    scores: list[int]
+    """Each seat's final match score."""
 
 
 class MatchFlow(CardEffects):
@@ -387,19 +411,21 @@ class MatchFlow(CardEffects):
                 loser = lazy_loser(self.hands, seats, rules)
             self.round_loser = loser
             self.round_losses[loser] += 1
-        self._emit(K.ROUND_ENDED, player=winner, target=self.round_loser, data={
+        result: RoundResult = {
             "round": self.round_no,
             "points": list(self.round_points),
             "scores": list(self.scores),
             "hands": [[CODES[c] for c in hand] for hand in self.hands],
             "blocked": blocked,
             "finish_order": list(self.finish_order),
-        })
+        }
+        self._emit(K.ROUND_ENDED, player=winner, target=self.round_loser, data=result)
         winner_of_match = self._match_result()
         if winner_of_match >= 0:
             self.match_winner = winner_of_match
             self.phase = MATCH_OVER
-            self._emit(K.MATCH_ENDED, player=winner_of_match, data={"scores": list(self.scores)})
+            final: MatchResult = {"scores": list(self.scores)}
+            self._emit(K.MATCH_ENDED, player=winner_of_match, data=final)
         else:
             self.phase = ROUND_OVER
 

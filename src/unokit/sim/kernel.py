@@ -454,7 +454,7 @@ def draw_cards(gp: int, p: int, count: int) -> int:
 
 @jit
 def swap_hands(gp: int, a: int, b: int) -> None:
-    """``house.swap_hands``."""
+    """``CardEffects._swap_hands``."""
     g = view(gp)
     ba = HC + a * HAND_COLS
     bb = HC + b * HAND_COLS
@@ -466,7 +466,7 @@ def swap_hands(gp: int, a: int, b: int) -> None:
 
 @jit
 def rotate_hands(gp: int) -> None:
-    """``house.rotate_hands``: every hand passes to the next seat."""
+    """``CardEffects._rotate_hands``: every hand passes to the next seat."""
     g = view(gp)
     n = g[RP + S.R_N]
     size = n * HAND_COLS
