@@ -165,9 +165,25 @@ def answers_exist(rules: Rules, kind: int) -> bool:
     return rules.draw_two_on_draw_two != "none" or rules.draw_four_on_draw_two == "stack"
 
 
-@lru_cache(maxsize=256)
+_BY_RULES: dict[int, tuple[Rules, tuple[Any, ...]]] = {}
+"""``_from_rules`` by the rule set's ``id`` (hashing a rule set costs more than deriving
+from it), with the rule set itself kept so that its ``id`` stays its own."""
+
+
 def _from_rules(rules: Rules) -> tuple[Any, ...]:
     """What :meth:`GameState.derive` takes from the rules alone, computed once per rule set."""
+    entry = _BY_RULES.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    if len(_BY_RULES) >= 256:
+        _BY_RULES.clear()
+    values = _compute_from_rules(rules)
+    _BY_RULES[id(rules)] = (rules, values)
+    return values
+
+
+@lru_cache(maxsize=256)
+def _compute_from_rules(rules: Rules) -> tuple[Any, ...]:
     n = rules.players
     viewers = tuple((p,) if not rules.partner_hands_visible else (p, partner(rules, p))
                     for p in range(n))
@@ -464,8 +480,8 @@ class GameState:
          self._answer_two, self._answer_four, simple, plain, plain_plays,
          turn_only) = _from_rules(self.rules)
         deck = self.deck
-        no_swap = WILD_SWAP_HANDS not in deck
-        classic = no_swap and max(deck, default=0) <= WILD_DRAW_FOUR
+        classic = max(deck, default=0) <= WILD_DRAW_FOUR  # no special wild
+        no_swap = classic or WILD_SWAP_HANDS not in deck
         self._simple = simple and no_swap
         self._plain = plain and classic
         self._plain_plays = plain_plays and classic
