@@ -370,7 +370,8 @@ async def test_several_cards_of_one_number_are_played_together() -> None:
 async def test_jump_in_cards_are_playable_out_of_turn() -> None:
     session = position("jump_in,players=3", [["G5", "R1"], ["Y3", "Y4", "Y5"], ["B1", "B2"]],
                        "G5", current=1)
-    session.game.fresh = False
+    session.game.fresh = False  # the start card was played on: a jump-in is open
+    session.game.derive()  # a change made outside apply(): announced to the engine
     # The bot waits: the human jumps in first.
     async with opened(session, delay=600) as (app, pilot):
         offer = session.offer()

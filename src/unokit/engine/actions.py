@@ -51,9 +51,14 @@ TYPE_NAMES = ("play", "draw", "pass", "challenge", "uno", "catch", "color", "nex
 _SIMPLE = {"draw": DRAW, "pass": PASS, "challenge": CHALLENGE, "uno": UNO, "next": NEXT_ROUND,
            "slap": SLAP, "say": SAY}
 
-_NONE_CARD = 127
-_NONE_COLOR = 7
-_NONE_TARGET = 15
+NO_CARD = 127
+"""The card field of an action that plays or gives no card."""
+NO_COLOR_ARG = 7
+"""The colour field of an action that names no colour (a non-wild play; a wild whose
+colour the rules choose, ``wild_color = "next_in_circle"``)."""
+NO_TARGET = 15
+"""The target field of an action that names no seat."""
+_NONE_CARD, _NONE_COLOR, _NONE_TARGET = NO_CARD, NO_COLOR_ARG, NO_TARGET
 
 # Bit layout: player 0-3, type 4-7, card 8-14, colour 15-17, target 18-21, uno 22,
 # give 23-29 (card + 1, 0 = none), extra cards 30-32 (how many), their colours 33-46
@@ -206,18 +211,41 @@ def action_type(action: int) -> int:
 
 
 def action_card(action: int) -> int:
-    """The card of a play (127 when none)."""
+    """The card of a play (:data:`NO_CARD` when none)."""
     return (action >> _CARD_SHIFT) & 127
 
 
 def action_color(action: int) -> int:
-    """The colour argument (7 when none)."""
+    """The colour argument (:data:`NO_COLOR_ARG` when none)."""
     return (action >> _COLOR_SHIFT) & 7
 
 
 def action_target(action: int) -> int:
-    """The target seat (15 when none)."""
+    """The target seat (:data:`NO_TARGET` when none)."""
     return (action >> _TARGET_SHIFT) & 15
+
+
+def action_uno(action: int) -> bool:
+    """Whether a play calls UNO with it."""
+    return bool(action & UNO_FLAG)
+
+
+def action_extra_count(action: int) -> int:
+    """How many cards are played together with the first one (multi-play)."""
+    return (action >> _EXTRA_SHIFT) & 7
+
+
+MAX_SEATS = 10
+"""The most seats a game has (the text form writes a seat as one digit)."""
+
+BARE: dict[int, tuple[int, int]] = {
+    _pack(player, kind): (player, kind)
+    for player in range(MAX_SEATS)
+    for kind in (DRAW, PASS, CHALLENGE, UNO, NEXT_ROUND, SLAP, SAY)
+}
+"""Each action without arguments (``draw``, ``pass``, ``challenge``, ``uno``, ``next``,
+``slap``, ``say``) of every seat: its seat and type. A table for the engine's hot path,
+where a lookup is cheaper than decoding the bits."""
 
 
 def is_valid_encoding(action: object) -> bool:

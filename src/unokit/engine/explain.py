@@ -12,14 +12,12 @@ from __future__ import annotations
 from unokit.engine import actions as A
 from unokit.engine.cards import CODES, WILD, WILD_DRAW_FOUR
 from unokit.engine.errors import ActionCodeError
-from unokit.engine.game import _PLAYABLE as PLAYABLE
-from unokit.engine.game import Game, Phase
-
-PLAY, DRAWN, CHALLENGE = Phase.PLAY, Phase.DRAWN, Phase.CHALLENGE
-CHOOSE_COLOR, ROUND_OVER, MATCH_OVER = Phase.CHOOSE_COLOR, Phase.ROUND_OVER, Phase.MATCH_OVER
+from unokit.engine.phases import CHALLENGE, CHOOSE_COLOR, DRAWN, MATCH_OVER, PLAY, ROUND_OVER
+from unokit.engine.state import GameState
+from unokit.engine.tables import PLAYABLE
 
 
-def why_illegal(game: Game, action: int) -> str:
+def why_illegal(game: GameState, action: int) -> str:
     """A sentence saying why an action is not legal now."""
     if not A.is_valid_encoding(action):
         try:
@@ -62,7 +60,8 @@ def why_illegal(game: Game, action: int) -> str:
         return "the drawn card must be played (play_drawn = must)"
     return f"phase {phase.value}: {expected}"
 
-def _why_catch_illegal(game: Game, player: int, target: int | None) -> str:
+
+def _why_catch_illegal(game: GameState, player: int, target: int | None) -> str:
     if target is None or target >= game.n or target == player:
         return "catch another seat"
     if game.uno_open == target and len(game.hands[target]) == 1:
@@ -70,8 +69,9 @@ def _why_catch_illegal(game: Game, player: int, target: int | None) -> str:
     return (f"seat {target} cannot be caught (only a player who played down to one card "
             "without calling, before the next turn begins)")
 
-def _why_play_illegal(game: Game, player: int, card: int, color: int | None, uno: bool) -> str:
 
+def _why_play_illegal(game: GameState, player: int, card: int, color: int | None,
+                      uno: bool) -> str:
     hand = game.hands[player]
     if card not in hand:
         return f"seat {player} holds no {CODES[card]}"

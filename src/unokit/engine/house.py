@@ -1,8 +1,9 @@
 """House rules (RULES.md section 4): the plays they add and the effects they have.
 
-The engine (:mod:`unokit.engine.game`) calls these functions only when a house rule is on, so
-the official game keeps its short path. Each function takes the game and changes it the
-way the rule says; the choices where RULES.md is silent are in ``docs/rules.md``.
+The rules here are methods of :class:`CardEffects`, a mixin of :class:`unokit.Game`: the
+plays a card offers and the effects of the cards, with the draws that penalties make.
+The engine calls the house-rule ones only when a house rule is on, so the official game
+keeps its short path; the choices where RULES.md is silent are in ``docs/rules.md``.
 
 >>> from unokit import Game, Rules, parse_card
 >>> game = Game.from_setup(Rules.preset("seven_o", players=3),
@@ -16,10 +17,9 @@ way the rule says; the choices where RULES.md is silent are in ``docs/rules.md``
 from __future__ import annotations
 
 from itertools import permutations
-from typing import TYPE_CHECKING
 
 from unokit.engine import actions as A
-from unokit.engine import attack
+from unokit.engine.attack import AttackCards
 from unokit.engine.cards import (
     COLOR_OF,
     DISCARD_ALL,
@@ -35,11 +35,10 @@ from unokit.engine.cards import (
     WILD_SWAP_HANDS,
 )
 from unokit.engine.events import EventKind
-
-if TYPE_CHECKING:
-    from unokit.engine.game import Game
+from unokit.engine.state import answers_exist as answers_exist
 
 K = EventKind
+_DREW = EventKind.DREW  # (reading a member from an enum class is slow)
 
 # The colour wheel of ``wild_color = "next_in_circle"``: R -> B -> G -> Y -> R.
 _WHEEL = (0, 3, 2, 1)
@@ -58,149 +57,6 @@ def wheel_color(color: int, direction: int) -> int:
     return (_NEXT_ON_WHEEL if direction == 1 else _PREV_ON_WHEEL)[color]
 
 
-def answer_allowed(game: Game, card: int) -> bool:
-    """Whether ``card`` may answer the pending penalty (phase ``respond``)."""
-    rules = game.rules
-    kind = game.pending_kind
-    if card < WILD:
-        rank = RANK_OF[card]
-        if rank == REVERSE:
-            return rules.reverse_deflects_draw and COLOR_OF[card] == game.color
-        if rank != DRAW_TWO:
-            return False
-        if kind == DRAW_TWO:
-            return rules.draw_two_on_draw_two != "none"
-        return rules.draw_two_on_draw_four != "none" and COLOR_OF[card] == game.color
-    if card != WILD_DRAW_FOUR:
-        return False
-    if kind == DRAW_TWO:
-        return rules.draw_four_on_draw_two == "stack"
-    return rules.draw_four_on_draw_four == "stack"
-
-
-def answers_exist(game: Game, kind: int) -> bool:
-    """Whether the rules let any card answer a penalty of this kind (``DRAW_TWO`` or
-    ``WILD_DRAW_FOUR``), whatever the victim holds."""
-    rules = game.rules
-    if rules.reverse_deflects_draw:
-        return True
-    if kind == DRAW_TWO:
-        return rules.draw_two_on_draw_two != "none" or rules.draw_four_on_draw_two == "stack"
-    return rules.draw_four_on_draw_four == "stack" or rules.draw_two_on_draw_four != "none"
-
-
-def new_pending(game: Game, card: int) -> int:
-    """The pending penalty after ``card`` answers (or starts) a chain."""
-    rules = game.rules
-    pending = game.pending
-    if card == WILD_DRAW_FOUR:
-        return pending + 4
-    if pending == 0:
-        return 2
-    mode = (rules.draw_two_on_draw_two if game.pending_kind == DRAW_TWO
-            else rules.draw_two_on_draw_four)
-    return 2 if mode == "deflect" else pending + 2
-
-
-def others(game: Game, player: int) -> list[int]:
-    """The other seats still in the round, from the next one on."""
-    return [seat for seat in game._seats_from(game._next(player)) if seat != player]
-
-
-def card_plays(game: Game, player: int, card: int, cards_left: int) -> list[int]:
-    """Every way ``player`` may play ``card`` (colours, targets, exchanges), each with and
-    without an UNO call when it leaves one card. ``cards_left``: cards in hand after it."""
-    rules = game.rules
-    variants: list[int] = []
-    # A card that empties the hand is the last one unless a refill follows it.
-    last = cards_left == 0 and not (rules.progressive_refill and game.levels[player] > 1)
-    if card >= WILD:
-        if card == WILD_BLANK and rules.blank_card_effect == "transparent":
-            colors: tuple[int | None, ...] = (None,)
-        elif rules.wild_color == "next_in_circle":
-            colors = (None,)
-        else:
-            colors = (0, 1, 2, 3)
-        targets: list[int | None] = [None]
-        if card == WILD_SWAP_HANDS and not last:
-            targets = list(others(game, player))
-        for color in colors:
-            for target in targets:
-                variants.append(A.play(player, card, color=color, target=target))
-    else:
-        rank = RANK_OF[card]
-        seven = rank == 7 and rules.seven_swap and (
-            not last or rules.seven_zero_last_card == "apply")
-        if rank == DISCARD_ALL and game._attack:
-            cards_left = attack.cards_left_after(game, player, card)
-        if rank == TRADE_HANDS:
-            if not last:  # Trade Hands cannot be the last card
-                variants.extend(A.play(player, card, target=t) for t in others(game, player))
-        elif seven:
-            variants.extend(A.play(player, card, target=t) for t in others(game, player))
-        else:
-            variants.append(A.play(player, card))
-        if rank == 5 and rules.five_exchange and not last:
-            hand = list(game.hands[player])
-            hand.remove(card)
-            for target in others(game, player):
-                for give in sorted(set(hand)):
-                    variants.append(A.play(player, card, target=target, give=give))
-    if cards_left == 1:
-        variants += [v | A.UNO_FLAG for v in variants]
-    return variants
-
-
-def multi_plays(game: Game, player: int, playable: set[int] | frozenset[int]) -> list[int]:
-    """Plays of several number cards of one number (``multi_play = "same_number"``): the
-    first playable, the last setting the colour, the middle ones in card order."""
-    hand = game.hands[player]
-    out: list[int] = []
-    by_number: dict[int, list[int]] = {}
-    for card in hand:
-        if IS_NUMBER[card]:
-            by_number.setdefault(RANK_OF[card], []).append(card)
-    for cards in by_number.values():
-        if len(cards) < 2:
-            continue
-        seen: set[tuple[int, ...]] = set()
-        for size in range(2, min(len(cards), A.MAX_EXTRA + 1) + 1):
-            for combo in permutations(cards, size):
-                first, *middle, last = combo
-                key = (first, *sorted(middle), last)
-                if first not in playable or key in seen:
-                    continue
-                seen.add(key)
-                left = len(hand) - size
-                extra = (*sorted(middle), last)
-                for base in _multi_variants(game, player, first, extra, left):
-                    out.append(base)
-    return out
-
-
-def _multi_variants(game: Game, player: int, first: int, extra: tuple[int, ...],
-                    left: int) -> list[int]:
-    rules = game.rules
-    rank = RANK_OF[first]
-    variants: list[int] = []
-    refill = rules.progressive_refill and game.levels[player] > 1
-    if rank == 7 and rules.seven_swap and (left or refill
-                                           or rules.seven_zero_last_card == "apply"):
-        variants = [A.play(player, first, target=t, extra=extra) for t in others(game, player)]
-    else:
-        variants = [A.play(player, first, extra=extra)]
-    if rank == 5 and rules.five_exchange and left:
-        hand = list(game.hands[player])
-        for card in (first, *extra):
-            hand.remove(card)
-        for target in others(game, player):
-            variants += [A.play(player, first, target=target, give=give, extra=extra)
-                         for give in sorted(set(hand))]
-    if left == 1:
-        variants += [v | A.UNO_FLAG for v in variants]
-    return variants
-
-
 def normalize(action: int) -> int:
     """The canonical form of a multi-play (middle cards in card order)."""
     extra = A.action_extra(action)
@@ -216,63 +72,207 @@ def normalize(action: int) -> int:
                   uno=parts.uno, give=parts.give, extra=(*middle, extra[-1]))
 
 
-def jump_in_plays(game: Game, player: int) -> list[int]:
-    """The jump-ins open to ``player``: a card identical to the top card."""
-    top = game.discard[-1] if game.discard else -1
-    if top < 0 or top == WILD_DRAW_FOUR or game.fresh or top not in game.hands[player]:
-        return []
-    return card_plays(game, player, top, len(game.hands[player]) - 1)
+class CardEffects(AttackCards):
+    """The plays of a card and what cards do: the mixin after
+    :class:`~unokit.engine.attack.AttackCards`."""
 
+    __slots__ = ()
 
-def skip_answers(game: Game, player: int) -> list[int]:
-    """The Skips with which a skipped player may pass the skip on."""
-    top = game.discard[-1]
-    same = game.rules.skip_on_skip == "same_color"
-    cards = {c for c in game.hands[player]
-             if c < WILD and RANK_OF[c] == SKIP and (not same or c == top)}
-    left = len(game.hands[player]) - 1
-    out: list[int] = []
-    for card in sorted(cards):
-        out += card_plays(game, player, card, left)
-    return out
+    def _draw(self, player: int, count: int, reason: str) -> list[int]:
+        """``player`` draws up to ``count`` cards; what cannot be drawn is forgiven. In
+        UNO Attack each card to draw is a press of the launcher."""
+        if self._attack:
+            return self._press(player, count, reason)
+        got = []
+        for _ in range(count):
+            card = self._take()
+            if card < 0:
+                break
+            got.append(card)
+        self.hands[player].extend(got)
+        self._emit_fast(_DREW, player, -1, -1, tuple(got), len(got), reason,
+                        self._viewers[player])
+        return got
 
+    def _answer_allowed(self, card: int) -> bool:
+        """Whether ``card`` may answer the pending penalty (phase ``respond``)."""
+        rules = self.rules
+        kind = self.pending_kind
+        if card < WILD:
+            rank = RANK_OF[card]
+            if rank == REVERSE:
+                return rules.reverse_deflects_draw and COLOR_OF[card] == self.color
+            if rank != DRAW_TWO:
+                return False
+            if kind == DRAW_TWO:
+                return rules.draw_two_on_draw_two != "none"
+            return rules.draw_two_on_draw_four != "none" and COLOR_OF[card] == self.color
+        if card != WILD_DRAW_FOUR:
+            return False
+        if kind == DRAW_TWO:
+            return rules.draw_four_on_draw_two == "stack"
+        return rules.draw_four_on_draw_four == "stack"
 
-# ------------------------------------------------------------------ effects
-def swap_hands(game: Game, player: int, target: int) -> None:
-    """``player`` and ``target`` swap hands."""
-    hands = game.hands
-    hands[player], hands[target] = hands[target], hands[player]
-    game._emit(K.HANDS_SWAPPED, player=player, target=target)
+    def _new_pending(self, card: int) -> int:
+        """The pending penalty after ``card`` answers (or starts) a chain."""
+        rules = self.rules
+        pending = self.pending
+        if card == WILD_DRAW_FOUR:
+            return pending + 4
+        if pending == 0:
+            return 2
+        mode = (rules.draw_two_on_draw_two if self.pending_kind == DRAW_TWO
+                else rules.draw_two_on_draw_four)
+        return 2 if mode == "deflect" else pending + 2
 
+    def _others(self, player: int) -> list[int]:
+        """The other seats still in the round, from the next one on."""
+        return [seat for seat in self._seats_from(self._next(player)) if seat != player]
 
-def rotate_hands(game: Game) -> None:
-    """Every hand passes to the next player in the direction of play."""
-    seats = [seat for seat in range(game.n) if game.active[seat]]
-    old = {seat: game.hands[seat] for seat in seats}
-    for seat in seats:
-        game.hands[game._next(seat)] = old[seat]
-    game._emit(K.HANDS_ROTATED, amount=game.direction)
+    def _card_plays(self, player: int, card: int, cards_left: int) -> list[int]:
+        """Every way ``player`` may play ``card`` (colours, targets, exchanges), each with
+        and without an UNO call when it leaves one card. ``cards_left``: cards in hand
+        after it."""
+        rules = self.rules
+        variants: list[int] = []
+        # A card that empties the hand is the last one unless a refill follows it.
+        last = cards_left == 0 and not (rules.progressive_refill and self.levels[player] > 1)
+        if card >= WILD:
+            if card == WILD_BLANK and rules.blank_card_effect == "transparent":
+                colors: tuple[int | None, ...] = (None,)
+            elif rules.wild_color == "next_in_circle":
+                colors = (None,)
+            else:
+                colors = (0, 1, 2, 3)
+            targets: list[int | None] = [None]
+            if card == WILD_SWAP_HANDS and not last:
+                targets = list(self._others(player))
+            for color in colors:
+                for target in targets:
+                    variants.append(A.play(player, card, color=color, target=target))
+        else:
+            rank = RANK_OF[card]
+            seven = rank == 7 and rules.seven_swap and (
+                not last or rules.seven_zero_last_card == "apply")
+            if rank == DISCARD_ALL and self._attack:
+                cards_left = self._cards_left_after(player, card)
+            if rank == TRADE_HANDS:
+                if not last:  # Trade Hands cannot be the last card
+                    variants.extend(A.play(player, card, target=t) for t in self._others(player))
+            elif seven:
+                variants.extend(A.play(player, card, target=t) for t in self._others(player))
+            else:
+                variants.append(A.play(player, card))
+            if rank == 5 and rules.five_exchange and not last:
+                hand = list(self.hands[player])
+                hand.remove(card)
+                for target in self._others(player):
+                    for give in sorted(set(hand)):
+                        variants.append(A.play(player, card, target=target, give=give))
+        if cards_left == 1:
+            variants += [v | A.UNO_FLAG for v in variants]
+        return variants
 
+    def _multi_plays(self, player: int, playable: set[int] | frozenset[int]) -> list[int]:
+        """Plays of several number cards of one number (``multi_play = "same_number"``):
+        the first playable, the last setting the colour, the middle ones in card order."""
+        hand = self.hands[player]
+        out: list[int] = []
+        by_number: dict[int, list[int]] = {}
+        for card in hand:
+            if IS_NUMBER[card]:
+                by_number.setdefault(RANK_OF[card], []).append(card)
+        for cards in by_number.values():
+            if len(cards) < 2:
+                continue
+            seen: set[tuple[int, ...]] = set()
+            for size in range(2, min(len(cards), A.MAX_EXTRA + 1) + 1):
+                for combo in permutations(cards, size):
+                    first, *middle, last = combo
+                    key = (first, *sorted(middle), last)
+                    if first not in playable or key in seen:
+                        continue
+                    seen.add(key)
+                    left = len(hand) - size
+                    extra = (*sorted(middle), last)
+                    out.extend(self._multi_variants(player, first, extra, left))
+        return out
 
-def shuffle_hands(game: Game, player: int) -> None:
-    """All hands are gathered, shuffled and dealt one by one from ``next(player)``."""
-    seats = [s for s in range(game.n) if game.active[s]]
-    cards = [card for seat in seats for card in game.hands[seat]]
-    game.rng.shuffle(cards)
-    for seat in seats:
-        game.hands[seat] = []
-    order = game._seats_from(game._next(player))
-    index = 0
-    while cards:
-        game.hands[order[index % len(order)]].append(cards.pop())
-        index += 1
-    game._emit(K.HANDS_SHUFFLED, player=player)
-    for seat in seats:
-        game._emit(K.DEALT, player=seat, cards=tuple(game.hands[seat]),
-                   amount=len(game.hands[seat]), visible_to=game._viewers[seat])
+    def _multi_variants(self, player: int, first: int, extra: tuple[int, ...],
+                        left: int) -> list[int]:
+        rules = self.rules
+        rank = RANK_OF[first]
+        variants: list[int] = []
+        refill = rules.progressive_refill and self.levels[player] > 1
+        if rank == 7 and rules.seven_swap and (left or refill
+                                               or rules.seven_zero_last_card == "apply"):
+            variants = [A.play(player, first, target=t, extra=extra)
+                        for t in self._others(player)]
+        else:
+            variants = [A.play(player, first, extra=extra)]
+        if rank == 5 and rules.five_exchange and left:
+            hand = list(self.hands[player])
+            for card in (first, *extra):
+                hand.remove(card)
+            for target in self._others(player):
+                variants += [A.play(player, first, target=target, give=give, extra=extra)
+                             for give in sorted(set(hand))]
+        if left == 1:
+            variants += [v | A.UNO_FLAG for v in variants]
+        return variants
 
+    def _jump_in_plays(self, player: int) -> list[int]:
+        """The jump-ins open to ``player``: a card identical to the top card."""
+        top = self.discard[-1] if self.discard else -1
+        if top < 0 or top == WILD_DRAW_FOUR or self.fresh or top not in self.hands[player]:
+            return []
+        return self._card_plays(player, top, len(self.hands[player]) - 1)
 
-def downpour(game: Game, player: int, count: int) -> None:
-    """Every other player in the round draws ``count`` cards."""
-    for seat in others(game, player):
-        game._draw(seat, count, "downpour")
+    def _skip_answers(self, player: int) -> list[int]:
+        """The Skips with which a skipped player may pass the skip on."""
+        top = self.discard[-1]
+        same = self.rules.skip_on_skip == "same_color"
+        cards = {c for c in self.hands[player]
+                 if c < WILD and RANK_OF[c] == SKIP and (not same or c == top)}
+        left = len(self.hands[player]) - 1
+        out: list[int] = []
+        for card in sorted(cards):
+            out += self._card_plays(player, card, left)
+        return out
+
+    # -------------------------------------------------------------- effects
+    def _swap_hands(self, player: int, target: int) -> None:
+        """``player`` and ``target`` swap hands."""
+        hands = self.hands
+        hands[player], hands[target] = hands[target], hands[player]
+        self._emit(K.HANDS_SWAPPED, player=player, target=target)
+
+    def _rotate_hands(self) -> None:
+        """Every hand passes to the next player in the direction of play."""
+        seats = [seat for seat in range(self.n) if self.active[seat]]
+        old = {seat: self.hands[seat] for seat in seats}
+        for seat in seats:
+            self.hands[self._next(seat)] = old[seat]
+        self._emit(K.HANDS_ROTATED, amount=self.direction)
+
+    def _shuffle_hands(self, player: int) -> None:
+        """All hands are gathered, shuffled and dealt one by one from ``next(player)``."""
+        seats = [s for s in range(self.n) if self.active[s]]
+        cards = [card for seat in seats for card in self.hands[seat]]
+        self.rng.shuffle(cards)
+        for seat in seats:
+            self.hands[seat] = []
+        order = self._seats_from(self._next(player))
+        index = 0
+        while cards:
+            self.hands[order[index % len(order)]].append(cards.pop())
+            index += 1
+        self._emit(K.HANDS_SHUFFLED, player=player)
+        for seat in seats:
+            self._emit(K.DEALT, player=seat, cards=tuple(self.hands[seat]),
+                       amount=len(self.hands[seat]), visible_to=self._viewers[seat])
+
+    def _downpour(self, player: int, count: int) -> None:
+        """Every other player in the round draws ``count`` cards."""
+        for seat in self._others(player):
+            self._draw(seat, count, "downpour")

@@ -62,7 +62,7 @@ def set_up_round(
     game.draw_pile = list(reversed(draw_pile))
     game.deck = sorted([c for hand in hands for c in hand] + list(draw_pile)
                        + list(discard or []))
-    game._configure()  # the flags that depend on which cards are in play
+    game.derive()  # the fast paths depend on which cards are in play
     if scores is not None:
         if len(scores) != n:
             raise SetupError(f"{len(scores)} scores for {n} players")
@@ -90,7 +90,7 @@ def set_up_round(
             game.color = color
         if current_player is not None:
             game.current = current_player
-    game._publish_turn()
+    game.derive()
 
 
 def check_cards(game: Game, places: dict[str, Sequence[int]]) -> None:

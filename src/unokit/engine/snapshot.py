@@ -103,6 +103,5 @@ def state_from_dict(data: Any) -> Game:
     game.rng.state = rng_state
     game.n_active = sum(game.active)
     check_state(game)
-    game._configure()  # the flags derived from the rules and the deck
-    game._publish_turn()
+    game.derive()  # everything derived: fast paths (from the deck), n_active, ...
     return game

@@ -53,7 +53,7 @@ def settle_penalty(gp: int) -> None:
 
 @jit
 def new_pending(gp: int, card: int) -> int:
-    """``house.new_pending``: the penalty after ``card`` answers (or starts) a chain."""
+    """``CardEffects._new_pending``: the penalty after ``card`` answers (or starts) a chain."""
     g = view(gp)
     pending = g[K.S_PENDING]
     if card == K.WD4:

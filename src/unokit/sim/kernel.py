@@ -40,6 +40,7 @@ from numba.np.numpy_support import carray
 from unokit.engine import cards as C
 from unokit.engine.cards import COLOR_OF, IS_NUMBER, NUM_KINDS, POINTS, RANK_OF
 from unokit.engine.rng import GOLDEN, MIX1, MIX2
+from unokit.engine.tables import PLAYABLE
 from unokit.sim import support as S
 
 I64 = npt.NDArray[np.int64]
@@ -59,7 +60,8 @@ PLAY_STRIDE = 24
 def _playable_lists() -> tuple[I64, I64, I64]:
     """For each ``top * 4 + colour``: the kinds of the classic deck that may be played
     there, ascending (wilds; the colour; the same number or symbol), at
-    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind."""
+    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind (the
+    engine's :data:`~unokit.engine.tables.PLAYABLE`)."""
     rows = NUM_KINDS * 4
     lists = np.zeros(rows * PLAY_STRIDE, dtype=np.int64)
     counts = np.zeros(rows, dtype=np.int64)
@@ -68,8 +70,7 @@ def _playable_lists() -> tuple[I64, I64, I64]:
         for color in range(4):
             row = top * 4 + color
             for kind in range(NUM_KINDS):
-                if (kind >= WILD or COLOR_OF[kind] == color
-                        or (top < WILD and RANK_OF[kind] == RANK_OF[top])):
+                if PLAYABLE[row][kind]:
                     table[row, kind] = 1
                     if kind <= WD4 and (kind >= WILD or RANK_OF[kind] <= DRAW_TWO):
                         lists[row * PLAY_STRIDE + counts[row]] = kind
@@ -453,7 +454,7 @@ def draw_cards(gp: int, p: int, count: int) -> int:
 
 @jit
 def swap_hands(gp: int, a: int, b: int) -> None:
-    """``house.swap_hands``."""
+    """``CardEffects._swap_hands``."""
     g = view(gp)
     ba = HC + a * HAND_COLS
     bb = HC + b * HAND_COLS
@@ -465,7 +466,7 @@ def swap_hands(gp: int, a: int, b: int) -> None:
 
 @jit
 def rotate_hands(gp: int) -> None:
-    """``house.rotate_hands``: every hand passes to the next seat."""
+    """``CardEffects._rotate_hands``: every hand passes to the next seat."""
     g = view(gp)
     n = g[RP + S.R_N]
     size = n * HAND_COLS

@@ -132,7 +132,7 @@ def play_action(p: int, card: int, color: int, target: int) -> int:
 
 @inline
 def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
-    """``house.card_plays`` (and the engine's tables of plain plays): every way ``p``
+    """``CardEffects._card_plays`` (and the engine's tables of plain plays): every way ``p``
     may play ``card``, each also with an UNO call when ``left`` is 1. Writes the
     actions from ``g[ACTS + k]``; returns the new end."""
     g = view(gp)
@@ -161,7 +161,7 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
 
 @inline
 def answer_allowed(gp: int, card: int) -> bool:
-    """``house.answer_allowed``: whether ``card`` answers the pending penalty."""
+    """``CardEffects._answer_allowed``: whether ``card`` answers the pending penalty."""
     g = view(gp)
     if card < WILD:
         rank = _RANK[card]
@@ -245,7 +245,7 @@ def legal(gp: int, p: int) -> int:
 
 @jit
 def skip_answers(gp: int, p: int) -> int:
-    """``house.skip_answers``: the Skips with which the skipped seat ``p`` may pass
+    """``CardEffects._skip_answers``: the Skips with which the skipped seat ``p`` may pass
     the skip on (an identical one under ``same_color``), written to ``g[ACTS:]``."""
     g = view(gp)
     top = g[DISC + g[S_NDISC] - 1]
