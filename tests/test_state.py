@@ -50,9 +50,9 @@ def every_seat(game: Game) -> list[list[int]]:
 
 # ----------------------------------------------------------------- derive()
 def test_a_saved_state_offers_the_same_actions_as_the_game_it_was_saved_from() -> None:
-    # A set-up deck with a Wild Swap Hands the rules' deck does not have: the plays
-    # name a seat before the round trip and after it.
-    game = Game.from_setup(Rules.preset("official", players=3),
+    # A set-up deck with a Wild Swap Hands, added by extra_cards: the plays name a seat
+    # before the round trip and after it.
+    game = Game.from_setup("official,players=3,extra_cards={WSW:1}",
                            hands=[cards("WSW", "R1"), cards("G2", "G3"), cards("B2", "B3")],
                            draw_pile=cards("Y1", "Y2"), discard=cards("R5"), current_player=0)
     before = every_seat(game)
@@ -105,11 +105,13 @@ def test_a_copy_derives_its_own_values() -> None:
 
 
 def test_a_set_up_deck_decides_the_fast_paths() -> None:
-    plain = Game.from_setup("official,players=2", hands=[cards("B1"), cards("G1")],
+    # The rules' deck holds both special wilds; the set-up's cards are the deck played.
+    rules = "official,players=2,extra_cards={WSW:1,WD1:1}"
+    plain = Game.from_setup(rules, hands=[cards("B1"), cards("G1")],
                             draw_pile=cards("Y1"), discard=cards("R3"), current_player=0)
-    swap = Game.from_setup("official,players=2", hands=[cards("WSW"), cards("G1")],
+    swap = Game.from_setup(rules, hands=[cards("WSW"), cards("G1")],
                            draw_pile=cards("Y1"), discard=cards("R3"), current_player=0)
-    downpour = Game.from_setup("official,players=2", hands=[cards("WD1"), cards("G1")],
+    downpour = Game.from_setup(rules, hands=[cards("WD1"), cards("G1")],
                                draw_pile=cards("Y1"), discard=cards("R3"), current_player=0)
     assert [getattr(plain, name) for name in FAST_PATHS] == [True] * 4
     assert [getattr(swap, name) for name in FAST_PATHS] == [False] * 4
