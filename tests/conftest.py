@@ -4,7 +4,9 @@
 quick smoke run; ``thorough`` runs many more examples for a long local search. Choose
 one with ``HYPOTHESIS_PROFILE=thorough`` or ``pytest --hypothesis-profile=thorough``.
 
-The fixture ``instant_buttons`` takes Textual's press effect off buttons (see there).
+The fixture ``instant_buttons`` takes Textual's press effect off buttons, and
+``table_timers`` replaces the table screen's timers by a list the test fires by hand
+(see there).
 """
 
 from __future__ import annotations
@@ -48,3 +50,28 @@ def instant_buttons(monkeypatch: pytest.MonkeyPatch) -> None:
         self.active_effect_duration = 0
 
     monkeypatch.setattr(Button, "__init__", init)
+
+
+class _StoppedTimer:
+    """What the fake ``set_timer`` of :func:`table_timers` returns."""
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture
+def table_timers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, Any]]:
+    """The terminal game's table screen without real timers: every ``set_timer`` call is
+    kept in the returned list as ``(delay, callback)``, and the test calls the callback
+    when it wants the time to have passed, so nothing waits on the clock."""
+    from unokit.tui.table_screen import TableScreen
+
+    timers: list[tuple[float, Any]] = []
+
+    def fake_timer(self: Any, delay: float, callback: Any = None,
+                   *args: Any, **kwargs: Any) -> _StoppedTimer:
+        timers.append((delay, callback))
+        return _StoppedTimer()
+
+    monkeypatch.setattr(TableScreen, "set_timer", fake_timer)
+    return timers

@@ -11,7 +11,7 @@ Snapshots live in ``tests/__snapshots__/test_tui/``; refresh them with
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -384,19 +384,9 @@ async def test_jump_in_cards_are_playable_out_of_turn() -> None:
 
 
 @pytest.mark.asyncio
-async def test_bots_act_after_their_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    timers: list[tuple[float, Callable[[], object]]] = []
-
-    class Stopped:
-        def stop(self) -> None:
-            pass
-
-    def fake_timer(self: TableScreen, delay: float, callback: Any = None,
-                   *args: Any, **kwargs: Any) -> Stopped:
-        timers.append((delay, callback))
-        return Stopped()
-
-    monkeypatch.setattr(TableScreen, "set_timer", fake_timer)
+async def test_bots_act_after_their_delay(
+        table_timers: list[tuple[float, Any]]) -> None:
+    timers = table_timers
     session = position("official,players=3", [["R1", "G2"], ["Y3", "Y4", "Y5"], ["Y6", "B2"]],
                        "Y9", current=1)
     app = PlayApp(session=session, delay=2.0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -563,19 +563,8 @@ async def test_a_match_that_cannot_start_goes_back_to_the_setup() -> None:
 # ------------------------------------------------------------------ bots' delay
 @pytest.mark.asyncio
 async def test_bots_wait_for_the_delay_on_the_screens_timer(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    timers: list[tuple[float, Callable[[], object]]] = []
-
-    class Stopped:
-        def stop(self) -> None:
-            pass
-
-    def fake_timer(self: TableScreen, delay: float, callback: Any = None,
-                   *args: Any, **kwargs: Any) -> Stopped:
-        timers.append((delay, callback))
-        return Stopped()
-
-    monkeypatch.setattr(TableScreen, "set_timer", fake_timer)
+        table_timers: list[tuple[float, Any]]) -> None:
+    timers = table_timers
     session = scripted("official,players=3", [["R1", "G2"], ["Y3", "Y4", "Y5"],
                                               ["Y6", "B2"]], "Y9", 1,
                        {1: Scripted("1:Y3"), 2: Scripted("2:Y6")})
