@@ -434,23 +434,25 @@ def policy(game: Game, seat: int, rng: random.Random) -> int:
     phase = game.phase
     if phase is PLAY or phase is DRAWN or phase is RESPOND:
         hand = game.hands[seat]
-        plays = [a for a in legal if (a >> 4) & 15 == _PLAY and a & 15 == seat]
+        plays = [a for a in legal
+                 if A.action_type(a) == _PLAY and A.action_player(a) == seat]
         if plays:
             if phase is PLAY and game.rules.misplay_penalty:
                 top, color = game.top, game.color
-                plays = [a for a in plays if _fits((a >> 8) & 127, top, color)] or plays
-            plain = [a for a in plays if (a >> 8) & 127 < WILD]
+                plays = [a for a in plays if _fits(A.action_card(a), top, color)] or plays
+            plain = [a for a in plays if A.action_card(a) < WILD]
             choice = plain or plays
             action = choice[rng.randrange(len(choice))]
-            card = (action >> 8) & 127
-            if card >= WILD or (action >> 18) & 15 != 15 or action >> 23:
+            card = A.action_card(action)
+            if (card >= WILD or A.action_target(action) != A.NO_TARGET
+                    or A.action_give(action) >= 0 or A.action_extra_count(action)):
                 action = _refine(game, seat, card, action, plays, hand)
             if action | _UNO_FLAG in plays:
                 action |= _UNO_FLAG
             return action
         for kind in (_PASS, _DRAW):
             for action in legal:
-                if (action >> 4) & 15 == kind and action & 15 == seat:
+                if A.action_type(action) == kind and A.action_player(action) == seat:
                     return action
         return legal[0]
     if phase is CHALLENGE:
@@ -458,7 +460,7 @@ def policy(game: Game, seat: int, rng: random.Random) -> int:
     if phase is CHOOSE_COLOR:
         return A.choose_color(seat, _favourite(game.hands[seat]))
     if phase is EXCHANGE:
-        gives = [a for a in legal if (a >> 4) & 15 == _GIVE]
+        gives = [a for a in legal if A.action_type(a) == _GIVE]
         return gives[rng.randrange(len(gives))] if gives else legal[0]
     return legal[0]
 
@@ -467,8 +469,9 @@ def _refine(game: Game, seat: int, card: int, action: int, plays: list[int],
             hand: list[int]) -> int:
     """Among the ways of playing ``card``: the colour held most, the smallest hand to
     swap with, no card given away but the first."""
-    ways = [a for a in plays if (a >> 8) & 127 == card and not a & _UNO_FLAG
-            and (a >> 30) == (action >> 30)]
+    extra = A.action_extra(action)
+    ways = [a for a in plays if A.action_card(a) == card and not A.action_uno(a)
+            and A.action_extra(a) == extra]
     if not ways:
         return action
     rest = list(hand)
@@ -477,8 +480,9 @@ def _refine(game: Game, seat: int, card: int, action: int, plays: list[int],
     sizes = [len(h) for h in game.hands]
 
     def key(a: int) -> tuple[int, int, int]:
-        target = (a >> 18) & 15
-        return ((a >> 15) & 7 not in (7, color), sizes[target] if target != 15 else 0, a)
+        target = A.action_target(a)
+        return (A.action_color(a) not in (A.NO_COLOR_ARG, color),
+                sizes[target] if target != A.NO_TARGET else 0, a)
 
     return min(ways, key=key)
 

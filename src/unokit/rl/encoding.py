@@ -125,15 +125,15 @@ def encode_action(action: int, seat: int, n: int) -> tuple[int, ...]:
     Raises:
         ValueError: the action is not one of ``seat``, or cannot be encoded.
     """
-    if action & 15 != seat:
+    if A.action_player(action) != seat:
         raise ValueError(f"action {A.format_action(action)} is not one of seat {seat}")
-    kind = (action >> 4) & 15
+    kind = A.action_type(action)
     if kind == A.PLAY:
-        card = (action >> 8) & 127
-        slot = play_slot(card, (action >> 15) & 7)
+        card = A.action_card(action)
+        slot = play_slot(card, A.action_color(action))
         tokens = [slot + (PLAY_UNO if action & A.UNO_FLAG else PLAY)]
         tokens.extend(add_token(card) for card in A.action_extra(action))
-        target = (action >> 18) & 15
+        target = A.action_target(action)
         if target != _NONE_TARGET:
             tokens.append(TARGET + _offset(target, seat, n) - 1)
         give = A.action_give(action)
@@ -143,11 +143,11 @@ def encode_action(action: int, seat: int, n: int) -> tuple[int, ...]:
     if kind in _SIMPLE_TOKEN:
         return (_SIMPLE_TOKEN[kind],)
     if kind == A.CATCH:
-        return (CATCH + _offset((action >> 18) & 15, seat, n) - 1,)
+        return (CATCH + _offset(A.action_target(action), seat, n) - 1,)
     if kind == A.COLOR:
-        return (COLOR + ((action >> 15) & 7),)
+        return (COLOR + A.action_color(action),)
     if kind == A.GIVE:
-        return (GIVE + ((action >> 8) & 127),)
+        return (GIVE + A.action_card(action),)
     raise ValueError(f"no tokens for action {action}")
 
 

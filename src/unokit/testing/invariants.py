@@ -297,7 +297,7 @@ def illegal_candidates(game: Game, rng: random.Random) -> list[object]:
     kept: list[object] = []
     for action in out:
         if type(action) is int and 0 <= action < 2**47:
-            who = action & 15
+            who = A.action_player(action)
             if who < n:
                 if who not in legal:
                     legal[who] = frozenset(game.legal_actions(who))

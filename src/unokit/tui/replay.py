@@ -20,7 +20,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from unokit.engine.actions import format_action
+from unokit.engine.actions import action_player, format_action
 from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.scoring import partner
@@ -188,7 +188,7 @@ class ReplayApp(App[None]):
             step.append("the deal")
         else:
             step.append(f"{format_action(frame.action)}  ", style="bold")
-            step.append(f"{self.seat_name(frame.action & 15)}: "
+            step.append(f"{self.seat_name(action_player(frame.action))}: "
                         f"{action_label(frame.action, self.names)}")
         if self._auto is not None:
             step.append("  ▶ auto", style="bold #5fd75f")
