@@ -262,7 +262,7 @@ def _fold(h: np.uint64, value: int) -> np.uint64:
 
 @jit
 def position_hash(gp: int) -> np.uint64:
-    """A 64-bit hash of the position, as :func:`unokit.engine.match_flow.position_digest` takes
+    """A 64-bit hash of the position, as :meth:`unokit.engine.Game.position_digest` takes
     it: the scalars of the round (``g[S_CUR:S_NDISC + 1]``: turn, phase, direction,
     colour, the card to match, the drawn card, the pending penalty and its kind, the Wild
     Draw Four fields, the UNO window, the seat that may pass a Skip on, the idle count and
