@@ -40,13 +40,14 @@ of two seats and returns an :class:`ArenaResult`.
   timing histogram; :func:`merge_results` (``unokit arena-merge``) puts parts of one run
   back together, and parts covering games ``0 .. N - 1`` give the result of one run of
   ``N`` games (only the times differ). The statistics, the JSON file and the plot are in
-  :mod:`unokit.arena.results`; their names can be imported from here too.
+  :mod:`unokit.arena.results`; every name of both can be imported from :mod:`unokit.arena`.
 
 >>> result = run_arena(["playfirst", "random"], "official", games=4, seed=3)
 >>> result.games, len(result.outcomes), result.players
 (4, 4, 2)
 >>> [o.entries for o in result.outcomes][:3]
 [(0, 1), (1, 0), (0, 1)]
+>>> from unokit.arena import wilson_interval
 >>> wilson_interval(50, 100)
 (0.403831..., 0.596168...)
 

@@ -10,8 +10,8 @@ game, the command line) is built on it and nothing here imports them.
 2
 """
 
-from unokit.engine.actions import format_action, parse_action
-from unokit.engine.cards import card_code, parse_card
+from unokit.engine.actions import Action, Seat, format_action, parse_action
+from unokit.engine.cards import CardKind, card_code, parse_card
 from unokit.engine.errors import (
     ActionCodeError,
     CardCodeError,
@@ -29,8 +29,10 @@ from unokit.engine.rules import PRESETS, Rules
 
 __all__ = [
     "PRESETS",
+    "Action",
     "ActionCodeError",
     "CardCodeError",
+    "CardKind",
     "Event",
     "EventKind",
     "Game",
@@ -41,6 +43,7 @@ __all__ = [
     "Rules",
     "RulesError",
     "ScenarioError",
+    "Seat",
     "SetupError",
     "UnoError",
     "card_code",

@@ -28,10 +28,18 @@ ActionParts(player=2, type='catch', card=None, color=None, target=0, uno=False, 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from unokit.engine.cards import COLOR_LETTERS, card_code, parse_card, parse_color
 from unokit.engine.errors import ActionCodeError, CardCodeError
+
+Action: TypeAlias = int
+"""An action: an ``int`` packing its seat, type and arguments; build it with the
+constructors here (:func:`play`, :func:`draw`, ...), read it with the accessors
+(:func:`action_player`, :func:`action_card`, ...), write it as text with
+:func:`format_action`."""
+Seat: TypeAlias = int
+"""A seat at the table: 0 .. players - 1."""
 
 # Action types.
 PLAY = 0

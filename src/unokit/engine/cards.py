@@ -23,8 +23,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import TypeAlias
 
 from unokit.engine.errors import CardCodeError
+
+CardKind: TypeAlias = int
+"""A card kind: an index into :data:`CODES` (``parse_card("R5")``); cards are ints."""
+Color: TypeAlias = int
+"""A colour: 0..3 (:data:`RED` .. :data:`BLUE`), or :data:`NO_COLOR`."""
 
 # Colours, in the order of RULES.md section 1.
 RED, YELLOW, GREEN, BLUE = 0, 1, 2, 3

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from unokit.engine import actions as A
+from unokit.engine.actions import Action, Seat
 from unokit.engine.cards import (
     COLOR_OF,
     DISCARD_ALL,
@@ -160,7 +161,7 @@ class Game(TableRules):
         return [len(hand) for hand in self.hands]
 
     # ----------------------------------------------------------- legal actions
-    def legal_actions(self, player: int) -> list[int]:
+    def legal_actions(self, player: Seat) -> list[Action]:
         """Every action seat ``player`` may take now, in turn or out of turn.
 
         The list is empty only for a seat that can do nothing at this moment (and for
@@ -274,7 +275,7 @@ class Game(TableRules):
         self._cache = tuple(acts)
         return acts
 
-    def legal_tuple(self, player: int) -> tuple[int, ...]:
+    def legal_tuple(self, player: Seat) -> tuple[Action, ...]:
         """:meth:`legal_actions` as a tuple, without a copy where the game has it already
         (for callers that look the list up in a table)."""
         if self._cache_version != self._version or self._cache_player != player:
@@ -283,13 +284,13 @@ class Game(TableRules):
                 return tuple(acts)
         return self._cache
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Action) -> bool:
         """Whether ``action`` may be applied now."""
         return A.is_valid_encoding(action) and action in self.legal_actions(_action_player(action))
 
 
     # ------------------------------------------------------------------- apply
-    def apply(self, action: int) -> list[Event]:
+    def apply(self, action: Action) -> list[Event]:
         """Apply one action and return the events it caused.
 
         Raises:
@@ -543,7 +544,7 @@ class Game(TableRules):
 
         return state_from_dict(data)
 
-    def observation(self, seat: int | None) -> Observation:
+    def observation(self, seat: Seat | None) -> Observation:
         """What ``seat`` may see now, ``None`` for a spectator (see
         :mod:`unokit.engine.observation`)."""
         return observe(self, seat)
