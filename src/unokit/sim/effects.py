@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unokit.sim import kernel as K
+from unokit.sim import kernel
 from unokit.sim import support as S
 from unokit.sim.kernel import (
     _COLOR,
@@ -44,23 +44,24 @@ def settle_penalty(gp: int) -> None:
     """No penalty waits any more, no Wild Draw Four may be challenged, no UNO call be
     caught and no Skip be passed on."""
     g = view(gp)
-    g[K.S_UNO_OPEN] = -1
-    g[K.S_SKIP_FROM] = -1
-    g[K.S_PENDING] = 0
-    g[K.S_PKIND] = -1
-    g[K.S_WD4_BY] = -1
+    g[kernel.S_UNO_OPEN] = -1
+    g[kernel.S_SKIP_FROM] = -1
+    g[kernel.S_PENDING] = 0
+    g[kernel.S_PKIND] = -1
+    g[kernel.S_WD4_BY] = -1
 
 
 @jit
 def new_pending(gp: int, card: int) -> int:
     """``CardEffects._new_pending``: the penalty after ``card`` answers (or starts) a chain."""
     g = view(gp)
-    pending = g[K.S_PENDING]
-    if card == K.WD4:
+    pending = g[kernel.S_PENDING]
+    if card == kernel.WD4:
         return pending + 4
     if pending == 0:
         return 2
-    mode = g[K.RP + S.R_D2D2] if g[K.S_PKIND] == K.DRAW_TWO else g[K.RP + S.R_D2D4]
+    two = g[kernel.S_PKIND] == kernel.DRAW_TWO
+    mode = g[kernel.RP + S.R_D2D2] if two else g[kernel.RP + S.R_D2D4]
     return 2 if mode == 1 else pending + 2
 
 
@@ -70,20 +71,21 @@ def penalty(gp: int, p: int, kind: int, amount: int) -> None:
     player, who answers, challenges or draws at once, as the rules allow."""
     g = view(gp)
     victim = nxt(gp, p)
-    answerable = g[K.RP + S.R_ANSWER_TWO] if kind == K.DRAW_TWO else g[K.RP + S.R_ANSWER_FOUR]
-    if answerable or (kind == K.WD4 and g[K.RP + S.R_WD4] == 0):
-        g[K.S_PENDING] = amount
-        g[K.S_PKIND] = kind
-        if kind != K.WD4:
-            g[K.S_WD4_BY] = -1
-        g[K.S_CUR] = victim
-        g[K.S_PHASE] = K.P_RESPOND if answerable else K.P_CHALLENGE
+    answerable = (g[kernel.RP + S.R_ANSWER_TWO] if kind == kernel.DRAW_TWO
+                  else g[kernel.RP + S.R_ANSWER_FOUR])
+    if answerable or (kind == kernel.WD4 and g[kernel.RP + S.R_WD4] == 0):
+        g[kernel.S_PENDING] = amount
+        g[kernel.S_PKIND] = kind
+        if kind != kernel.WD4:
+            g[kernel.S_WD4_BY] = -1
+        g[kernel.S_CUR] = victim
+        g[kernel.S_PHASE] = kernel.P_RESPOND if answerable else kernel.P_CHALLENGE
     else:
-        g[K.S_PENDING] = 0
-        g[K.S_PKIND] = -1
+        g[kernel.S_PENDING] = 0
+        g[kernel.S_PKIND] = -1
         draw_cards(gp, victim, amount)
-        g[K.S_CUR] = nxt(gp, victim)
-        g[K.S_PHASE] = K.P_PLAY
+        g[kernel.S_CUR] = nxt(gp, victim)
+        g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
@@ -93,19 +95,19 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
     rank = _RANK[card]
     victim = nxt(gp, p)
     amount = 0
-    if card < K.WILD and rank == K.DRAW_TWO:
+    if card < kernel.WILD and rank == kernel.DRAW_TWO:
         amount = new_pending(gp, card) if responding else 2
-    elif card == K.WD4:
-        amount = g[K.S_PENDING] + 4 if responding else 4
+    elif card == kernel.WD4:
+        amount = g[kernel.S_PENDING] + 4 if responding else 4
     settle_penalty(gp)
     if amount:
         draw_cards(gp, victim, amount)
-    elif card < K.WILD and g[K.RP + S.R_SEVEN_ZERO_APPLY]:
+    elif card < kernel.WILD and g[kernel.RP + S.R_SEVEN_ZERO_APPLY]:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
-        elif rank == 0 and g[K.RP + S.R_ZERO_ROTATE]:
+        elif rank == 0 and g[kernel.RP + S.R_ZERO_ROTATE]:
             rotate_hands(gp)
-    g[K.S_ROUND_WINNER] = p
+    g[kernel.S_ROUND_WINNER] = p
     score_round(gp, p, card, True)
     close_round(gp)
 
@@ -114,64 +116,64 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
 def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> None:
     """``Game._play`` and ``Game._effect``."""
     g = view(gp)
-    responding = g[K.S_PHASE] == K.P_RESPOND
-    g[K.S_UNO_OPEN] = -1
-    g[K.S_DRAWN] = -1
-    g[K.S_IDLE] = 0
-    g[K.S_SKIP_FROM] = -1
-    g[K.S_CUR] = p
+    responding = g[kernel.S_PHASE] == kernel.P_RESPOND
+    g[kernel.S_UNO_OPEN] = -1
+    g[kernel.S_DRAWN] = -1
+    g[kernel.S_IDLE] = 0
+    g[kernel.S_SKIP_FROM] = -1
+    g[kernel.S_CUR] = p
     remove_card(gp, p, card)
-    base = K.HC + p * K.HAND_COLS
-    g[K.DISC + g[K.S_NDISC]] = card
-    g[K.S_NDISC] += 1
-    prev_color = g[K.S_COLOR]
-    g[K.S_COLOR] = _COLOR[card] if card < K.WILD else color
-    prev_match = g[K.S_MATCH]
-    g[K.S_MATCH] = card
-    size = g[base + K.SIZE]
-    guilty = card == K.WD4 and has_color(gp, p, prev_color)
+    base = kernel.HC + p * kernel.HAND_COLS
+    g[kernel.DISC + g[kernel.S_NDISC]] = card
+    g[kernel.S_NDISC] += 1
+    prev_color = g[kernel.S_COLOR]
+    g[kernel.S_COLOR] = _COLOR[card] if card < kernel.WILD else color
+    prev_match = g[kernel.S_MATCH]
+    g[kernel.S_MATCH] = card
+    size = g[base + kernel.SIZE]
+    guilty = card == kernel.WD4 and has_color(gp, p, prev_color)
     if not uno and size == 1:
-        g[K.S_UNO_OPEN] = p
+        g[kernel.S_UNO_OPEN] = p
     if size == 0:
         went_out(gp, p, card, target, responding)
         return
     rank = _RANK[card]
-    if card < K.WILD and rank <= 9:
+    if card < kernel.WILD and rank <= 9:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
-        elif rank == 0 and g[K.RP + S.R_ZERO_ROTATE]:
+        elif rank == 0 and g[kernel.RP + S.R_ZERO_ROTATE]:
             rotate_hands(gp)
-        g[K.S_CUR] = nxt(gp, p)
-        g[K.S_PHASE] = K.P_PLAY
-    elif card < K.WILD and rank == K.SKIP:
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
+    elif card < kernel.WILD and rank == kernel.SKIP:
         skipped = nxt(gp, p)
-        g[K.S_CUR] = nxt(gp, skipped)
-        g[K.S_PHASE] = K.P_PLAY
-        if g[K.RP + S.R_SKIP_ON_SKIP]:
-            g[K.S_SKIP_FROM] = skipped
-            g[K.S_OFFER_SKIP] = 1
-    elif card < K.WILD and rank == K.REVERSE:
-        g[K.S_DIR] = -g[K.S_DIR]
+        g[kernel.S_CUR] = nxt(gp, skipped)
+        g[kernel.S_PHASE] = kernel.P_PLAY
+        if g[kernel.RP + S.R_SKIP_ON_SKIP]:
+            g[kernel.S_SKIP_FROM] = skipped
+            g[kernel.S_OFFER_SKIP] = 1
+    elif card < kernel.WILD and rank == kernel.REVERSE:
+        g[kernel.S_DIR] = -g[kernel.S_DIR]
         if responding:
-            g[K.S_CUR] = nxt(gp, p)
-            g[K.S_PHASE] = K.P_RESPOND
-        elif g[K.RP + S.R_N] == 2 and g[K.RP + S.R_REV_SKIPS]:
-            g[K.S_CUR] = nxt(gp, nxt(gp, p))
-            g[K.S_PHASE] = K.P_PLAY
+            g[kernel.S_CUR] = nxt(gp, p)
+            g[kernel.S_PHASE] = kernel.P_RESPOND
+        elif g[kernel.RP + S.R_N] == 2 and g[kernel.RP + S.R_REV_SKIPS]:
+            g[kernel.S_CUR] = nxt(gp, nxt(gp, p))
+            g[kernel.S_PHASE] = kernel.P_PLAY
         else:
-            g[K.S_CUR] = nxt(gp, p)
-            g[K.S_PHASE] = K.P_PLAY
-    elif card < K.WILD and rank == K.DRAW_TWO:
-        penalty(gp, p, K.DRAW_TWO, new_pending(gp, card) if responding else 2)
-    elif card == K.WD4:
-        g[K.S_WD4_BY] = p if g[K.RP + S.R_WD4] == 0 else -1
-        g[K.S_WD4_COLOR] = prev_color
-        g[K.S_WD4_GUILTY] = 1 if guilty else 0
-        g[K.S_WD4_MATCH] = prev_match
-        penalty(gp, p, K.WD4, g[K.S_PENDING] + 4 if responding else 4)
+            g[kernel.S_CUR] = nxt(gp, p)
+            g[kernel.S_PHASE] = kernel.P_PLAY
+    elif card < kernel.WILD and rank == kernel.DRAW_TWO:
+        penalty(gp, p, kernel.DRAW_TWO, new_pending(gp, card) if responding else 2)
+    elif card == kernel.WD4:
+        g[kernel.S_WD4_BY] = p if g[kernel.RP + S.R_WD4] == 0 else -1
+        g[kernel.S_WD4_COLOR] = prev_color
+        g[kernel.S_WD4_GUILTY] = 1 if guilty else 0
+        g[kernel.S_WD4_MATCH] = prev_match
+        penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
     else:
-        g[K.S_CUR] = nxt(gp, p)
-        g[K.S_PHASE] = K.P_PLAY
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
@@ -179,21 +181,21 @@ def turn_draw(gp: int, p: int) -> None:
     """``Game._turn_draw`` and ``_turn_ended_idle`` (a round in which every player in
     turn could neither play nor draw is blocked)."""
     g = view(gp)
-    g[K.S_UNO_OPEN] = -1
-    g[K.S_SKIP_FROM] = -1
+    g[kernel.S_UNO_OPEN] = -1
+    g[kernel.S_SKIP_FROM] = -1
     got = 0
     last = -1
-    if g[K.RP + S.R_DRAW_ONE]:
+    if g[kernel.RP + S.R_DRAW_ONE]:
         card = take(gp)
         if card >= 0:
             add_card(gp, p, card)
-            g[K.S_IDLE] = 0
-            if g[K.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, card):
-                g[K.S_DRAWN] = card
-                g[K.S_PHASE] = K.P_DRAWN
+            g[kernel.S_IDLE] = 0
+            if g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, card):
+                g[kernel.S_DRAWN] = card
+                g[kernel.S_PHASE] = kernel.P_DRAWN
             else:
-                g[K.S_CUR] = nxt(gp, p)
-                g[K.S_PHASE] = K.P_PLAY
+                g[kernel.S_CUR] = nxt(gp, p)
+                g[kernel.S_PHASE] = kernel.P_PLAY
             return
     else:
         while True:
@@ -205,49 +207,49 @@ def turn_draw(gp: int, p: int) -> None:
             last = card
             if can_play(gp, p, card):
                 break
-    if got and g[K.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
-        g[K.S_IDLE] = 0
-        g[K.S_DRAWN] = last
-        g[K.S_PHASE] = K.P_DRAWN
+    if got and g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
+        g[kernel.S_IDLE] = 0
+        g[kernel.S_DRAWN] = last
+        g[kernel.S_PHASE] = kernel.P_DRAWN
         return
-    g[K.S_IDLE] = 0 if got else g[K.S_IDLE] + 1
-    if g[K.S_IDLE] >= g[K.RP + S.R_N]:
+    g[kernel.S_IDLE] = 0 if got else g[kernel.S_IDLE] + 1
+    if g[kernel.S_IDLE] >= g[kernel.RP + S.R_N]:
         blocked(gp)
     else:
-        g[K.S_CUR] = nxt(gp, p)
-        g[K.S_PHASE] = K.P_PLAY
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
 def accept_penalty(gp: int, p: int) -> None:
     """``table._accept_penalty``."""
     g = view(gp)
-    draw_cards(gp, p, g[K.S_PENDING])
+    draw_cards(gp, p, g[kernel.S_PENDING])
     settle_penalty(gp)
-    g[K.S_CUR] = nxt(gp, p)
-    g[K.S_PHASE] = K.P_PLAY
+    g[kernel.S_CUR] = nxt(gp, p)
+    g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
 def challenge(gp: int, p: int) -> None:
     """``table._challenge``."""
     g = view(gp)
-    accused = g[K.S_WD4_BY]
-    stacked = g[K.S_PENDING] - 4
+    accused = g[kernel.S_WD4_BY]
+    stacked = g[kernel.S_PENDING] - 4
     settle_penalty(gp)
-    if g[K.S_WD4_GUILTY]:
-        if g[K.RP + S.R_TAKES_BACK]:
-            g[K.S_NDISC] -= 1
-            add_card(gp, accused, g[K.DISC + g[K.S_NDISC]])
-            g[K.S_RECYCLED] = 1
-            g[K.S_COLOR] = g[K.S_WD4_COLOR]
-            g[K.S_MATCH] = g[K.S_WD4_MATCH]
-        draw_cards(gp, accused, stacked + g[K.RP + S.R_GUILTY_DRAW])
-        g[K.S_CUR] = p
+    if g[kernel.S_WD4_GUILTY]:
+        if g[kernel.RP + S.R_TAKES_BACK]:
+            g[kernel.S_NDISC] -= 1
+            add_card(gp, accused, g[kernel.DISC + g[kernel.S_NDISC]])
+            g[kernel.S_RECYCLED] = 1
+            g[kernel.S_COLOR] = g[kernel.S_WD4_COLOR]
+            g[kernel.S_MATCH] = g[kernel.S_WD4_MATCH]
+        draw_cards(gp, accused, stacked + g[kernel.RP + S.R_GUILTY_DRAW])
+        g[kernel.S_CUR] = p
     else:
-        draw_cards(gp, p, stacked + g[K.RP + S.R_INNOCENT_DRAW])
-        g[K.S_CUR] = nxt(gp, p)
-    g[K.S_PHASE] = K.P_PLAY
+        draw_cards(gp, p, stacked + g[kernel.RP + S.R_INNOCENT_DRAW])
+        g[kernel.S_CUR] = nxt(gp, p)
+    g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 # ------------------------------------------------------------------ repetition
@@ -270,15 +272,15 @@ def position_hash(gp: int) -> np.uint64:
     random streams, the counters of plays and draws, nor what is fixed for the round."""
     g = view(gp)
     h = np.uint64(0)
-    for i in range(K.S_NDISC + 1):
+    for i in range(kernel.S_NDISC + 1):
         h = _fold(h, g[i])
-    for i in range(g[K.S_NPILE]):
-        h = _fold(h, g[K.PILE + i])
-    for i in range(g[K.S_NDISC]):
-        h = _fold(h, g[K.DISC + i])
-    for seat in range(g[K.RP + S.R_N]):
-        base = K.HC + seat * K.HAND_COLS
-        bits = g[base + K.MASK]
+    for i in range(g[kernel.S_NPILE]):
+        h = _fold(h, g[kernel.PILE + i])
+    for i in range(g[kernel.S_NDISC]):
+        h = _fold(h, g[kernel.DISC + i])
+    for seat in range(g[kernel.RP + S.R_N]):
+        base = kernel.HC + seat * kernel.HAND_COLS
+        bits = g[base + kernel.MASK]
         h = _fold(h, bits)
         while bits:
             h = _fold(h, g[base + lowest_kind(bits)])
@@ -296,27 +298,27 @@ def note_position(gp: int) -> None:
     counting the recorded ones and no others (a round of that many distinct positions
     after a reshuffle has not been seen; see docs/simulator.md)."""
     g = view(gp)
-    if g[K.S_PHASE] >= K.P_ROUND_OVER:
+    if g[kernel.S_PHASE] >= kernel.P_ROUND_OVER:
         return
     h = np.int64(position_hash(gp))
-    generation = g[K.POS]
-    slot = h & (K.POS_SLOTS - 1)
+    generation = g[kernel.POS]
+    slot = h & (kernel.POS_SLOTS - 1)
     while True:
-        at = K.POS + 1 + 3 * slot
+        at = kernel.POS + 1 + 3 * slot
         if g[at + 2] != generation:  # a free slot: the position is new
-            if g[K.S_NPOS] >= K.POS_LIMIT:
+            if g[kernel.S_NPOS] >= kernel.POS_LIMIT:
                 return
             g[at] = h
             g[at + 1] = 1
             g[at + 2] = generation
-            g[K.S_NPOS] += 1
+            g[kernel.S_NPOS] += 1
             return
         if g[at] == h:
             break
-        slot = (slot + 1) & (K.POS_SLOTS - 1)
+        slot = (slot + 1) & (kernel.POS_SLOTS - 1)
     g[at + 1] += 1
     if g[at + 1] >= REPETITION_LIMIT:
-        g[K.S_REPEATED] += 1
+        g[kernel.S_REPEATED] += 1
         blocked(gp)
 
 
@@ -325,8 +327,8 @@ def after_recycling(gp: int) -> None:
     """At the end of an action: :func:`note_position` if it brought cards back from the
     discard pile."""
     g = view(gp)
-    if g[K.S_RECYCLED]:
-        g[K.S_RECYCLED] = 0
+    if g[kernel.S_RECYCLED]:
+        g[kernel.S_RECYCLED] = 0
         note_position(gp)
 
 
@@ -336,39 +338,39 @@ def apply(gp: int, action: int) -> None:
     g = view(gp)
     p = action & 15
     kind = (action >> 4) & 15
-    g[K.S_ACTIONS] += 1
-    if kind == K.T_PLAY:
-        g[K.S_PLAYS] += 1
-        g[K.S_TURNS] += 1
-        do_play(gp, p, (action >> 8) & 127, (action >> 15) & 7, (action & K.UNO_FLAG) != 0,
+    g[kernel.S_ACTIONS] += 1
+    if kind == kernel.T_PLAY:
+        g[kernel.S_PLAYS] += 1
+        g[kernel.S_TURNS] += 1
+        do_play(gp, p, (action >> 8) & 127, (action >> 15) & 7, (action & kernel.UNO_FLAG) != 0,
                 (action >> 18) & 15)
-    elif kind == K.T_DRAW:
-        g[K.S_DRAWS] += 1
-        if g[K.S_PHASE] == K.P_CHALLENGE or g[K.S_PHASE] == K.P_RESPOND:
+    elif kind == kernel.T_DRAW:
+        g[kernel.S_DRAWS] += 1
+        if g[kernel.S_PHASE] == kernel.P_CHALLENGE or g[kernel.S_PHASE] == kernel.P_RESPOND:
             accept_penalty(gp, p)
-            g[K.S_TURNS] += 1
+            g[kernel.S_TURNS] += 1
         else:
             turn_draw(gp, p)
             after_recycling(gp)  # first: a blocked round ends the turn
-            if g[K.S_PHASE] != K.P_DRAWN:
-                g[K.S_TURNS] += 1
-    elif kind == K.T_PASS:
-        g[K.S_TURNS] += 1
-        g[K.S_DRAWN] = -1
-        g[K.S_CUR] = nxt(gp, p)
-        g[K.S_PHASE] = K.P_PLAY
-    elif kind == K.T_CHALLENGE:
-        g[K.S_TURNS] += 1
+            if g[kernel.S_PHASE] != kernel.P_DRAWN:
+                g[kernel.S_TURNS] += 1
+    elif kind == kernel.T_PASS:
+        g[kernel.S_TURNS] += 1
+        g[kernel.S_DRAWN] = -1
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
+    elif kind == kernel.T_CHALLENGE:
+        g[kernel.S_TURNS] += 1
         challenge(gp, p)
-    elif kind == K.T_UNO:
-        g[K.S_UNO_OPEN] = -1
-    elif kind == K.T_CATCH:
-        g[K.S_UNO_OPEN] = -1
-        draw_cards(gp, (action >> 18) & 15, g[K.RP + S.R_UNO_PENALTY])
-    elif kind == K.T_COLOR:
-        g[K.S_COLOR] = (action >> 15) & 7
-        g[K.S_PHASE] = K.P_PLAY
-    elif kind == K.T_NEXT:
-        g[K.S_DEALER] = (g[K.S_DEALER] + 1) % g[K.RP + S.R_N]
+    elif kind == kernel.T_UNO:
+        g[kernel.S_UNO_OPEN] = -1
+    elif kind == kernel.T_CATCH:
+        g[kernel.S_UNO_OPEN] = -1
+        draw_cards(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
+    elif kind == kernel.T_COLOR:
+        g[kernel.S_COLOR] = (action >> 15) & 7
+        g[kernel.S_PHASE] = kernel.P_PLAY
+    elif kind == kernel.T_NEXT:
+        g[kernel.S_DEALER] = (g[kernel.S_DEALER] + 1) % g[kernel.RP + S.R_N]
         start_round(gp)
     after_recycling(gp)
