@@ -1,11 +1,11 @@
 """The table driver (:mod:`unokit.engine.driver`): who is asked to act, in which order,
 and the seats that hold after acting out of turn.
 
-- the two hold rules on positions where they differ;
+- the seats that hold after acting out of turn, until the turn moves on;
 - asking one seat at a time (:meth:`Driver.ask`) follows :meth:`Driver.seats_to_ask`, under
   rule sets with every kind of out-of-turn action;
-- bot matches (:func:`unokit.bots.play`) and terminal sessions ask exactly as they did
-  before they used the driver (pinned histories of random matches);
+- bot matches (:func:`unokit.bots.play`) and terminal sessions keep their asking order
+  (pinned histories of random matches);
 - the compiled copy of the PettingZoo environment (:mod:`unokit.rl._sim_kernel`) has, at
   every step, the lead, queue of windows and holding seats of the engine driver;
 - the errors of bot specs and bot matches.
@@ -22,7 +22,7 @@ import pytest
 from unokit.bots import BotError, BotSpecError, RandomBot, make_bot, parse_bot_spec, play
 from unokit.engine import actions as A
 from unokit.engine.cards import parse_card
-from unokit.engine.driver import HOLDS, Choose, Driver, asking_order, lead_seat
+from unokit.engine.driver import Choose, Driver, asking_order, lead_seat
 from unokit.engine.errors import IllegalActionError, UnoError
 from unokit.engine.game import Game
 from unokit.engine.observation import Observation
@@ -43,14 +43,14 @@ def late_call() -> Game:
     return game
 
 
-def own_jump_in(hold: str) -> Driver:
+def own_jump_in() -> Driver:
     """Seat 0 plays R5 and jumps in on it with its second R5: seat 1 is to move again.
     (False catches give every seat something to do out of turn at any moment.)"""
     game = Game.from_setup("jump_in,players=3,false_catch_penalty=2",
                            hands=[cards("R5 R5 G1 G2"), cards("B1 B2"), cards("Y1 Y2")],
                            draw_pile=cards("Y3 Y4 Y5 Y6"), discard=cards("R3"),
                            current_player=0)
-    driver = Driver(game, hold=hold)
+    driver = Driver(game)
     driver.apply(A.parse_action("0:R5"))
     assert game.current == 1 and 0 in driver.windows()
     driver.apply(A.parse_action("0:R5"))
@@ -60,43 +60,38 @@ def own_jump_in(hold: str) -> Driver:
 
 # ------------------------------------------------------------------ the rules
 def test_order_lead_last_and_a_late_call_holds_until_the_lead_acts() -> None:
-    for hold in HOLDS:
-        game = late_call()
-        driver = Driver(game, hold=hold)
-        assert asking_order(game) == ([0, 1], 2) and driver.lead() == lead_seat(game) == 2
-        assert driver.seats_to_ask() == [0, 1, 2]
-        driver.apply(A.call_uno(1))
-        assert driver.held == {1}
-        assert driver.seats_to_ask() == [2]  # seat 0 has nothing to catch any more
-        driver.apply(A.draw(2))
-        assert driver.held == set()
+    game = late_call()
+    driver = Driver(game)
+    assert asking_order(game) == ([0, 1], 2) and driver.lead() == lead_seat(game) == 2
+    assert driver.seats_to_ask() == [0, 1, 2]
+    driver.apply(A.call_uno(1))
+    assert driver.held == {1}
+    assert driver.seats_to_ask() == [2]  # seat 0 has nothing to catch any more
+    driver.apply(A.draw(2))
+    assert driver.held == set()
 
 
 def test_a_catch_holds_the_catcher() -> None:
-    for hold in HOLDS:
-        driver = Driver(late_call(), hold=hold)
-        driver.apply(A.catch(0, 1))
-        assert driver.held == {0}
-        assert 0 not in driver.seats_to_ask()
+    driver = Driver(late_call())
+    driver.apply(A.catch(0, 1))
+    assert driver.held == {0}
+    assert 0 not in driver.seats_to_ask()
 
 
-def test_the_hold_rules_differ_on_a_jump_in_that_leaves_the_turn_where_it_was() -> None:
-    calls = own_jump_in("calls")
-    assert calls.held == set() and 0 in calls.windows()
-    turn = own_jump_in("turn")
-    assert turn.held == {0} and 0 not in turn.windows()
-    turn.apply(turn.game.legal_actions(1)[0])  # the lead acts
-    assert turn.held == set()
+def test_a_jump_in_that_leaves_the_turn_where_it_was_holds_until_the_lead_acts() -> None:
+    driver = own_jump_in()
+    assert driver.held == {0} and 0 not in driver.windows()
+    driver.apply(driver.game.legal_actions(1)[0])  # the lead acts
+    assert driver.held == set()
 
 
 def test_record_after_an_outside_apply_is_apply() -> None:
-    for hold in HOLDS:
-        inside, outside = Driver(late_call(), hold=hold), Driver(late_call(), hold=hold)
-        for action in (A.call_uno(1), A.draw(2)):
-            inside.apply(action)
-            outside.game.apply(action)
-            outside.record(action)
-            assert inside.held == outside.held
+    inside, outside = Driver(late_call()), Driver(late_call())
+    for action in (A.call_uno(1), A.draw(2)):
+        inside.apply(action)
+        outside.game.apply(action)
+        outside.record(action)
+        assert inside.held == outside.held
 
 
 def test_an_illegal_action_changes_no_hold_and_copies_are_independent() -> None:
@@ -110,8 +105,6 @@ def test_an_illegal_action_changes_no_hold_and_copies_are_independent() -> None:
     assert driver.held == {1}
     driver.reset()
     assert driver.held == set() and twin.held == {0, 1}
-    with pytest.raises(ValueError, match="hold must be one of"):
-        Driver(late_call(), hold="never")
 
 
 def test_nobody_is_asked_once_the_match_is_over() -> None:
@@ -148,7 +141,7 @@ calls, catches (false ones too), slaps, Skips passed on, the exchange, teams, ne
 
 
 def _drivers(game: Game) -> list[Driver]:
-    drivers = [Driver(game), Driver(game, hold="turn")]
+    drivers = [Driver(game)]
     try:
         from unokit.rl.pettingzoo_env import WindowRule
     except ImportError:
@@ -195,21 +188,20 @@ def test_asking_one_seat_at_a_time_follows_seats_to_ask(rules_text: str) -> None
 
 # ------------------------------------------------------- bots and the terminal
 BOT_PINS: list[tuple[str, int, int, str]] = [
-    # (rules, seed, actions, digest of the history), recorded before bots.play and the
-    # terminal session were built on the driver.
+    # (rules, seed, actions, digest of the history) of random bots' matches.
     ("jump_in,players=3,rounds=1", 1, 669, "5443b551f2b57ea4"),
-    ("party,players=4,rounds=1", 2, 8654, "3f7c9d14a5ceb98d"),
-    ("official,players=3,rounds=1,silence=twos,uno_slap=true,false_catch_penalty=2", 3, 7371,
-     "fa1f9a31f5a61f0c"),
+    ("party,players=4,rounds=1", 2, 39615, "b7cf417ab1a179c9"),
+    ("official,players=3,rounds=1,silence=twos,uno_slap=true,false_catch_penalty=2", 3, 613,
+     "ce79be5d20924fc2"),
     ("official,players=4,rounds=1,five_exchange=true,multi_play=same_number,"
-     "skip_on_skip=any,silence=wilds,jump_in=true", 4, 752, "1a52edfb8d9076b7"),
+     "skip_on_skip=any,silence=wilds,jump_in=true", 4, 238, "c6fd74ecb443d8bb"),
     ("pairs,rounds=2", 5, 3246, "d4b59a935c125b7a"),
     ("classic_ru,players=2,rounds=2", 6, 154, "e496c5e4e319eed3"),
 ]
 SESSION_PINS: list[tuple[str, int, int, str]] = [
     ("jump_in,players=3,rounds=1", 1, 63, "20991756e9baaf78"),
-    ("official,players=3,rounds=1,silence=twos,uno_slap=true,false_catch_penalty=2", 3, 1799,
-     "e13e41297f5973ea"),
+    ("official,players=3,rounds=1,silence=twos,uno_slap=true,false_catch_penalty=2", 3, 3145,
+     "a4bc2584f1ec4b53"),
     ("pairs,rounds=2", 5, 659, "f17ace7d5a0ae37b"),
     ("classic_ru,players=2,rounds=2", 6, 237, "90ea5f71ceec70e0"),
 ]
@@ -220,7 +212,7 @@ def _digest(history: Sequence[int]) -> str:
 
 
 @pytest.mark.parametrize(("rules_text", "seed", "length", "digest"), BOT_PINS)
-def test_bot_matches_ask_as_before(rules_text: str, seed: int, length: int,
+def test_bot_matches_keep_their_asking_order(rules_text: str, seed: int, length: int,
                                    digest: str) -> None:
     rules = Rules.from_string(rules_text)
     game = Game(rules, seed)
@@ -229,7 +221,7 @@ def test_bot_matches_ask_as_before(rules_text: str, seed: int, length: int,
 
 
 @pytest.mark.parametrize(("rules_text", "seed", "length", "digest"), SESSION_PINS)
-def test_terminal_sessions_ask_as_before(rules_text: str, seed: int, length: int,
+def test_terminal_sessions_keep_their_asking_order(rules_text: str, seed: int, length: int,
                                          digest: str) -> None:
     from unokit.tui.session import Session
 

@@ -104,11 +104,11 @@ def play(game: Game, bots: Sequence[Bot], *, max_actions: int = 1_000_000) -> It
     """Let ``bots`` (one per seat) play ``game`` to the end of the match, yielding each
     step as it happens; the first step is the set-up already in the log.
 
-    The seats are asked in the order of :class:`unokit.engine.driver.Driver` (hold rule
-    ``"calls"``): at every step the out-of-turn seats first, in seat order after the
-    current player, then the current player; the first action offered is applied. A
-    seat that has made an UNO call or a catch out of turn is not asked again until the
-    current player has acted, so out-of-turn actions cannot keep a game going forever.
+    The seats are asked in the order of :class:`unokit.engine.driver.Driver`: at every
+    step the out-of-turn seats first, in seat order after the current player, then the
+    current player; the first action offered is applied. A seat that has acted out of
+    turn is not asked again until the turn moves on, so out-of-turn actions cannot keep a
+    game going forever.
 
     Raises:
         ValueError: not one bot per seat.

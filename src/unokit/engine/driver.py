@@ -7,20 +7,11 @@ a Skip on, slap, speak under a silence rule, start the next round. They are aske
 first, one at a time in seat order after the lead, then the lead, who must act; the
 first action offered is applied (:func:`asking_order`, :meth:`Driver.seats_to_ask`).
 
-A seat that has acted out of turn *holds*: it is not asked again until the lead has
-acted, so that out-of-turn actions cannot keep a game going forever. Two hold rules
-exist (:data:`HOLDS`):
-
-- ``"calls"`` (bot matches, :func:`unokit.bots.play`, and the terminal game): an UNO
-  call or a catch made out of turn holds its seat until the lead acts; any other action
-  (the lead's, or a jump-in, a Skip passed on, speech, a slap, the start of the next
-  round) releases every seat;
-- ``"turn"`` (the PettingZoo environment and its compiled copy,
-  :mod:`unokit.rl._sim_kernel`): any out-of-turn action holds its seat until the turn
-  moves on: the lead acts, or the seat to move or the phase changes.
-
-They differ only for out-of-turn actions other than calls and catches that leave the
-seat to move and the phase as they were (a jump-in on one's own card, speech, a slap).
+A seat that has acted out of turn *holds*: it is not asked again until the turn moves on
+(the lead acts, or the seat to move or the phase changes), so that out-of-turn actions
+cannot keep a game going forever: a seat that has called UNO late, caught a missed call,
+passed a Skip on, spoken under a silence rule, slapped or jumped in on its own card
+waits for the lead. A jump-in that takes the turn moves it on, so it frees every seat.
 
 A :class:`Driver` keeps the holds of one game and is used one action at a time: ask the
 seats of :meth:`~Driver.seats_to_ask` in order, apply the first action offered with
@@ -57,13 +48,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from unokit.engine.actions import CATCH, UNO, action_player, action_type
+from unokit.engine.actions import action_player
 from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER
-
-HOLDS = ("calls", "turn")
-"""The hold rules of a :class:`Driver` (see the module docstring)."""
 
 Offered = Callable[[Game, int], bool]
 """Whether a seat other than the lead is asked now (its window opens)."""
@@ -111,35 +99,22 @@ class Driver:
     Args:
         game: the game; every action applied to it must go through :meth:`apply` or be
             passed to :meth:`record` right after.
-        hold: ``"calls"`` or ``"turn"`` (:data:`HOLDS`).
         offered: whether a seat other than the lead is asked now (default: it has a legal
             action); seats that hold are never asked.
         windows_open: whether any seat other than the lead may be asked at this moment
             (default: always); a shortcut for ``offered``.
-
-    Raises:
-        ValueError: an unknown hold rule.
     """
 
-    __slots__ = ("_current", "_lead", "_phase", "_turn_hold", "game", "held", "offered",
-                 "windows_open")
+    __slots__ = ("_current", "_lead", "_phase", "game", "held", "offered", "windows_open")
 
-    def __init__(self, game: Game, *, hold: str = "calls", offered: Offered | None = None,
+    def __init__(self, game: Game, *, offered: Offered | None = None,
                  windows_open: Callable[[Game], bool] | None = None) -> None:
-        if hold not in HOLDS:
-            raise ValueError(f"hold must be one of {', '.join(HOLDS)}, not {hold!r}")
         self.game = game
-        self._turn_hold = hold == "turn"
         self.offered: Offered = offered or has_legal_action
         self.windows_open = windows_open
         self.held: set[int] = set()
         """The seats that acted out of turn and wait for the lead."""
         self._mark()
-
-    @property
-    def hold(self) -> str:
-        """The hold rule (:data:`HOLDS`)."""
-        return "turn" if self._turn_hold else "calls"
 
     def _mark(self) -> None:
         """Note the moment that the next recorded action is applied in."""
@@ -158,8 +133,8 @@ class Driver:
     def copy(self, game: Game | None = None) -> Driver:
         """A driver with the same rules and holds (for ``game``, if given: a copy of the
         game, say)."""
-        twin = Driver(game if game is not None else self.game, hold=self.hold,
-                      offered=self.offered, windows_open=self.windows_open)
+        twin = Driver(game if game is not None else self.game, offered=self.offered,
+                      windows_open=self.windows_open)
         twin.held = set(self.held)
         twin._phase, twin._current, twin._lead = self._phase, self._current, self._lead
         return twin
@@ -232,19 +207,14 @@ class Driver:
         seat = action_player(action)
         game = self.game
         held = self.held
-        if self._turn_hold:
-            if (seat == self._lead or game.phase is not self._phase
-                    or game.current != self._current):
-                if held:
-                    held.clear()
-            else:
-                held.add(seat)
-        elif seat != self._lead and action_type(action) in (UNO, CATCH):
+        if (seat == self._lead or game.phase is not self._phase
+                or game.current != self._current):
+            if held:
+                held.clear()
+        else:
             held.add(seat)
-        elif held:
-            held.clear()
         self._mark()
 
 
-__all__ = ["HOLDS", "Choose", "Driver", "Offered", "asking_order", "has_legal_action",
+__all__ = ["Choose", "Driver", "Offered", "asking_order", "has_legal_action",
            "lead_seat"]

@@ -16,10 +16,9 @@ and engine, for the rules the simulator plays (:mod:`unokit.sim.support`):
   current player's turn actions, then a skipped seat's Skips, then an UNO call or a
   catch; ``next`` for every seat between rounds);
 - :func:`schedule`, :func:`offered` and :func:`select`: ``raw_env._schedule`` and
-  ``_select`` on the environment's :class:`unokit.engine.driver.Driver` (hold rule
-  ``"turn"``) and :class:`unokit.rl.pettingzoo_env.WindowRule` (the lead, the queue of
-  out-of-turn windows, the seats that spoke; ``tests/test_driver.py`` compares them at
-  every step);
+  ``_select`` on the environment's :class:`unokit.engine.driver.Driver` and
+  :class:`unokit.rl.pettingzoo_env.WindowRule` (the lead, the queue of out-of-turn
+  windows, the seats that spoke; ``tests/test_driver.py`` compares them at every step);
 - :func:`first_token` and :func:`second_token`: :func:`unokit.rl.encoding.encode_action`
   for the actions of these rules (at most two tokens: a play, then the target seat of a
   seven swap);
@@ -368,7 +367,7 @@ def pass_window(ep: int) -> int:
 @jit
 def apply_action(ep: int, action: int) -> int:
     """``raw_env._apply``: the selected seat takes the (legal) engine ``action``; the
-    seats that spoke are updated (``Driver.record``, hold rule ``"turn"``) and the next
+    seats that spoke are updated (``Driver.record``) and the next
     seat selected. Returns the selected seat,
     the ``R_*`` flags and the action (see :data:`R_APPLIED`), or :data:`R_NO_ACTION`."""
     e = eview(ep)

@@ -11,7 +11,7 @@ still to slap; seat 0 between rounds), then the lead: the order of
 :class:`unokit.engine.driver.Driver` (:class:`WindowRule` says which seats, at which
 moments). Each asked seat gets a *window*: its legal actions plus ``noop``, which lets
 the moment pass. A seat that has acted out of turn is not asked again until the turn
-moves on (the driver's hold rule ``"turn"``). Out-of-turn plays that depend on the
+moves on (:class:`unokit.engine.driver.Driver`). Out-of-turn plays that depend on the
 seat's own cards (jump-in, passing a Skip on) are offered on public grounds alone (to
 every active seat whenever a jump-in is possible, to the skipped seat after a Skip), so
 being asked tells the others nothing. ``windows="useful"`` leaves out the windows that
@@ -92,13 +92,13 @@ class WindowRule:
     """Which seats the environment asks out of turn, and when, for ``rules`` and a
     ``windows`` mode (see the module docstring): :meth:`open` and :meth:`offered` are the
     ``windows_open`` and ``offered`` of the environment's :class:`~unokit.engine.driver.Driver`
-    (:meth:`driver`), whose hold rule is ``"turn"``.
+    (:meth:`driver`).
 
     >>> from unokit.engine.game import Game
     >>> rule = WindowRule(Rules.preset("official", players=3), "all")
     >>> driver = rule.driver(Game(rule.rules, seed=1))
-    >>> driver.hold, driver.seats_to_ask() == [driver.lead()]
-    ('turn', True)
+    >>> driver.seats_to_ask() == [driver.lead()]
+    True
     """
 
     __slots__ = ("_always", "_jump_in", "_on", "_skip_rule", "_useful", "rules", "windows")
@@ -147,7 +147,7 @@ class WindowRule:
 
     def driver(self, game: Game) -> Driver:
         """The driver that selects the agents of ``game``."""
-        return Driver(game, hold="turn", offered=self.offered, windows_open=self.open)
+        return Driver(game, offered=self.offered, windows_open=self.open)
 
 
 def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
