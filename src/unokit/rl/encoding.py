@@ -1,27 +1,13 @@
 """Fixed-size encodings of unokit games for learning agents: actions as indices, views as
 vectors.
 
-**Actions** (:mod:`unokit.rl.action_tokens`, whose names are importable from here too).
-:data:`ACTION_SIZE` indices serve every rule set and 2 to 10 players. Seats are named
-relative to the acting seat (``+1`` is the next seat clockwise). An engine
-action is a short sequence of *tokens* (indices): most are one token; a play that also
-names a seat, hands over a card or puts down several cards is a card token followed by
-its arguments in a fixed order::
-
-    play or play+UNO token, then one "add" token per extra card (multi-play, in the
-    engine's order), then a "target" token, then a "give" token
-
-:func:`encode_action` and :func:`decode_action` convert both ways, for a given seat and
-table size; :func:`decision` builds the choices of one moment from the engine's legal
-actions. Where one play is a prefix of another (a 5 with or without a card exchange),
-``finish`` ends the shorter one.
+**Actions** (:mod:`unokit.rl.action_tokens`, whose names are importable from here too):
+:data:`ACTION_SIZE` indices serve every rule set and 2 to 10 players; an engine action is
+a short sequence of them, and :func:`encode_action` and :func:`decode_action` convert
+both ways.
 
 >>> from unokit import actions as A, parse_card
->>> encode_action(A.play(2, parse_card("R7"), target=0), seat=2, n=4)
-(7, 259)
->>> action_name(7), action_name(259)
-('play R7', 'target +2')
->>> decode_action((7, 259), seat=2, n=4) == A.play(2, parse_card("R7"), target=0)
+>>> decode_action(encode_action(A.draw(1), seat=1, n=3), seat=1, n=3) == A.draw(1)
 True
 
 **Observations.** :class:`ObservationEncoder` turns a seat's
