@@ -29,7 +29,7 @@ from statistics import NormalDist
 from typing import Any, NamedTuple
 
 from unokit.engine.errors import RulesError, UnoError
-from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, size_text
+from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, read_limited
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
 
@@ -675,18 +675,7 @@ def read_result(path: str | Path) -> ArenaResult:
         ArenaError: no such file, not JSON, not an arena result, one written without game
             outcomes (by an older version), or a malformed one; the message names the file.
     """
-    source = Path(path)
-    try:
-        with source.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ArenaError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ArenaError(f"{path}: a folder, not an arena JSON file") from None
-    except OSError as exc:
-        raise ArenaError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ArenaError(f"{path}: larger than {size_text(MAX_FILE_BYTES)}")
+    raw = read_limited(path, ArenaError, MAX_FILE_BYTES, what="an arena JSON file")
     data = parse_json(raw, lambda message: ArenaError(
         f"{path}: {message.replace('not valid JSON', 'not JSON', 1)}"))
     try:

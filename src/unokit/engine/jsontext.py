@@ -93,8 +93,8 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
-def read_limited(path: str | Path, error: ErrorFactory,
-                 limit: int | None = None) -> bytes:
+def read_limited(path: str | Path, error: ErrorFactory, limit: int | None = None,
+                 what: str = "a file") -> bytes:
     """The bytes of the file at ``path``, refused past ``limit`` (default
     :data:`MAX_FILE_BYTES`). At most ``limit + 1`` bytes are read.
 
@@ -106,10 +106,12 @@ def read_limited(path: str | Path, error: ErrorFactory,
     try:
         with open(path, "rb") as handle:
             data = handle.read(most + 1)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file (cannot read it)") from None
     except IsADirectoryError:
-        raise error(f"{path}: a folder, not a file") from None
+        raise error(f"{path}: a folder, not {what}") from None
     except OSError as exc:
-        raise error(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if len(data) > most:
         raise error(f"{path}: larger than {size_text(most)}")
     return data

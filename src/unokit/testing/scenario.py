@@ -363,9 +363,7 @@ def run_file(path: str | Path) -> ScenarioResult:
     try:
         raw = read_limited(path, ScenarioError, MAX_SCENARIO_BYTES)
     except ScenarioError as exc:
-        message = str(exc).removeprefix(f"{path}: ").replace(f"cannot read {path}:",
-                                                             "cannot read:", 1)
-        return ScenarioResult(str(path), False, message)
+        return ScenarioResult(str(path), False, str(exc).removeprefix(f"{path}: "))
     try:
         data = parse_json(raw, ScenarioError)
     except ScenarioError as exc:
