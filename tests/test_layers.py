@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = SRC / "unokit"
 
@@ -150,10 +152,12 @@ def test_the_check_sees_an_upward_import() -> None:
         "unokit/engine/game.py:9999: unokit.engine (layer 0) imports unokit.bots (layer 1)"]
 
 
-def test_importing_the_engine_loads_only_the_standard_library() -> None:
-    code = ("import sys\nbefore = set(sys.modules)\nimport unokit.engine\n"
+@pytest.mark.parametrize("package", ["unokit.engine", "unokit.testing"])
+def test_importing_loads_only_the_standard_library(package: str) -> None:
+    # The engine, and the checking kit that ships with it, need nothing else.
+    code = (f"import sys\nbefore = set(sys.modules)\nimport {package}\n"
             "print(sorted({m.split('.')[0] for m in set(sys.modules) - before}"
-            " - set(sys.stdlib_module_names) - {'unokit'}))")
+            " - set(sys.stdlib_module_names) - {'unokit', '__mp_main__'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
