@@ -33,6 +33,9 @@ EXTRAS: dict[str, Extra] = {
     "rl": Extra("the RL environments", ("numpy", "gymnasium", "pettingzoo")),
     "ray": Extra("the simulator's Ray backend", ("numpy", "numba", "ray")),
     "arena": Extra("the arena's ratings", ("openskill",)),
+    "server": Extra("the game server and its client",
+                    ("starlette", "uvicorn", "websockets", "msgspec", "sqlalchemy", "alembic",
+                     "httpx")),
 }
 """Each extra of ``pyproject.toml`` but ``all`` and ``dev``: what it gives and the
 modules it needs (plots need matplotlib too, in ``sim`` and ``arena``)."""
