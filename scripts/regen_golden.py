@@ -44,6 +44,7 @@ GOLDEN: tuple[tuple[str, str, int], ...] = (
     ("party", "party,rounds=2", 12),
     ("h2o", "h2o,rounds=2", 13),
     ("attack", "attack,rounds=2", 14),
+    ("online", "online,rounds=2", 15),
 )
 """Every golden match."""
 

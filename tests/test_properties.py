@@ -484,7 +484,7 @@ def test_every_preset_keeps_the_generic_invariants(name: str) -> None:
     """Conservation, legal actions, illegal actions, privacy, replay and termination
     under every preset (house rules included), a few short matches each."""
     for seed in range(2):
-        players = 4 if name == "pairs" else 2 + 2 * seed
+        players = 4 if Rules.preset(name).teams == "pairs" else 2 + 2 * seed
         rules = Rules.preset(name, players=players, target_score=60)
         checked_playout(rules, seed, seed, full=seed == 0)
 

@@ -104,6 +104,9 @@ EXPECTED_PRESETS: dict[str, dict[str, Any]] = {
     "attack": {"deck": "attack"},
     "h2o": {"deck": "h2o"},
     "pairs": {"teams": "pairs", "players": 4},
+    # beyond section 7: the seeds' online game (seed 002), the game server's first preset
+    "online": {"teams": "pairs", "players": 4, "draw_two_on_draw_two": "stack",
+               "target_score": 100},
 }
 SUPPORTED_PRESETS = set(PRESETS)
 

@@ -177,6 +177,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "attack": {"deck": "attack"},
     "h2o": {"deck": "h2o"},
     "pairs": {"teams": "pairs", "players": 4},
+    "online": {"teams": "pairs", "players": 4, "draw_two_on_draw_two": "stack",
+               "target_score": 100},
 }
 """Preset name -> its overrides of the official rules (RULES.md section 7)."""
 
@@ -191,6 +193,8 @@ PRESET_MEANINGS: dict[str, str] = {
     "attack": "UNO Attack: the card launcher instead of a draw pile",
     "h2o": "UNO H2O: Wild Downpour cards added",
     "pairs": "four players in two teams of partners",
+    "online": "the seeds' online game (seed 002): two pairs, Draw Twos stack, the first "
+    "pair to 100 points wins",
 }
 
 _NOT_IN_ATTACK = ("draw", "play_drawn", "draw_when_playable", "draw_two_on_draw_two",
