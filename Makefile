@@ -11,6 +11,11 @@ LINT_PATHS := $(wildcard src tests benchmarks)
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
+# pytest runs beside a throwaway PostgreSQL server of its own (scripts/pg_test_server.sh
+# run), unless UNOKIT_TEST_POSTGRES_URL already names one; without PostgreSQL installed
+# the script says how to install it, and the PostgreSQL tests fail.
+PYTEST := bash scripts/pg_test_server.sh run $(BIN)/python -m pytest -n 2
+
 .PHONY: venv run test lint typecheck pytest lock clean
 
 venv: $(STAMP)
@@ -27,7 +32,7 @@ run: venv
 test: venv
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2
+	$(PYTEST)
 
 lint: venv
 	$(BIN)/ruff check $(LINT_PATHS)
@@ -36,7 +41,7 @@ typecheck: venv
 	$(BIN)/mypy
 
 pytest: venv
-	$(BIN)/python -m pytest -n 2
+	$(PYTEST)
 
 # Regenerate requirements/lock.txt from requirements/lock.in with a throwaway uv.
 # The lock holds names, versions and hashes only: no index addresses.

@@ -6,13 +6,14 @@ one with ``HYPOTHESIS_PROFILE=thorough`` or ``pytest --hypothesis-profile=thorou
 
 The fixture ``instant_buttons`` takes Textual's press effect off buttons, and
 ``table_timers`` replaces the table screen's timers by a list the test fires by hand
-(see there).
+(see there). ``database_url`` runs a test on SQLite and on PostgreSQL (``tests/dbs.py``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from hypothesis import HealthCheck, settings
 # The shared strategies live beside the tests (tests/strategies.py).
 sys.path.insert(0, str(Path(__file__).parent))
 
+import dbs  # beside the tests, on the path just set
+
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=_SLOW_OK,
@@ -30,6 +33,16 @@ settings.register_profile("dev", max_examples=10, deadline=None, suppress_health
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=_SLOW_OK, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(params=dbs.DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The SQLAlchemy URL of an empty database of the test's own, once on SQLite and once
+    on PostgreSQL (``test_x[sqlite]``, ``test_x[postgresql]``). The PostgreSQL one is
+    created on the server of ``UNOKIT_TEST_POSTGRES_URL`` and dropped afterwards; without
+    that variable the test fails, saying how to start a server. See ``tests/dbs.py``."""
+    with dbs.database(request.param, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
