@@ -1,0 +1,346 @@
+"""The server's web application (Starlette): the HTTP API and the game's WebSocket.
+
+======================================  ==============================================
+``GET /healthz``                        the process is up
+``GET /readyz``                         the database answers and every room is back
+``GET /api/presets``                    the presets a room may start from
+``GET /api/rooms``                      the public rooms that wait for players
+``POST /api/rooms``                     a new room: ``{"rules", "seats", "turn_timer",
+                                        "public", "bots"}``
+``POST /api/play-now``                  a room against bots, started at once:
+                                        ``{"rules", "bot", "name"}``
+``GET /api/rooms/{code}``               a room as everyone sees it
+``GET /api/rooms/{code}/record``        the match record (with the server seed once
+                                        the match is over)
+``GET /r/{code}``                       the invite link
+``WS /ws``                              the game (docs/protocol.md)
+======================================  ==============================================
+
+>>> from starlette.testclient import TestClient
+>>> from unokit.server.settings import Settings
+>>> with TestClient(create_app(Settings(database_url="sqlite://"))) as client:
+...     client.get("/healthz").json(), client.get("/api/presets").json()[0]["name"]
+({'ok': True}, 'online')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from unokit.server import protocol as P
+from unokit.server.fanout import SPECTATORS
+from unokit.server.room import Room, RoomError
+from unokit.server.rooms import Rooms
+from unokit.server.settings import Settings
+
+LOG = logging.getLogger("unokit.server")
+
+SEND_QUEUE = 2048
+"""Messages a connection may have waiting to be sent; a client that falls further behind
+is disconnected (it comes back and resumes from the last event it saw)."""
+HELLO_TIMEOUT = 15.0
+"""Seconds a new connection has to say which room it is for."""
+REFUSED_LIMIT = 200
+"""Refused messages in a row after which a connection is closed."""
+
+
+class Connection:
+    """One WebSocket client: its viewer, its send queue, its rate limit."""
+
+    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+        self.websocket = websocket
+        self.viewer = SPECTATORS
+        self.room: Room | None = None
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.closed = False
+        self.rate = settings.rate
+        self.burst = float(settings.burst)
+        self.tokens = self.burst
+        self.stamp = asyncio.get_running_loop().time()
+        self.refused = 0
+
+    def deliver(self, data: bytes) -> None:
+        """Queue a message; a client too far behind is closed."""
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            LOG.warning("slow client disconnected")
+            self.closed = True
+            self.queue = asyncio.Queue(1)
+            self.queue.put_nowait(None)
+
+    def close(self, data: bytes | None = None) -> None:
+        """Send ``data`` (if any), then close."""
+        if self.closed:
+            return
+        if data is not None:
+            self.deliver(data)
+        self.closed = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
+
+    def allow(self) -> bool:
+        """Take one message from the rate limit (a token bucket)."""
+        now = asyncio.get_running_loop().time()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def writer(self) -> None:
+        """Send queued messages until closed."""
+        while True:
+            data = await self.queue.get()
+            if data is None:
+                return
+            await self.websocket.send_text(data.decode())
+
+
+def _error(code: str, message: str, msg_id: str | None = None) -> bytes:
+    return P.encode(P.Error(code=code, message=message, id=msg_id))
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    """The ``/ws`` endpoint: a :class:`Hello`, then messages until the client goes."""
+    rooms: Rooms = websocket.app.state.rooms
+    await websocket.accept()
+    conn = Connection(websocket, rooms.settings)
+    writer = asyncio.create_task(conn.writer())
+    try:
+        await _serve(websocket, conn, rooms)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if conn.room is not None:
+            conn.room.submit("gone", conn)
+        conn.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, 5)
+        with contextlib.suppress(Exception):
+            await websocket.close(1012 if rooms.closing else 1000)
+
+
+async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
+    try:
+        first = await asyncio.wait_for(websocket.receive_text(), HELLO_TIMEOUT)
+    except TimeoutError:
+        conn.close(_error("bad_message", "say hello first (docs/protocol.md)"))
+        return
+    try:
+        hello = P.decode_client(first)
+    except P.ProtocolError as exc:
+        conn.close(_error(exc.code, exc.message))
+        return
+    if not isinstance(hello, P.Hello):
+        conn.close(_error("bad_message", "the first message is a hello"))
+        return
+    if hello.v != P.VERSION:
+        conn.close(_error("version", f"this server speaks protocol version {P.VERSION}"))
+        return
+    try:
+        room = rooms.get(hello.room)
+    except RoomError as exc:
+        conn.close(_error(exc.code, exc.message))
+        return
+    conn.room = room
+    room.submit("hello", conn, hello)
+    while not conn.closed:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data: str | bytes | None = message.get("text")
+        if data is None:
+            data = message.get("bytes") or b""
+        if not conn.allow():
+            conn.refused += 1
+            conn.deliver(_error("rate_limited", "too many messages: slow down",
+                                P.message_id(data)[:64] if len(data) < 4096 and
+                                P.message_id(data) else None))
+        else:
+            try:
+                parsed = P.decode_client(data)
+            except P.ProtocolError as exc:
+                conn.refused += 1
+                msg_id = P.message_id(data) if len(data) <= P.MAX_MESSAGE_BYTES else None
+                conn.deliver(_error(exc.code, exc.message, msg_id))
+            else:
+                if isinstance(parsed, P.Hello):
+                    conn.refused += 1
+                    conn.deliver(_error("bad_message", "already said hello"))
+                elif rooms.closing:
+                    conn.deliver(_error("closing", "the server is restarting: send it again "
+                                        "after reconnecting", getattr(parsed, "id", None)))
+                else:
+                    conn.refused = 0
+                    room.submit("msg", conn, parsed)
+        if conn.refused >= REFUSED_LIMIT:
+            conn.close(P.encode(P.Bye(reason="too many refused messages", reconnect=False)))
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(msgspec.json.encode(data), status_code=status,
+                    media_type="application/json")
+
+
+def _room_error(exc: RoomError) -> Response:
+    status = {"no_room": 404, "not_started": 409, "closing": 503}.get(exc.code, 400)
+    return _json({"error": exc.code, "message": exc.message}, status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > 64 * 1024:
+        raise RoomError("bad_request", "a request body is at most 64 KiB")
+    if not raw:
+        return {}
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        raise RoomError("bad_request", "the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise RoomError("bad_request", "the body is a JSON object")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...],
+           default: Any = None) -> Any:
+    value = data.get(name, default)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
+                              and kind is int):
+        raise RoomError("bad_request", f"{name}: wrong type")
+    return value
+
+
+async def healthz(request: Request) -> Response:
+    """The process is up."""
+    return _json({"ok": True})
+
+
+async def readyz(request: Request) -> Response:
+    """Ready when every room is back and the database answers."""
+    rooms: Rooms = request.app.state.rooms
+    ok = rooms.ready and not rooms.closing and rooms.store is not None
+    if ok:
+        assert rooms.store is not None
+        try:
+            ok = await asyncio.wait_for(rooms.store.ping(), 5)
+        except Exception:  # noqa: BLE001 - not ready
+            ok = False
+    return _json({"ready": ok, "rooms": len(rooms.rooms), "restored": rooms.restored},
+                 200 if ok else 503)
+
+
+async def presets(request: Request) -> Response:
+    """The presets offered."""
+    return _json(Rooms.presets())
+
+
+async def list_rooms(request: Request) -> Response:
+    """The open rooms."""
+    return _json(request.app.state.rooms.open_rooms())
+
+
+async def create_room(request: Request) -> Response:
+    """A new room; its code and invite link."""
+    rooms: Rooms = request.app.state.rooms
+    try:
+        data = await _body(request)
+        rules = data.get("rules")
+        if rules is not None and not isinstance(rules, str | dict):
+            raise RoomError("bad_request", "rules: a rule string or an object")
+        bots = _field(data, "bots", list, [])
+        if not all(isinstance(b, str) for b in bots):
+            raise RoomError("bad_request", "bots: a list of bot names")
+        room = await rooms.create(rules, seats=_field(data, "seats", int),
+                                  turn_timer=_field(data, "turn_timer", int),
+                                  public=_field(data, "public", bool, True), bots=bots)
+    except RoomError as exc:
+        return _room_error(exc)
+    return _json({"code": room.code, "invite": room.info().invite}, 201)
+
+
+async def play_now(request: Request) -> Response:
+    """A room of bots around seat 0, started as soon as its player says hello."""
+    rooms: Rooms = request.app.state.rooms
+    try:
+        data = await _body(request)
+        rules = data.get("rules")
+        if rules is not None and not isinstance(rules, str | dict):
+            raise RoomError("bad_request", "rules: a rule string or an object")
+        bot = _field(data, "bot", str, "normal")
+        parsed_players = rooms_players(rules)
+        room = await rooms.create(rules, public=False,
+                                  turn_timer=_field(data, "turn_timer", int),
+                                  bots=[bot] * (parsed_players - 1))
+        room.auto_start = True
+    except RoomError as exc:
+        return _room_error(exc)
+    return _json({"code": room.code, "invite": room.info().invite}, 201)
+
+
+def rooms_players(rules: Any) -> int:
+    """How many seats a rule set has."""
+    from unokit.server.rooms import room_rules
+    return room_rules(rules).players
+
+
+async def room_info(request: Request) -> Response:
+    """A room as everyone sees it."""
+    try:
+        room = request.app.state.rooms.get(request.path_params["code"])
+    except RoomError as exc:
+        return _room_error(exc)
+    return _json(room.info())
+
+
+async def room_record(request: Request) -> Response:
+    """The room's match record."""
+    try:
+        room = request.app.state.rooms.get(request.path_params["code"])
+        record = room.record()
+    except RoomError as exc:
+        return _room_error(exc)
+    return _json(record.to_dict())
+
+
+def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
+    """The application: open the rooms on startup, stop them on shutdown."""
+    shared = rooms or Rooms(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await shared.open()
+        try:
+            yield
+        finally:
+            await shared.close()
+
+    app = Starlette(routes=[
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/api/presets", presets),
+        Route("/api/rooms", list_rooms, methods=["GET"]),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/play-now", play_now, methods=["POST"]),
+        Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/record", room_record),
+        Route("/r/{code}", room_info),
+        WebSocketRoute("/ws", game_socket),
+    ], lifespan=lifespan)
+    app.state.rooms = shared
+    return app

@@ -1,0 +1,320 @@
+"""The WebSocket protocol: every message a typed msgspec model, JSON on the wire.
+
+A client opens ``/ws``, sends :class:`Hello` and gets :class:`Welcome`; then it sends
+actions and commands, each with a client action id (``id``), and gets an :class:`Ack`
+or an :class:`Error` for each, while :class:`Events` and :class:`RoomState` messages
+come to every connection of the room. docs/protocol.md shows every message; its
+examples are checked against these models.
+
+>>> decode_client(b'{"type": "act", "id": "a1", "action": "R5"}')
+Act(id='a1', action='R5')
+>>> decode_client(b'{"type": "act", "id": "a1"}')
+Traceback (most recent call last):
+...
+unokit.server.protocol.ProtocolError: bad_message: Object missing required field `action`
+>>> encode(Ack(id="a1", seq=42))
+b'{"type":"ack","id":"a1","seq":42}'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+VERSION = 1
+"""The protocol version; :class:`Hello` names the one the client speaks."""
+
+MAX_MESSAGE_BYTES = 4096
+"""The largest client message accepted (larger ones get ``too_large``)."""
+
+
+
+class _Client(msgspec.Struct, tag_field="type", forbid_unknown_fields=True):
+    """A message from a client."""
+
+
+class Hello(_Client, tag="hello"):
+    """The first message of a connection: which room, and as whom.
+
+    With ``token``: take back the seat of that token and get every event after
+    ``last_seq``. Without one: sit in a free seat (``seat``, or the first free one) under
+    ``name``, or watch with ``spectate``."""
+
+    room: str
+    v: int = VERSION
+    token: str | None = None
+    name: str = ""
+    spectate: bool = False
+    seat: int | None = None
+    last_seq: int = -1
+
+
+class Act(_Client, tag="act"):
+    """A game action of the own seat, in the text form without the seat (``"R5"``,
+    ``"W>r"``, ``"W+4>b!"``, ``"draw"``, ``"pass"``, ``"uno"``, ``"catch 2"``,
+    ``"challenge"``, ``"next_round"``, ...; see docs/records.md)."""
+
+    id: str
+    action: str
+
+
+class Contribute(_Client, tag="contribute"):
+    """A seated player's random value for the match seed, before the match starts
+    (1-128 letters, digits, ``_`` or ``-``; docs/fairness.md)."""
+
+    id: str
+    value: str
+
+
+class Start(_Client, tag="start"):
+    """Host: start the match (every seat taken)."""
+
+    id: str
+
+
+class AddBot(_Client, tag="add_bot"):
+    """Host: seat a bot (``bot``: any bot spec, such as ``normal`` or ``hard``) in an
+    empty seat (``seat``, or the first empty one); not during a round."""
+
+    id: str
+    bot: str = "normal"
+    seat: int | None = None
+
+
+class RemoveBot(_Client, tag="remove_bot"):
+    """Host: take the bot out of ``seat``; not during a round."""
+
+    id: str
+    seat: int
+
+
+class Kick(_Client, tag="kick"):
+    """Host: send the player of ``seat`` away; not during a round."""
+
+    id: str
+    seat: int
+
+
+class SetTimer(_Client, tag="set_timer"):
+    """Host: the turn timer, in seconds (0: off, 15, 30 or 60); not during a round."""
+
+    id: str
+    seconds: int
+
+
+class Leave(_Client, tag="leave"):
+    """Give up the own seat (a bot plays it for the rest of a round under way)."""
+
+    id: str
+
+
+class SnapshotRequest(_Client, tag="snapshot"):
+    """Ask for the full view of the own seat (or the spectators' view) now."""
+
+    id: str
+
+
+class Ping(_Client, tag="ping"):
+    """Keep the connection alive; answered by :class:`Pong`."""
+
+    id: str = ""
+
+
+ClientMessage = (Hello | Act | Contribute | Start | AddBot | RemoveBot | Kick | SetTimer
+                 | Leave | SnapshotRequest | Ping)
+"""Every message a client may send."""
+
+_IDENTIFIED = (Act, Contribute, Start, AddBot, RemoveBot, Kick, SetTimer, Leave,
+               SnapshotRequest)
+
+
+class _Server(msgspec.Struct, tag_field="type", omit_defaults=True):
+    """A message from the server."""
+
+
+class SeatInfo(msgspec.Struct, omit_defaults=True):
+    """One seat as everyone sees it."""
+
+    seat: int
+    kind: str
+    """``empty``, ``human`` or ``bot``."""
+    name: str = ""
+    bot: str = ""
+    host: bool = False
+    connected: bool = False
+    away: bool = False
+    """Played by a bot after two timeouts in a row (or after leaving), until the player
+    acts again."""
+    contributed: bool = False
+
+
+class RoomInfo(msgspec.Struct, omit_defaults=True):
+    """A room as everyone sees it."""
+
+    code: str
+    rules: dict[str, Any]
+    rules_text: str
+    status: str
+    seats: list[SeatInfo]
+    turn_timer: int
+    commitment: str
+    catch_grace_ms: int
+    invite: str = ""
+    spectators: int = 0
+
+
+class Welcome(_Server, tag="welcome"):
+    """The answer to :class:`Hello`: the seat (``None``: spectating), the seat token (on
+    the first join only: keep it to come back), and the room."""
+
+    v: int
+    room: RoomInfo
+    seat: int | None = None
+    token: str | None = None
+    last_seq: int = -1
+
+
+class Ack(_Server, tag="ack"):
+    """An action or command was committed; ``seq`` is the last event's sequence number
+    after it."""
+
+    id: str
+    seq: int
+
+
+class Error(_Server, tag="error"):
+    """A message was refused and changed nothing; ``id`` names it when it had one.
+
+    Codes: ``bad_message``, ``too_large``, ``rate_limited``, ``version``, ``no_room``,
+    ``bad_token``, ``room_full``, ``not_seated``, ``not_started``, ``illegal``,
+    ``not_host``, ``mid_round``, ``bad_request``, ``too_late``, ``caught``,
+    ``not_stored``, ``closing``."""
+
+    code: str
+    message: str
+    id: str | None = None
+
+
+class Events(_Server, tag="events"):
+    """New events, as this viewer may see them, with what this seat may do next
+    (``legal``, action texts without the seat; ``must``: it is this seat's turn)."""
+
+    events: list[dict[str, Any]]
+    lead: int = -1
+    phase: str = ""
+    legal: list[str] = []
+    must: bool = False
+
+
+class RoomState(_Server, tag="room"):
+    """The room changed: a seat, a connection, the timer, the status."""
+
+    room: RoomInfo
+
+
+class Snapshot(_Server, tag="snapshot"):
+    """The full view of the own seat (:meth:`unokit.Game.observation`), sent only when
+    asked for."""
+
+    id: str
+    seq: int
+    view: dict[str, Any] | None
+    legal: list[str] = []
+    must: bool = False
+
+
+class Timer(_Server, tag="timer"):
+    """``seat`` has ``ms`` milliseconds left for the turn (``ms`` 0: no timer now)."""
+
+    seat: int
+    ms: int
+
+
+class Reveal(_Server, tag="reveal"):
+    """The match is over: the server seed behind the commitment, and the match seed."""
+
+    server_seed: str
+    seed: str
+    contributions: dict[str, str]
+
+
+class Bye(_Server, tag="bye"):
+    """The server closes the connection; with ``reconnect``, come back soon."""
+
+    reason: str
+    reconnect: bool = True
+
+
+class Pong(_Server, tag="pong"):
+    """The answer to :class:`Ping`."""
+
+    id: str = ""
+
+
+ServerMessage = (Welcome | Ack | Error | Events | RoomState | Snapshot | Timer | Reveal
+                 | Bye | Pong)
+"""Every message the server sends."""
+
+
+class ProtocolError(ValueError):
+    """A client message that is not one of :data:`ClientMessage`: ``code`` and a
+    one-line reason."""
+
+    def __init__(self, code: str, message: str, msg_id: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.msg_id = msg_id
+        super().__init__(f"{code}: {message}")
+
+
+_client_decoder = msgspec.json.Decoder(ClientMessage)
+_server_decoder = msgspec.json.Decoder(ServerMessage)
+_encoder = msgspec.json.Encoder()
+
+
+def _valid_id(value: str) -> bool:
+    return (0 < len(value) <= 64 and value.isascii()
+            and all(c.isalnum() or c in "_.:-" for c in value))
+
+
+def decode_client(data: bytes | str) -> ClientMessage:
+    """The client message of ``data``.
+
+    Raises:
+        ProtocolError: too large, not JSON, not a known message, a field missing or of
+            the wrong type, or a bad id.
+    """
+    size = len(data)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        message = _client_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise ProtocolError("bad_message", str(exc)[:200]) from None
+    except msgspec.DecodeError:
+        raise ProtocolError("bad_message", "not a JSON message") from None
+    if isinstance(message, _IDENTIFIED) and not _valid_id(message.id):
+        raise ProtocolError("bad_message", "id: 1-64 letters, digits or _.:-")
+    return message
+
+
+def decode_server(data: bytes | str) -> ServerMessage:
+    """A server message (for clients)."""
+    return _server_decoder.decode(data)
+
+
+def encode(message: _Server | _Client) -> bytes:
+    """The JSON of a message."""
+    return _encoder.encode(message)
+
+
+def message_id(data: bytes | str) -> str | None:
+    """The ``id`` of a message that failed to decode, when it is a plain valid id (so
+    that the error can name it)."""
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    value = raw.get("id") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) and _valid_id(value) else None

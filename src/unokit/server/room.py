@@ -1,0 +1,909 @@
+"""A room: one asyncio task that owns one game, its seats and its timers.
+
+Every message for the room goes through its inbox and is handled one at a time, so the
+room needs no locks. An action is checked, applied by the engine, committed to the
+database, and only then acknowledged and broadcast, each viewer getting the events as
+:func:`unokit.engine.events.redact` lets it see them. A room that has been stopped (the
+process was killed, say) comes back with :meth:`Room.restore`, which replays its stored
+actions.
+
+The catch grace (docs/fairness.md): when a player plays down to one card without
+calling UNO, for ``catch_grace`` seconds of server time their call still counts, catches
+are held, and every other action waits. Then, if the call did not come, the held catch
+of the seat nearest after the caught player (in seat order) is applied and the others
+are refused, whatever order they arrived in; later catches race in the order they
+arrive. The actions that waited are then applied in the order they arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from unokit.bots import make_bot
+from unokit.bots.base import Bot
+from unokit.engine.actions import (
+    CATCH,
+    NEXT_ROUND,
+    UNO,
+    action_player,
+    action_target,
+    action_type,
+    format_action,
+    parse_action,
+)
+from unokit.engine.driver import Driver
+from unokit.engine.errors import ActionCodeError, IllegalActionError, UnoError
+from unokit.engine.events import Event, redact
+from unokit.engine.game import Game
+from unokit.engine.phases import MATCH_OVER, ROUND_OVER
+from unokit.engine.rules import Rules
+from unokit.formats import fairdeal
+from unokit.formats.record import Record
+from unokit.server import protocol as P
+from unokit.server.fanout import SPECTATORS, FanOut, Subscriber
+from unokit.server.settings import TURN_TIMERS, Settings
+from unokit.store import ActionData, SeatData, Store, StoredRoom, StoreError
+
+LOG = logging.getLogger("unokit.room")
+
+EMPTY, HUMAN, BOT = "empty", "human", "bot"
+ANSWERS_KEPT = 4096
+"""Answers to client action ids a room remembers (committed actions' acks are also
+rebuilt from the database after a restart)."""
+NAME_LIMIT = 32
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a seat token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_name(name: str, seat: int) -> str:
+    """A player's name: printable, 1-32 characters (``Player N`` when empty).
+
+    Raises:
+        RoomError: a name with control characters or too long.
+    """
+    name = name.strip()
+    if not name:
+        return f"Player {seat + 1}"
+    if len(name) > NAME_LIMIT or not name.isprintable():
+        raise RoomError("bad_request", f"a name is 1-{NAME_LIMIT} printable characters")
+    return name
+
+
+class RoomError(UnoError):
+    """A message the room refuses: ``code`` (see :class:`protocol.Error`) and why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+class Connection(Subscriber):
+    """What a room needs of a client connection: its viewer, a way to queue messages,
+    and a way to close it."""
+
+    viewer: int
+
+    def deliver(self, data: bytes) -> None:  # pragma: no cover - protocol
+        """Queue ``data``."""
+        raise NotImplementedError
+
+    def close(self, data: bytes | None = None) -> None:  # pragma: no cover - protocol
+        """Send ``data`` (if any) and close."""
+        raise NotImplementedError
+
+
+@dataclass
+class Seat:
+    """One seat of a room."""
+
+    kind: str = EMPTY
+    name: str = ""
+    bot: str = ""
+    token_hash: str = ""
+    host: bool = False
+    away: bool = False
+    """Played by a bot until the player acts again."""
+    timeouts: int = 0
+    """Timeouts in a row."""
+
+    def data(self, seat: int) -> SeatData:
+        """The stored form."""
+        return SeatData(seat, self.kind, self.name, self.bot, self.token_hash, self.host)
+
+
+@dataclass
+class Held:
+    """A message waiting for the end of a catch grace."""
+
+    conn: Connection | None
+    msg_id: str | None
+    seat: int
+    action: int
+    origin: str
+
+
+@dataclass
+class Grace:
+    """A catch grace under way: ``target`` may still call until ``until``."""
+
+    target: int
+    until: float
+    catches: list[Held] = field(default_factory=list)
+    waiting: list[Held] = field(default_factory=list)
+
+
+Item = tuple[str, Any, Any]
+
+
+class Room:
+    """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
+    task, and hand it messages with :meth:`submit`."""
+
+    def __init__(self, *, room_id: int, code: str, rules: Rules, store: Store,
+                 fanout: FanOut, settings: Settings, turn_timer: int, public: bool,
+                 server_seed: str, commitment: str, seats: list[Seat],
+                 status: str = "lobby") -> None:
+        self.id = room_id
+        self.code = code
+        self.rules = rules
+        self.store = store
+        self.fanout = fanout
+        self.settings = settings
+        self.turn_timer = turn_timer
+        self.public = public
+        self.server_seed = server_seed
+        self.commitment = commitment
+        self.seats = seats
+        self.status = status
+        self.contributions: dict[int, str] = {}
+        self.seed: int | None = None
+        self.game: Game | None = None
+        self.driver: Driver | None = None
+        self.bots: dict[int, Bot] = {}
+        self.conns: set[Connection] = set()
+        self.answers: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
+        self.grace: Grace | None = None
+        self.bot_due: float | None = None
+        self.timer_due: float | None = None
+        self.timer_seat = -1
+        self._timer_key: tuple[int, int, str] | None = None
+        self.pause_due: float | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.closing = False
+        self.last_commit = time.time()
+        self.on_finished: Callable[[Room], None] | None = None
+        self.auto_start = False
+        """Start the match as soon as every seat is taken ("play now")."""
+
+    # ------------------------------------------------------------ creating
+    @classmethod
+    async def create(cls, *, code: str, rules: Rules, store: Store, fanout: FanOut,
+                     settings: Settings, turn_timer: int | None = None,
+                     public: bool = True) -> Room:
+        """A new room in the lobby, stored, with every seat empty."""
+        timer = settings.turn_timer if turn_timer is None else turn_timer
+        if timer not in TURN_TIMERS:
+            raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 seconds")
+        seed = fairdeal.new_server_seed()
+        commitment = fairdeal.commitment(seed)
+        from unokit.store import NewRoom
+        room_id = await store.create_room(NewRoom(
+            code=code, rules=json.dumps(rules.to_dict(), sort_keys=True), turn_timer=timer,
+            public=public, server_seed=seed.hex(), commitment=commitment,
+            seats=rules.players))
+        return cls(room_id=room_id, code=code, rules=rules, store=store, fanout=fanout,
+                   settings=settings, turn_timer=timer, public=public,
+                   server_seed=seed.hex(), commitment=commitment,
+                   seats=[Seat() for _ in range(rules.players)])
+
+    @classmethod
+    def restore(cls, stored: StoredRoom, *, store: Store, fanout: FanOut,
+                settings: Settings) -> Room:
+        """The room as it was: seats, contributions, and the match replayed from its
+        stored actions (timeouts and away seats counted again from their origins).
+
+        Raises:
+            UnoError: the stored actions do not replay (the room cannot come back).
+        """
+        rules = Rules.from_dict(json.loads(stored.rules))
+        seats = [Seat(kind=s.kind, name=s.name, bot=s.bot, token_hash=s.token_hash,
+                      host=s.host) for s in stored.seats]
+        room = cls(room_id=stored.id, code=stored.code, rules=rules, store=store,
+                   fanout=fanout, settings=settings, turn_timer=stored.turn_timer,
+                   public=stored.public, server_seed=stored.server_seed,
+                   commitment=stored.commitment, seats=seats, status=stored.status)
+        room.contributions = dict(stored.contributions)
+        if stored.seed is not None:
+            room._begin(stored.seed)
+            game, driver = room.game, room.driver
+            assert game is not None and driver is not None
+            for row in stored.actions:
+                if row.n != len(game.history):
+                    raise UnoError(f"room {stored.code}: action {row.n} out of order")
+                driver.apply(parse_action(row.action))
+                if game.log[-1].seq != row.seq:
+                    raise UnoError(f"room {stored.code}: action {row.n} replays to event "
+                                   f"{game.log[-1].seq}, stored {row.seq}")
+                room._count_origin(row.seat, row.origin)
+                if row.client_id is not None:
+                    room._remember(row.seat, row.client_id,
+                                   P.encode(P.Ack(id=row.client_id, seq=row.seq)))
+            if stored.actions:
+                room.last_commit = stored.actions[-1].at
+            if game.phase is MATCH_OVER:
+                room.status = "finished"
+        return room
+
+    def _begin(self, seed: int) -> None:
+        self.seed = seed
+        self.game = Game(self.rules, seed)
+        self.driver = Driver(self.game)
+        self.status = "playing"
+
+    # ------------------------------------------------------------ the task
+    def start(self) -> None:
+        """Start the room's task."""
+        self.task = asyncio.create_task(self._run(), name=f"room-{self.code}")
+
+    def submit(self, kind: str, conn: Any, message: Any = None) -> None:
+        """Queue a message for the room: ``("hello", conn, Hello)``, ``("msg", conn,
+        message)``, ``("gone", conn, None)``."""
+        self.inbox.put_nowait((kind, conn, message))
+
+    async def stop(self) -> None:
+        """Finish the message being handled, then stop (the rest of the inbox is
+        answered ``closing``) and tell every connection to come back."""
+        self.closing = True
+        self.inbox.put_nowait(("stop", None, None))
+        if self.task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        while not self.inbox.empty():
+            kind, conn, message = self.inbox.get_nowait()
+            if kind == "msg" and conn is not None:
+                conn.deliver(P.encode(P.Error(code="closing", id=getattr(message, "id", None),
+                                              message="the server is restarting: send it "
+                                              "again after reconnecting")))
+        bye = P.encode(P.Bye(reason="the server is restarting", reconnect=True))
+        for conn in list(self.conns):
+            conn.close(bye)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._schedule()
+        while True:
+            due = self._next_due()
+            try:
+                if due is None:
+                    item = await self.inbox.get()
+                else:
+                    item = await asyncio.wait_for(self.inbox.get(),
+                                                  max(0.0, due - loop.time()))
+            except TimeoutError:
+                item = ("due", None, None)
+            if item[0] == "stop":
+                return
+            try:
+                await self._handle(item)
+            except Exception:  # noqa: BLE001 - one room's failure stays in the room
+                LOG.exception("room failed; rebuilding it from the database",
+                              extra={"room": self.code})
+                await self._recover()
+            self._schedule()
+
+    async def _recover(self) -> None:
+        """Rebuild the game from the database after an unexpected failure."""
+        try:
+            [stored] = await self.store.load_rooms(code=self.code)
+            twin = Room.restore(stored, store=self.store, fanout=self.fanout,
+                                settings=self.settings)
+        except Exception:  # noqa: BLE001 - the room stays as it is
+            LOG.exception("room could not be rebuilt", extra={"room": self.code})
+            return
+        self.seats, self.contributions = twin.seats, twin.contributions
+        self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
+        self.status, self.grace, self.bots = twin.status, None, {}
+        self._broadcast_room()
+
+    async def _handle(self, item: Item) -> None:
+        kind, conn, message = item
+        if kind == "due":
+            await self._on_due()
+        elif kind == "hello":
+            await self._hello(conn, message)
+        elif kind == "gone":
+            self._gone(conn)
+        elif kind == "msg":
+            await self._message(conn, message)
+        elif kind == "call":
+            await message(self)
+
+    # ------------------------------------------------------------ answers
+    def _remember(self, seat: int, msg_id: str, data: bytes) -> None:
+        self.answers[(seat, msg_id)] = data
+        if len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)
+
+    def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
+                data: bytes) -> None:
+        if msg_id is not None and seat >= 0:
+            self._remember(seat, msg_id, data)
+        if conn is not None:
+            conn.deliver(data)
+
+    def _error(self, conn: Connection | None, seat: int, msg_id: str | None, code: str,
+               message: str) -> None:
+        self._answer(conn, seat, msg_id, P.encode(P.Error(code=code, message=message,
+                                                          id=msg_id)))
+
+    def last_seq(self) -> int:
+        """The sequence number of the last event (-1 before the match)."""
+        return self.game.log[-1].seq if self.game is not None and self.game.log else -1
+
+    # ------------------------------------------------------------ views
+    def info(self) -> P.RoomInfo:
+        """The room as everyone sees it."""
+        viewers = self.fanout.viewers(self.code)
+        return P.RoomInfo(
+            code=self.code, rules=self.rules.to_dict(), rules_text=self.rules.to_string(),
+            status=self.status, turn_timer=self.turn_timer, commitment=self.commitment,
+            catch_grace_ms=round(self.settings.catch_grace * 1000),
+            invite=f"{self.settings.base_url}/r/{self.code}",
+            spectators=viewers.get(SPECTATORS, 0),
+            seats=[P.SeatInfo(seat=i, kind=s.kind, name=s.name, bot=s.bot, host=s.host,
+                              connected=viewers.get(i, 0) > 0, away=s.away,
+                              contributed=i in self.contributions)
+                   for i, s in enumerate(self.seats)])
+
+    def _broadcast_room(self) -> None:
+        data = P.encode(P.RoomState(room=self.info()))
+        self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+
+    def _legal(self, viewer: int) -> tuple[list[str], bool]:
+        game, driver = self.game, self.driver
+        if viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER:
+            return [], False
+        legal = [format_action(a).split(":", 1)[1] for a in game.legal_actions(viewer)]
+        return legal, viewer == driver.lead()
+
+    def _events_message(self, events: list[Event], viewer: int) -> bytes:
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        view = None if viewer < 0 else viewer
+        legal, must = self._legal(viewer)
+        return P.encode(P.Events(events=[redact(e, view).to_dict() for e in events],
+                                 lead=driver.lead(), phase=str(game.phase), legal=legal,
+                                 must=must))
+
+    def _broadcast_events(self, events: list[Event]) -> None:
+        self.fanout.publish(self.code, {viewer: self._events_message(events, viewer)
+                                        for viewer in self.fanout.viewers(self.code)})
+
+    # ------------------------------------------------------------ connections
+    async def _hello(self, conn: Connection, hello: P.Hello) -> None:
+        if self.closing:
+            conn.close(P.encode(P.Bye(reason="the server is restarting", reconnect=True)))
+            return
+        token: str | None = None
+        if hello.token is not None:
+            wanted = token_hash(hello.token)
+            seats = [i for i, s in enumerate(self.seats)
+                     if s.kind == HUMAN and s.token_hash and s.token_hash == wanted]
+            if not seats:
+                conn.close(P.encode(P.Error(code="bad_token", message="no seat of this room "
+                                            "has that token (kicked, or another room)")))
+                return
+            viewer = seats[0]
+        elif hello.spectate:
+            viewer = SPECTATORS
+        else:
+            try:
+                viewer, token = await self._join(hello)
+            except RoomError as exc:
+                conn.close(P.encode(P.Error(code=exc.code, message=exc.message)))
+                return
+        conn.viewer = viewer
+        self.conns.add(conn)
+        self.fanout.join(self.code, conn)
+        conn.deliver(P.encode(P.Welcome(v=P.VERSION, room=self.info(),
+                                        seat=None if viewer < 0 else viewer, token=token,
+                                        last_seq=self.last_seq())))
+        if self.game is not None:
+            missed = [e for e in self.game.log[max(0, hello.last_seq + 1):]
+                      if e.seq > hello.last_seq]
+            conn.deliver(self._events_message(missed, viewer))
+            if self.timer_due is not None:
+                conn.deliver(self._timer_message())
+        if self.status == "finished":
+            conn.deliver(self._reveal_message())
+        self._broadcast_room()
+        if (self.auto_start and self.status == "lobby"
+                and all(s.kind != EMPTY for s in self.seats)):
+            await self._start_match()
+
+    async def _join(self, hello: P.Hello) -> tuple[int, str]:
+        between = self.game is not None and self.game.phase is ROUND_OVER
+        if self.status != "lobby" and not between:
+            raise RoomError("room_full", "the match is under way: watch it with spectate")
+        free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
+        if hello.seat is not None:
+            if hello.seat not in free:
+                raise RoomError("room_full", f"seat {hello.seat} is not free")
+            seat = hello.seat
+        elif free:
+            seat = free[0]
+        else:
+            raise RoomError("room_full", "every seat is taken: watch with spectate")
+        name = check_name(hello.name, seat)
+        token = secrets.token_urlsafe(18)
+        new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
+                   host=not any(s.host for s in self.seats))
+        await self.store.set_seat(self.id, new.data(seat))
+        self.seats[seat] = new
+        return seat, token
+
+    def _gone(self, conn: Connection) -> None:
+        if conn in self.conns:
+            self.conns.discard(conn)
+            self.fanout.leave(self.code, conn)
+            self._broadcast_room()
+
+    # ------------------------------------------------------------ messages
+    async def _message(self, conn: Connection, message: P.ClientMessage) -> None:
+        seat = conn.viewer
+        msg_id = getattr(message, "id", None)
+        if isinstance(message, P.Ping):
+            conn.deliver(P.encode(P.Pong(id=message.id)))
+            return
+        if msg_id is not None and (seat, msg_id) in self.answers:
+            conn.deliver(self.answers[(seat, msg_id)])
+            return
+        if isinstance(message, P.SnapshotRequest):
+            self._snapshot(conn, message.id)
+            return
+        if seat < 0:
+            self._error(conn, seat, msg_id, "not_seated", "spectators cannot act")
+            return
+        try:
+            if isinstance(message, P.Act):
+                await self._act(conn, seat, message)
+                return
+            if isinstance(message, P.Contribute):
+                await self._contribute(seat, message.value)
+            elif isinstance(message, P.Leave):
+                await self._leave(conn, seat)
+            else:
+                await self._host_command(seat, message)
+        except RoomError as exc:
+            self._error(conn, seat, msg_id, exc.code, exc.message)
+            return
+        except StoreError as exc:
+            self._error(conn, seat, msg_id, "not_stored", str(exc))
+            return
+        assert msg_id is not None
+        self._answer(conn, seat, msg_id, P.encode(P.Ack(id=msg_id, seq=self.last_seq())))
+
+    def _snapshot(self, conn: Connection, msg_id: str) -> None:
+        game = self.game
+        view = None if game is None else game.observation(
+            None if conn.viewer < 0 else conn.viewer).to_dict()
+        legal, must = self._legal(conn.viewer)
+        conn.deliver(P.encode(P.Snapshot(id=msg_id, seq=self.last_seq(), view=view,
+                                         legal=legal, must=must)))
+
+    async def _act(self, conn: Connection, seat: int, message: P.Act) -> None:
+        game = self.game
+        if game is None or self.status != "playing":
+            self._error(conn, seat, message.id, "not_started", "the match has not started"
+                        if self.status == "lobby" else "the match is over")
+            return
+        try:
+            action = parse_action(f"{seat}:{message.action}")
+        except ActionCodeError:
+            self._error(conn, seat, message.id, "bad_request",
+                        "not an action: see docs/protocol.md for the action texts")
+            return
+        if action_type(action) == NEXT_ROUND:
+            empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
+            if empty:
+                self._error(conn, seat, message.id, "bad_request",
+                            f"seat {empty[0]} is empty: the host seats a bot or a player "
+                            "joins first")
+                return
+        held = Held(conn, message.id, seat, action, "player")
+        grace = self.grace
+        if grace is not None:
+            if action_type(action) == CATCH and action_target(action) == grace.target:
+                grace.catches.append(held)
+                return
+            if not (action_type(action) == UNO and seat == grace.target):
+                grace.waiting.append(held)
+                return
+        await self._try(held)
+
+    async def _try(self, held: Held) -> None:
+        """Apply a held action and answer it (ack or error)."""
+        try:
+            seq = await self._apply(held.seat, held.action, held.origin, held.msg_id)
+        except IllegalActionError as exc:
+            self._error(held.conn, held.seat, held.msg_id, "illegal", exc.reason)
+        except StoreError as exc:
+            self._error(held.conn, held.seat, held.msg_id, "not_stored", str(exc))
+        else:
+            if held.msg_id is not None:
+                self._answer(held.conn, held.seat, held.msg_id,
+                             P.encode(P.Ack(id=held.msg_id, seq=seq)))
+
+    async def _apply(self, seat: int, action: int, origin: str,
+                     client_id: str | None) -> int:
+        """Apply, commit, then broadcast one action; the last event's sequence number.
+
+        Raises:
+            IllegalActionError: not legal now (nothing changed).
+            StoreError: not committed (the game is rolled back to the stored actions).
+        """
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        opened = game.uno_open
+        events = driver.apply(action)
+        seq = events[-1].seq if events else self.last_seq()
+        at = time.time()
+        try:
+            await self.store.append_action(self.id, ActionData(
+                len(game.history) - 1, format_action(action), seat, origin, client_id, seq,
+                at))
+        except StoreError:
+            self._rollback()
+            raise
+        self.last_commit = at
+        self._count_origin(seat, origin)
+        self._broadcast_events(events)
+        if origin == "player" and self._was_away.pop(seat, False):
+            self._broadcast_room()
+        loop = asyncio.get_running_loop()
+        if game.uno_open >= 0 and game.uno_open != opened and self.settings.catch_grace > 0:
+            self.grace = Grace(game.uno_open, loop.time() + self.settings.catch_grace)
+        elif self.grace is not None and game.uno_open != self.grace.target:
+            self.grace.until = loop.time()
+        if game.phase is ROUND_OVER:
+            self.pause_due = loop.time() + self.settings.round_pause
+        if game.phase is MATCH_OVER:
+            await self._finish()
+        return seq
+
+    _was_away: dict[int, bool]
+
+    def _count_origin(self, seat: int, origin: str) -> None:
+        if not hasattr(self, "_was_away"):
+            self._was_away = {}
+        spot = self.seats[seat]
+        if origin == "player":
+            if spot.away:
+                self._was_away[seat] = True
+            spot.timeouts, spot.away = 0, False
+        elif origin == "timeout":
+            spot.timeouts += 1
+            if spot.timeouts >= 2:
+                spot.away = True
+
+    def _rollback(self) -> None:
+        game = self.game
+        assert game is not None and self.seed is not None
+        kept = game.history[:-1]
+        self._begin(self.seed)
+        assert self.driver is not None
+        for action in kept:
+            self.driver.apply(action)
+
+    async def _finish(self) -> None:
+        self.status = "finished"
+        self.timer_due = self.bot_due = self.pause_due = None
+        await self.store.set_status(self.id, "finished")
+        data = self._reveal_message()
+        self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+        self._broadcast_room()
+        if self.on_finished is not None:
+            self.on_finished(self)
+
+    def _reveal_message(self) -> bytes:
+        return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),
+                                 contributions={str(k): v for k, v in
+                                                sorted(self.contributions.items())}))
+
+    def record(self) -> Record:
+        """The match's record, with its fairness block (the server seed only once the
+        match is over).
+
+        Raises:
+            RoomError: the match has not started.
+        """
+        if self.game is None or self.seed is None:
+            raise RoomError("not_started", "the match has not started")
+        record = Record.from_game(self.game, [s.name or f"Seat {i}"
+                                              for i, s in enumerate(self.seats)])
+        record.fairness = {
+            "scheme": fairdeal.SCHEME, "commitment": self.commitment,
+            "contributions": {str(k): v for k, v in sorted(self.contributions.items())},
+            "server_seed": self.server_seed if self.status == "finished" else None}
+        return record
+
+    # ------------------------------------------------------------ lobby
+    def _between_rounds(self) -> bool:
+        return self.status == "lobby" or (
+            self.status == "playing" and self.game is not None
+            and self.game.phase is ROUND_OVER)
+
+    def _host(self, seat: int) -> None:
+        if not self.seats[seat].host:
+            raise RoomError("not_host", "only the host may do that")
+        if not self._between_rounds():
+            raise RoomError("mid_round", "only before the match or between rounds")
+
+    async def _host_command(self, seat: int, message: P.ClientMessage) -> None:
+        self._host(seat)
+        if isinstance(message, P.Start):
+            await self._start_match()
+        elif isinstance(message, P.AddBot):
+            await self.add_bot(message.bot, message.seat)
+        elif isinstance(message, P.RemoveBot):
+            target = self._seat(message.seat)
+            if self.seats[target].kind != BOT:
+                raise RoomError("bad_request", f"seat {target} has no bot")
+            await self._set_seat(target, Seat())
+        elif isinstance(message, P.Kick):
+            target = self._seat(message.seat)
+            if self.seats[target].kind != HUMAN or target == seat:
+                raise RoomError("bad_request", f"seat {target} has no other player")
+            await self._set_seat(target, Seat())
+            bye = P.encode(P.Bye(reason="the host sent you away", reconnect=False))
+            for conn in [c for c in self.conns if c.viewer == target]:
+                self._gone(conn)
+                conn.close(bye)
+        elif isinstance(message, P.SetTimer):
+            if message.seconds not in TURN_TIMERS:
+                raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 "
+                                "seconds")
+            self.turn_timer = message.seconds
+            await self.store.set_timer(self.id, message.seconds)
+        self._broadcast_room()
+
+    def _seat(self, seat: int) -> int:
+        if not 0 <= seat < len(self.seats):
+            raise RoomError("bad_request", f"no seat {seat}: seats 0..{len(self.seats) - 1}")
+        return seat
+
+    async def _set_seat(self, seat: int, spot: Seat) -> None:
+        await self.store.set_seat(self.id, spot.data(seat))
+        self.seats[seat] = spot
+        self.bots.pop(seat, None)
+
+    async def add_bot(self, spec: str, seat: int | None = None) -> int:
+        """Seat a bot in ``seat`` (or the first empty one); the seat."""
+        free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
+        if seat is None:
+            if not free:
+                raise RoomError("room_full", "no seat is empty")
+            seat = free[0]
+        elif self._seat(seat) not in free:
+            raise RoomError("bad_request", f"seat {seat} is not empty")
+        try:
+            make_bot(spec, rules=self.rules)
+        except UnoError as exc:
+            raise RoomError("bad_request", str(exc)[:200]) from None
+        await self._set_seat(seat, Seat(kind=BOT, name=f"{spec} bot", bot=spec))
+        return seat
+
+    async def _contribute(self, seat: int, value: str) -> None:
+        if self.status != "lobby":
+            raise RoomError("mid_round", "contributions are taken before the match starts")
+        if seat in self.contributions:
+            raise RoomError("bad_request", "this seat has already contributed")
+        try:
+            fairdeal.check_contribution(value)
+        except UnoError as exc:
+            raise RoomError("bad_request", str(exc)[:200]) from None
+        await self.store.add_contribution(self.id, seat, value)
+        self.contributions[seat] = value
+        self._broadcast_room()
+
+    async def _leave(self, conn: Connection, seat: int) -> None:
+        if self.status == "lobby":
+            host = self.seats[seat].host
+            await self._set_seat(seat, Seat())
+            if host:
+                others = [i for i, s in enumerate(self.seats) if s.kind == HUMAN]
+                if others:
+                    spot = self.seats[others[0]]
+                    spot.host = True
+                    await self.store.set_seat(self.id, spot.data(others[0]))
+        else:
+            spot = self.seats[seat]
+            spot.away, spot.token_hash = True, ""
+            await self.store.set_seat(self.id, spot.data(seat))
+        self._gone(conn)
+        conn.close(P.encode(P.Bye(reason="you left the room", reconnect=False)))
+
+    async def _start_match(self) -> None:
+        if self.status != "lobby":
+            raise RoomError("bad_request", "the match has already started")
+        empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
+        if empty:
+            raise RoomError("bad_request", f"seat {empty[0]} is empty: seat a bot or wait "
+                            "for a player")
+        seed = fairdeal.derive_seed(bytes.fromhex(self.server_seed), self.contributions)
+        await self.store.start_match(self.id, seed)
+        self._begin(seed)
+        assert self.game is not None
+        self._broadcast_room()
+        self._broadcast_events(list(self.game.log))
+
+    # ------------------------------------------------------------ bots and timers
+    def _automatic(self) -> set[int]:
+        return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
+
+    def _bot(self, seat: int) -> Bot:
+        bot = self.bots.get(seat)
+        if bot is None:
+            spot = self.seats[seat]
+            seed = ((self.seed or 0) + 0x9E3779B97F4A7C15 * (seat + 1)) % 2**64
+            bot = make_bot(spot.bot if spot.kind == BOT else "normal", seed, rules=self.rules)
+            self.bots[seat] = bot
+        return bot
+
+    def _schedule(self) -> None:
+        """Work out what is due next: the grace's end, a bot's move, the turn timer, the
+        end of the pause between rounds."""
+        game, driver = self.game, self.driver
+        self.bot_due = None
+        if self.status != "playing" or game is None or driver is None or self.closing:
+            self.timer_due = self.pause_due = None
+            return
+        loop = asyncio.get_running_loop()
+        if self.grace is not None:
+            return
+        if game.phase is ROUND_OVER:
+            self.timer_due = None
+            if any(s.kind == EMPTY for s in self.seats):
+                self.pause_due = None
+            elif self.pause_due is None:
+                self.pause_due = loop.time() + self.settings.round_pause
+            if all(s.kind == BOT or s.away for s in self.seats):
+                self.bot_due = loop.time() + self.settings.bot_delay
+            return
+        self.pause_due = None
+        auto = self._automatic()
+        if any(seat in auto for seat in driver.seats_to_ask()):
+            self.bot_due = loop.time() + self.settings.bot_delay
+        lead = driver.lead()
+        key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
+        if lead in auto or not self.turn_timer:
+            self.timer_due, self.timer_seat, self._timer_key = None, -1, None
+        elif key != self._timer_key:
+            self._timer_key = key
+            self.timer_seat = lead
+            elapsed = 0.0 if self.timer_due is not None or self._fresh else max(
+                0.0, time.time() - self.last_commit)
+            self._fresh = True
+            left = max(1.0, self.turn_timer - elapsed)
+            self.timer_due = loop.time() + left
+            data = self._timer_message()
+            self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+
+    _fresh = False
+
+    def _lead_acted(self) -> bool:
+        game = self.game
+        assert game is not None and self.driver is not None
+        return bool(game.history) and action_player(game.history[-1]) == self.driver.lead()
+
+    def _timer_message(self) -> bytes:
+        loop = asyncio.get_running_loop()
+        left = 0 if self.timer_due is None else max(0, round((self.timer_due - loop.time())
+                                                              * 1000))
+        return P.encode(P.Timer(seat=self.timer_seat, ms=left))
+
+    def _next_due(self) -> float | None:
+        dues = [d for d in (self.grace.until if self.grace else None, self.bot_due,
+                            self.timer_due, self.pause_due) if d is not None]
+        return min(dues) if dues else None
+
+    async def _on_due(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self.grace is not None:
+            if now >= self.grace.until:
+                await self._end_grace()
+            return
+        if self.bot_due is not None and now >= self.bot_due:
+            self.bot_due = None
+            await self._bot_move()
+        elif self.timer_due is not None and now >= self.timer_due:
+            self.timer_due, self._timer_key = None, None
+            await self._timeout()
+        elif self.pause_due is not None and now >= self.pause_due:
+            self.pause_due = None
+            game = self.game
+            if game is not None and game.phase is ROUND_OVER and self.driver is not None:
+                lead = self.driver.lead()
+                await self._try(Held(None, None, lead, parse_action(f"{lead}:next_round"),
+                                     "pause"))
+
+    async def _end_grace(self) -> None:
+        grace = self.grace
+        assert grace is not None and self.game is not None
+        self.grace = None
+        n = len(self.seats)
+        catches = sorted(grace.catches, key=lambda h: (h.seat - grace.target) % n)
+        if catches and self.game.uno_open == grace.target:
+            first, rest = catches[0], catches[1:]
+            await self._try(first)
+            for held in rest:
+                self._error(held.conn, held.seat, held.msg_id, "caught",
+                            f"seat {grace.target} was caught by seat {first.seat}, the "
+                            "nearest after them")
+        else:
+            for held in catches:
+                self._error(held.conn, held.seat, held.msg_id, "too_late",
+                            f"seat {grace.target} called UNO within the grace period"
+                            if self.game.uno_open < 0 else "no catch is possible now")
+        waiting = grace.waiting
+        while waiting:
+            held = waiting.pop(0)
+            if self.grace is not None:  # a new grace began: the rest wait for it too
+                self.grace.waiting[:0] = [held, *waiting]
+                return
+            await self._try(held)
+
+    async def _bot_move(self) -> None:
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        auto = self._automatic()
+
+        def choose(seat: int, legal: list[int], must: bool) -> int | None:
+            if seat not in auto or not legal:
+                return None
+            if game.phase is ROUND_OVER and not all(s.kind == BOT or s.away
+                                                    for s in self.seats):
+                return None
+            choice = self._bot(seat).choose(game.observation(seat), legal)
+            if choice is None and must:
+                return legal[0]
+            return choice if choice is None or choice in legal else legal[0]
+
+        asked = driver.ask(choose)
+        if asked is None:
+            return
+        seat, action = asked
+        origin = "bot" if self.seats[seat].kind == BOT else "away"
+        await self._try(Held(None, None, seat, action, origin))
+
+    async def _timeout(self) -> None:
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        seat = self.timer_seat
+        if seat < 0 or seat != driver.lead() or self.seats[seat].kind != HUMAN:
+            return
+        legal = game.legal_actions(seat)
+        if not legal:
+            return
+        choice = self._bot(seat).choose(game.observation(seat), legal)
+        action = choice if choice in legal else legal[0]
+        assert action is not None
+        await self._try(Held(None, None, seat, action, "timeout"))
+        if self.seats[seat].away:
+            self._broadcast_room()

@@ -1,0 +1,177 @@
+"""Every room of a server process: creating them, finding them, bringing them back after
+a restart, and stopping them.
+
+>>> import asyncio
+>>> from unokit.server.settings import Settings
+>>> async def demo():
+...     rooms = Rooms(Settings(database_url="sqlite://", bot_delay=0))
+...     await rooms.open()
+...     room = await rooms.create("official,players=2", bots=["normal"])
+...     listed = [r["code"] for r in rooms.open_rooms()]
+...     await rooms.close()
+...     return room.status, [s.kind for s in room.seats], listed == [room.code]
+>>> asyncio.run(demo())
+('lobby', ['empty', 'bot'], True)
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from unokit.engine.errors import RulesError, UnoError
+from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
+from unokit.server.fanout import FanOut, LocalFanOut
+from unokit.server.room import Room, RoomError
+from unokit.server.settings import Settings
+from unokit.store import Store, StoreError
+
+LOG = logging.getLogger("unokit.rooms")
+
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Room codes use these (no 0/O, 1/I)."""
+CODE_LENGTH = 6
+
+OFFERED = ["online", *[name for name in PRESETS if name != "online"]]
+"""The presets a new room may start from, the seeds' online game first."""
+
+
+def new_code() -> str:
+    """A random room code."""
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+
+
+def room_rules(rules: str | Mapping[str, Any] | None, seats: int | None = None) -> Rules:
+    """The rule set of a new room: a compact rule string or a mapping (a preset plus
+    overrides), with ``seats`` players if given.
+
+    Raises:
+        RoomError: the rules are not a valid rule set (naming the keys).
+    """
+    try:
+        if rules is None:
+            parsed = Rules.preset("online")
+        elif isinstance(rules, str):
+            parsed = Rules.from_string(rules)
+        elif isinstance(rules, Mapping):
+            parsed = Rules.from_dict(dict(rules))
+        else:
+            raise RoomError("bad_request", "rules: a rule string or an object")
+        if seats is not None:
+            parsed = Rules.from_dict({**parsed.to_dict(), "players": seats})
+    except RulesError as exc:
+        raise RoomError("bad_request", str(exc)[:300]) from None
+    return parsed
+
+
+class Rooms:
+    """The rooms of this process, their store and their fan-out."""
+
+    def __init__(self, settings: Settings, *, fanout: FanOut | None = None) -> None:
+        self.settings = settings
+        self.fanout: FanOut = fanout or LocalFanOut()
+        self.store: Store | None = None
+        self.rooms: dict[str, Room] = {}
+        self.ready = False
+        self.closing = False
+        """Set when the server begins to shut down: new messages are refused."""
+        self.restored = 0
+        self.broken: list[str] = []
+
+    async def open(self) -> None:
+        """Open the database (migrating it) and bring back every live room."""
+        self.store = Store(self.settings.database_url)
+        for stored in await self.store.load_rooms():
+            try:
+                room = Room.restore(stored, store=self.store, fanout=self.fanout,
+                                    settings=self.settings)
+            except (UnoError, ValueError) as exc:
+                LOG.error("room could not be restored", extra={"room": stored.code,
+                                                               "error": str(exc)[:200]})
+                self.broken.append(stored.code)
+                continue
+            self.rooms[room.code] = room
+            room.start()
+            self.restored += 1
+        self.ready = True
+        LOG.info("rooms restored", extra={"rooms": self.restored})
+
+    async def close(self) -> None:
+        """Stop every room (finishing what each is doing), then close the database."""
+        self.ready = False
+        self.closing = True
+        for room in list(self.rooms.values()):
+            await room.stop()
+        if self.store is not None:
+            await self.store.close()
+
+    def _store(self) -> Store:
+        if self.store is None:
+            raise RoomError("closing", "the server is not ready")
+        return self.store
+
+    async def create(self, rules: str | Mapping[str, Any] | None = None, *,
+                     seats: int | None = None, turn_timer: int | None = None,
+                     public: bool = True, bots: list[str] | None = None) -> Room:
+        """A new room (in the lobby; seat 0 stays free for its creator, the other seats
+        get ``bots`` in order).
+
+        Raises:
+            RoomError: bad rules, timer or bots.
+        """
+        parsed = room_rules(rules, seats)
+        bots = list(bots or [])
+        if len(bots) > parsed.players - 1:
+            raise RoomError("bad_request", f"{len(bots)} bots for {parsed.players} seats")
+        store = self._store()
+        for _ in range(8):
+            code = new_code()
+            if code in self.rooms:
+                continue
+            try:
+                room = await Room.create(code=code, rules=parsed, store=store,
+                                         fanout=self.fanout, settings=self.settings,
+                                         turn_timer=turn_timer, public=public)
+            except StoreError:
+                continue  # the code was taken by an older room: draw another
+            break
+        else:  # pragma: no cover - 32**6 codes
+            raise RoomError("not_stored", "no free room code")
+        for seat, spec in enumerate(bots, start=1):
+            await room.add_bot(spec, seat)
+        self.rooms[room.code] = room
+        room.start()
+        LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
+        return room
+
+    def get(self, code: str) -> Room:
+        """The room ``code`` (codes are read in capitals).
+
+        Raises:
+            RoomError: no such room here.
+        """
+        room = self.rooms.get(code.strip().upper())
+        if room is None:
+            raise RoomError("no_room", "no room has that code")
+        return room
+
+    def open_rooms(self) -> list[dict[str, Any]]:
+        """The public rooms that wait for players, newest first."""
+        out = []
+        for room in reversed(list(self.rooms.values())):
+            if not room.public or room.status != "lobby":
+                continue
+            free = sum(1 for s in room.seats if s.kind == "empty")
+            if not free:
+                continue
+            out.append({"code": room.code, "rules": room.rules.to_string(),
+                        "seats": len(room.seats), "free": free,
+                        "turn_timer": room.turn_timer, "invite": room.info().invite})
+        return out
+
+    @staticmethod
+    def presets() -> list[dict[str, str]]:
+        """The presets offered for a new room, the seeds' online game first."""
+        return [{"name": name, "meaning": PRESET_MEANINGS[name]} for name in OFFERED]

@@ -1,0 +1,99 @@
+"""The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions and the
+players' contributions to a fair deal.
+
+Everything a room needs to come back after a restart is here: its rule set, its seats,
+and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
+game. The Alembic migrations in ``unokit/store/migrations`` create these tables; a test
+checks that the migrated schema and these models agree.
+
+>>> sorted(Base.metadata.tables)
+['actions', 'contributions', 'rooms', 'seats']
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    """The declarative base of the server's tables."""
+
+
+class RoomRow(Base):
+    """One room: its code, its rules and where its match stands."""
+
+    __tablename__ = "rooms"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True, index=True)
+    """The short code players type or find in the invite link."""
+    rules: Mapped[str] = mapped_column(Text)
+    """The rule set, as the JSON of ``Rules.to_dict()``."""
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    """``lobby``, ``playing``, ``finished`` or ``closed``."""
+    turn_timer: Mapped[int] = mapped_column(Integer, default=0)
+    """Seconds per turn: 0 (off), 15, 30 or 60."""
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    """Whether the room is in the list of open rooms."""
+    server_seed: Mapped[str] = mapped_column(String(64))
+    """The secret server seed (hex), revealed when the match ends."""
+    commitment: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the server seed (hex), published before the match."""
+    seed: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    """The match seed (decimal text: it may exceed a signed 64-bit column), set at start."""
+    created_at: Mapped[float] = mapped_column(Float)
+    started_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ended_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SeatRow(Base):
+    """One seat of a room: empty, a person (with a hashed token) or a bot."""
+
+    __tablename__ = "seats"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    """``empty``, ``human`` or ``bot``."""
+    name: Mapped[str] = mapped_column(String(64), default="")
+    bot: Mapped[str] = mapped_column(String(64), default="")
+    """The bot spec of a bot seat (``normal``, ``hard``, ...)."""
+    token_hash: Mapped[str] = mapped_column(String(64), default="")
+    """SHA-256 of the seat token (hex); the token itself is never stored."""
+    host: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ActionRow(Base):
+    """One accepted action of a room's match, in the order it was applied."""
+
+    __tablename__ = "actions"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """0, 1, 2, ...: the action's place in ``game.history``."""
+    action: Mapped[str] = mapped_column(String(64))
+    """The action's text form (``"2:R5"``)."""
+    seat: Mapped[int] = mapped_column(Integer)
+    origin: Mapped[str] = mapped_column(String(8))
+    """Who chose it: ``player``, ``bot``, ``timeout`` (a bot for a player who ran out of
+    time) or ``auto`` (a bot for a player away after two timeouts)."""
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The client action id a player sent with it, for answering a resent action."""
+    seq: Mapped[int] = mapped_column(BigInteger)
+    """The sequence number of the last event it caused (what its ack carried)."""
+    at: Mapped[float] = mapped_column(Float)
+    """Server time (seconds since the epoch) of the commit."""
+
+
+class ContributionRow(Base):
+    """A seated player's random value for the match seed (see docs/fairness.md)."""
+
+    __tablename__ = "contributions"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))

@@ -1,0 +1,308 @@
+"""The server's durable state, written by one thread in group commits.
+
+Rooms hand their writes to a :class:`Store` and await them. One writer thread takes every
+write that is waiting, runs them in one transaction and commits, so that a thousand rooms
+share each disk sync and no room's event loop ever waits for the disk. A write that
+fails is retried alone, so one room's bad write never fails another's. Reads for a
+restart (:meth:`Store.load_rooms`) go through the same thread.
+
+>>> import asyncio
+>>> async def demo():
+...     store = Store("sqlite://")
+...     room = await store.create_room(NewRoom(code="ABCD", rules="{}", turn_timer=0,
+...         public=True, server_seed="00" * 32, commitment="ab" * 32, seats=2))
+...     await store.append_action(room, ActionData(0, "0:R5", 0, "player", "c1", 9, 1.0))
+...     [stored] = await store.load_rooms()
+...     await store.close()
+...     return stored.code, [a.action for a in stored.actions]
+>>> asyncio.run(demo())
+('ABCD', ['0:R5'])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
+
+from sqlalchemy import Connection, delete, insert, select, update
+
+from unokit.store.db import migrate, open_engine
+from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
+
+T = TypeVar("T")
+LOG = logging.getLogger("unokit.store")
+
+ROOMS = RoomRow.__table__
+SEATS = SeatRow.__table__
+ACTIONS = ActionRow.__table__
+CONTRIBUTIONS = ContributionRow.__table__
+
+BATCH = 512
+"""The most writes one transaction takes."""
+
+
+class StoreError(RuntimeError):
+    """A write could not be committed (the database refused it or is gone)."""
+
+
+@dataclass(frozen=True)
+class NewRoom:
+    """What a new room is created with."""
+
+    code: str
+    rules: str
+    turn_timer: int
+    public: bool
+    server_seed: str
+    commitment: str
+    seats: int
+
+
+class SeatData(NamedTuple):
+    """One seat as stored."""
+
+    seat: int
+    kind: str
+    name: str = ""
+    bot: str = ""
+    token_hash: str = ""
+    host: bool = False
+
+
+class ActionData(NamedTuple):
+    """One action as stored (see :class:`unokit.store.models.ActionRow`)."""
+
+    n: int
+    action: str
+    seat: int
+    origin: str
+    client_id: str | None
+    seq: int
+    at: float
+
+
+@dataclass
+class StoredRoom:
+    """A room as loaded for a restart: its row, seats, contributions and actions."""
+
+    id: int
+    code: str
+    rules: str
+    status: str
+    turn_timer: int
+    public: bool
+    server_seed: str
+    commitment: str
+    seed: int | None
+    created_at: float
+    seats: list[SeatData] = field(default_factory=list)
+    contributions: dict[int, str] = field(default_factory=dict)
+    actions: list[ActionData] = field(default_factory=list)
+
+
+_Job = tuple[Callable[[Connection], Any], "concurrent.futures.Future[Any]"]
+
+
+class Store:
+    """The database, behind one writer thread. Create it, await its methods, then
+    :meth:`close` it (which finishes every write handed in before)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = open_engine(url)
+        migrate(self.engine)
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._closed = False
+        self.commits = 0
+        """Transactions committed (each may hold many writes)."""
+        self.writes = 0
+        """Writes committed."""
+        self._thread = threading.Thread(target=self._writer, name="unokit-store",
+                                        daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ the writer
+    def _writer(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            batch = [job]
+            stop = False
+            while len(batch) < BATCH:
+                try:
+                    more = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._run_batch(batch)
+            if stop:
+                return
+
+    def _run_batch(self, batch: list[_Job]) -> None:
+        try:
+            with self.engine.begin() as connection:
+                results = [fn(connection) for fn, _ in batch]
+        except Exception:  # noqa: BLE001 - retried one by one below
+            if len(batch) == 1:
+                fn, future = batch[0]
+                try:
+                    with self.engine.begin() as connection:
+                        result = fn(connection)
+                except Exception as exc:  # noqa: BLE001 - handed to the waiting room
+                    LOG.error("write failed", extra={"error": type(exc).__name__})
+                    future.set_exception(StoreError(f"the database refused a write: "
+                                                    f"{type(exc).__name__}"))
+                    return
+                self.commits += 1
+                self.writes += 1
+                future.set_result(result)
+                return
+            for job in batch:
+                self._run_batch([job])
+            return
+        self.commits += 1
+        self.writes += len(batch)
+        for (_, future), result in zip(batch, results, strict=True):
+            future.set_result(result)
+
+    async def run(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(connection)`` in the writer's next transaction and return its result
+        once committed.
+
+        Raises:
+            StoreError: the write was not committed.
+        """
+        if self._closed:
+            raise StoreError("the store is closed")
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((fn, future))
+        return await asyncio.wrap_future(future)
+
+    async def close(self) -> None:
+        """Finish every write handed in, stop the writer and close the database."""
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        await asyncio.to_thread(self._thread.join)
+        self.engine.dispose()
+
+    # ------------------------------------------------------------ writes
+    async def create_room(self, room: NewRoom) -> int:
+        """Store a new room with ``room.seats`` empty seats; its id."""
+        def write(connection: Connection) -> int:
+            result = connection.execute(insert(ROOMS).values(
+                code=room.code, rules=room.rules, status="lobby",
+                turn_timer=room.turn_timer, public=room.public,
+                server_seed=room.server_seed, commitment=room.commitment,
+                created_at=time.time()))
+            room_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            connection.execute(insert(SEATS), [
+                {"room_id": room_id, **SeatData(seat, "empty")._asdict()}
+                for seat in range(room.seats)])
+            return room_id
+        return await self.run(write)
+
+    async def set_seat(self, room_id: int, seat: SeatData) -> None:
+        """Store what sits in one seat."""
+        def write(connection: Connection) -> None:
+            values = seat._asdict()
+            del values["seat"]
+            connection.execute(update(SEATS).where(SEATS.c.room_id == room_id,
+                                                   SEATS.c.seat == seat.seat).values(values))
+        await self.run(write)
+
+    async def add_contribution(self, room_id: int, seat: int, value: str) -> None:
+        """Store a seat's contribution to the match seed."""
+        def write(connection: Connection) -> None:
+            connection.execute(insert(CONTRIBUTIONS).values(room_id=room_id, seat=seat,
+                                                            value=value))
+        await self.run(write)
+
+    async def start_match(self, room_id: int, seed: int) -> None:
+        """Mark the room's match as started with ``seed``."""
+        def write(connection: Connection) -> None:
+            connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
+                status="playing", seed=str(seed), started_at=time.time()))
+        await self.run(write)
+
+    async def append_action(self, room_id: int, action: ActionData) -> None:
+        """Store one accepted action (after the ones before it)."""
+        def write(connection: Connection) -> None:
+            connection.execute(insert(ACTIONS).values(room_id=room_id, **action._asdict()))
+        await self.run(write)
+
+    async def set_timer(self, room_id: int, seconds: int) -> None:
+        """Store a room's turn timer."""
+        def write(connection: Connection) -> None:
+            connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
+                turn_timer=seconds))
+        await self.run(write)
+
+    async def set_status(self, room_id: int, status: str) -> None:
+        """Mark the room ``finished`` or ``closed``."""
+        def write(connection: Connection) -> None:
+            values: dict[str, Any] = {"status": status}
+            if status in ("finished", "closed"):
+                values["ended_at"] = time.time()
+            connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
+        await self.run(write)
+
+    async def delete_room(self, room_id: int) -> None:
+        """Remove a room and everything of it (an empty lobby nobody came back to)."""
+        def write(connection: Connection) -> None:
+            for table in (ACTIONS, CONTRIBUTIONS, SEATS):
+                connection.execute(delete(table).where(table.c.room_id == room_id))
+            connection.execute(delete(ROOMS).where(ROOMS.c.id == room_id))
+        await self.run(write)
+
+    # ------------------------------------------------------------ reads
+    async def load_rooms(self, statuses: tuple[str, ...] = ("lobby", "playing"),
+                         code: str | None = None) -> list[StoredRoom]:
+        """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
+        with its seats, contributions and actions in order."""
+        def read(connection: Connection) -> list[StoredRoom]:
+            query = select(ROOMS)
+            query = (query.where(ROOMS.c.code == code) if code is not None
+                     else query.where(ROOMS.c.status.in_(statuses)))
+            rooms: dict[int, StoredRoom] = {}
+            for row in connection.execute(query.order_by(ROOMS.c.id)):
+                rooms[row.id] = StoredRoom(
+                    id=row.id, code=row.code, rules=row.rules, status=row.status,
+                    turn_timer=row.turn_timer, public=row.public,
+                    server_seed=row.server_seed, commitment=row.commitment,
+                    seed=None if row.seed is None else int(row.seed),
+                    created_at=row.created_at)
+            if not rooms:
+                return []
+            ids = list(rooms)
+            for row in connection.execute(select(SEATS).where(SEATS.c.room_id.in_(ids))
+                                          .order_by(SEATS.c.room_id, SEATS.c.seat)):
+                rooms[row.room_id].seats.append(SeatData(row.seat, row.kind, row.name,
+                                                         row.bot, row.token_hash, row.host))
+            for row in connection.execute(select(CONTRIBUTIONS).where(
+                    CONTRIBUTIONS.c.room_id.in_(ids))):
+                rooms[row.room_id].contributions[row.seat] = row.value
+            for row in connection.execute(select(ACTIONS).where(ACTIONS.c.room_id.in_(ids))
+                                          .order_by(ACTIONS.c.room_id, ACTIONS.c.n)):
+                rooms[row.room_id].actions.append(ActionData(
+                    row.n, row.action, row.seat, row.origin, row.client_id, row.seq, row.at))
+            return list(rooms.values())
+        return await self.run(read)
+
+    async def ping(self) -> bool:
+        """Whether the database answers."""
+        def read(connection: Connection) -> bool:
+            return connection.execute(select(1)).scalar() == 1
+        return await self.run(read)
