@@ -13,6 +13,8 @@
                                           merged into the result of all their games
 ``unokit play [--rules R] [--seed S]``    play against bots in the terminal
 ``unokit replay FILE --tui``              step through a record in a terminal viewer
+``unokit verify FILE``                    check that a record's deal was provably fair
+                                          (exit 1 if a check fails)
 ``unokit simulate --rules R --games N``   fast simulated games: lengths, win rates by
                                           seat, first-player advantage, points, plots
 ``unokit --version``                      the version
@@ -50,6 +52,7 @@ from unokit.engine.errors import RecordError, RulesError, UnoError
 from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules, format_value
 from unokit.engine.scoring import partner
+from unokit.formats.fairdeal import verify_record
 from unokit.formats.record import Record, events_digest, replay_steps
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
@@ -310,6 +313,52 @@ def replay_command(
         console.print(line, markup=markup)
     console.print(f"Replay OK: events digest {record.events_sha256[:16]}... matches.",
                   markup=False)
+
+
+# --------------------------------------------------------------------- verify
+def parse_contribution(text: str) -> tuple[int, str]:
+    """``SEAT:VALUE`` from the command line as ``(seat, value)``.
+
+    >>> parse_contribution("2:my-value")
+    (2, 'my-value')
+    """
+    seat, colon, value = text.partition(":")
+    if not colon or not seat.strip().isdigit() or len(seat.strip()) > 3:
+        _fail(f"--contribution {text!r}: expected SEAT:VALUE, e.g. 2:my-value")
+    return int(seat), value
+
+
+@app.command("verify", cls=_Command)
+def verify_command(
+    file: Annotated[Path, typer.Argument(help="A game record (JSON) with a fairness block.")],
+    published: Annotated[str | None, typer.Option(
+        "--commitment", help="The commitment the server published before the match.")
+    ] = None,
+    contributed: Annotated[list[str] | None, typer.Option(
+        "--contribution", help="SEAT:VALUE that you contributed (may be repeated).")
+    ] = None,
+) -> None:
+    """Check that a record's deal was provably fair: the server seed matches the
+    commitment, the seed follows from it and the contributions, and the record replays
+    from that seed. One line per check; exit 1 if any fails."""
+    mine: dict[int, str] | None = None
+    if contributed:
+        mine = dict(parse_contribution(text) for text in contributed)
+    try:
+        record = Record.load(file)
+        report = verify_record(record, published=published, mine=mine)
+    except RecordError as exc:
+        _fail(str(exc))
+    for check in report.checks:
+        typer.echo(f"ok  {check.name}" if check.passed
+                   else f"FAIL {check.name}: {_one_line(check.reason)}")
+    if not report.passed:
+        failed = report.failed()
+        typer.echo(f"Not verified: {len(failed)} of {len(report.checks)} checks failed.")
+        raise typer.Exit(1)
+    count = len((record.fairness or {}).get("contributions", {}))
+    typer.echo(f"Verified: seed {record.seed} followed from the committed server seed and "
+               f"{count} contribution{'s' if count != 1 else ''}.")
 
 
 # ------------------------------------------------------------------- selfplay

@@ -12,7 +12,9 @@ The events themselves are not stored: :func:`replay` derives them by playing eve
 action again, checks that each action is legal, and compares the SHA-256 digest of the
 resulting event log with ``events_sha256`` (see :func:`events_digest`). ``header_sha256``
 (:func:`header_digest`) covers the canonical rules, the seed and the players, so that a
-rule which never acted cannot be changed unnoticed either. Records of
+rule which never acted cannot be changed unnoticed either. A record of a match dealt
+provably fairly also holds an optional ``"fairness"`` block, last, which
+:func:`unokit.formats.fairdeal.verify_record` checks. Records of
 format version 1 have no ``header_sha256`` and are still read. A record that is broken in
 any way (bad JSON, a missing or mistyped field, an unknown format, an illegal action, a
 digest that does not match, a file over :data:`MAX_RECORD_BYTES`) raises
@@ -64,6 +66,8 @@ MAX_RECORD_BYTES = MAX_FILE_BYTES
 _FIELDS_V1 = ("format", "format_version", "engine_version", "rules", "seed", "players",
               "actions", "events_sha256")
 _FIELDS = (*_FIELDS_V1, "header_sha256")
+_OPTIONAL = ("fairness",)
+_FAIRNESS_KEYS = ("scheme", "commitment", "contributions", "server_seed")
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -146,11 +150,18 @@ class Record:
     header_sha256: str | None = None
     """:func:`header_digest` of the rules, seed and players; ``None`` in a record of
     format version 1."""
+    fairness: dict[str, Any] | None = None
+    """The provably fair deal of the match (:mod:`unokit.formats.fairdeal`): ``{"scheme",
+    "commitment", "contributions", "server_seed"}``, or ``None`` for a match dealt
+    without one. Optional, in format version 2 only, and not covered by
+    ``header_sha256``: :func:`unokit.formats.fairdeal.verify_record` checks it."""
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_game(cls, game: Game, players: Sequence[str] | None = None) -> Record:
-        """The record of a game started with ``Game(rules, seed)``, up to now.
+    def from_game(cls, game: Game, players: Sequence[str] | None = None, *,
+                  fairness: Mapping[str, Any] | None = None) -> Record:
+        """The record of a game started with ``Game(rules, seed)``, up to now, with the
+        ``fairness`` block of its deal if there is one.
 
         Raises:
             RecordError: the game was set up some other way (``Game.from_setup``), or
@@ -170,6 +181,7 @@ class Record:
             actions=[format_action(action) for action in game.history],
             events_sha256=digest,
             header_sha256=header_digest(game.rules, game.seed, names),
+            fairness=None if fairness is None else _fairness(fairness),
         )
 
     # ------------------------------------------------------------ JSON
@@ -185,6 +197,7 @@ class Record:
             "actions": list(self.actions),
             "events_sha256": self.events_sha256,
             **({} if self.format_version == 1 else {"header_sha256": self.header_sha256}),
+            **({} if self.fairness is None else {"fairness": _copy_fairness(self.fairness)}),
         }
 
     def to_json(self) -> str:
@@ -202,7 +215,11 @@ class Record:
             raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
         version = data.get("format_version")
         expected = _FIELDS_V1 if _is_int(version) and version == 1 else _FIELDS
-        unknown = sorted(_short_text(key) for key in data if key not in expected)
+        optional = () if expected is _FIELDS_V1 else _OPTIONAL
+        if optional == () and "fairness" in data:
+            raise RecordError("fairness: a record of format version 1 has no fairness block")
+        unknown = sorted(_short_text(key) for key in data
+                         if key not in expected and key not in optional)
         if unknown:
             raise RecordError(f"unknown record fields: {', '.join(unknown)}")
         for name in expected:
@@ -228,6 +245,7 @@ class Record:
         actions = _text_list(data["actions"], "actions")
         digest = _hex_digest(data, "events_sha256")
         whole = _hex_digest(data, "header_sha256") if version >= 2 else None
+        fair = _fairness(data["fairness"]) if "fairness" in data else None
         return cls(
             format=fmt,
             format_version=version,
@@ -238,6 +256,7 @@ class Record:
             actions=actions,
             events_sha256=digest,
             header_sha256=whole,
+            fairness=fair,
         )
 
     @classmethod
@@ -279,11 +298,52 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _hex_digest(data: Mapping[str, Any], name: str) -> str:
+def _hex_digest(data: Mapping[str, Any], name: str, label: str | None = None,
+                or_else: str = "") -> str:
     digest = data[name]
     if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
-        raise RecordError(f"{name}: expected 64 lowercase hex digits")
+        raise RecordError(f"{label or name}: expected 64 lowercase hex digits{or_else}")
     return digest
+
+
+def _fairness(value: Any) -> dict[str, Any]:
+    """A checked copy of a fairness block: its four fields and their types (what they
+    mean is checked by :func:`unokit.formats.fairdeal.verify_record`)."""
+    if not isinstance(value, Mapping):
+        raise RecordError(f"fairness: expected an object, got {_json_type(value)}")
+    unknown = sorted(_short_text(key) for key in value if key not in _FAIRNESS_KEYS)
+    if unknown:
+        raise RecordError(f"fairness: unknown fields: {', '.join(unknown)}")
+    for name in _FAIRNESS_KEYS:
+        if name not in value:
+            raise RecordError(f"fairness: no {name!r} field")
+    if not isinstance(value["scheme"], str):
+        raise RecordError(f"fairness.scheme: expected text, got {_json_type(value['scheme'])}")
+    commitment = _hex_digest(value, "commitment", "fairness.commitment")
+    server_seed = value["server_seed"]
+    if server_seed is not None:
+        server_seed = _hex_digest(value, "server_seed", "fairness.server_seed",
+                                  " or null (not revealed)")
+    contributions = value["contributions"]
+    if not isinstance(contributions, Mapping):
+        raise RecordError("fairness.contributions: expected an object, got "
+                          f"{_json_type(contributions)}")
+    for seat, text in contributions.items():
+        if not isinstance(seat, str):
+            raise RecordError("fairness.contributions: expected text keys (seat numbers)")
+        if not isinstance(text, str):
+            raise RecordError(f"fairness.contributions[{_short(seat)}]: expected text, got "
+                              f"{_json_type(text)}")
+    return {"scheme": value["scheme"], "commitment": commitment,
+            "contributions": dict(contributions), "server_seed": server_seed}
+
+
+def _copy_fairness(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a fairness block, so that a written dict shares nothing with the record."""
+    copy = dict(block)
+    if isinstance(copy.get("contributions"), Mapping):
+        copy["contributions"] = dict(copy["contributions"])
+    return copy
 
 
 def _short_text(value: Any) -> str:
