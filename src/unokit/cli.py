@@ -17,6 +17,8 @@
                                           (exit 1 if a check fails)
 ``unokit simulate --rules R --games N``   fast simulated games: lengths, win rates by
                                           seat, first-player advantage, points, plots
+``unokit serve``                          the game server (HTTP API, WebSocket game)
+``unokit bot --server URL --room CODE``   a bot as a remote player in a server's room
 ``unokit --version``                      the version
 ========================================  ===========================================
 
@@ -48,12 +50,14 @@ from typer.core import TyperGroup
 from unokit.arena import MAX_ACTIONS_MATCH
 from unokit.arena.cli import arena_command, arena_merge_command
 from unokit.bots import BOTS, BotError, make_bot, play
+from unokit.client.command import bot_command
 from unokit.engine.errors import RecordError, RulesError, UnoError
 from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules, format_value
 from unokit.engine.scoring import partner
 from unokit.formats.fairdeal import verify_record
 from unokit.formats.record import Record, events_digest, replay_steps
+from unokit.server.command import serve_command
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
 from unokit.testing.soak import seed_range
@@ -553,7 +557,8 @@ def _help(command: Any) -> str:
 
 
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
-                        ("play", play_command), ("simulate", simulate_command)):
+                        ("play", play_command), ("simulate", simulate_command),
+                        ("serve", serve_command), ("bot", bot_command)):
     app.command(_name, help=_help(_command), cls=_Command)(_command)
 
 

@@ -168,9 +168,8 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
             data = message.get("bytes") or b""
         if not conn.allow():
             conn.refused += 1
-            conn.deliver(_error("rate_limited", "too many messages: slow down",
-                                P.message_id(data)[:64] if len(data) < 4096 and
-                                P.message_id(data) else None))
+            msg_id = P.message_id(data) if len(data) <= P.MAX_MESSAGE_BYTES else None
+            conn.deliver(_error("rate_limited", "too many messages: slow down", msg_id))
         else:
             try:
                 parsed = P.decode_client(data)
@@ -220,8 +219,8 @@ async def _body(request: Request) -> dict[str, Any]:
 def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...],
            default: Any = None) -> Any:
     value = data.get(name, default)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
-                              and kind is int):
+    if value is not None and (not isinstance(value, kind) or (isinstance(value, bool)
+                              and kind is int)):
         raise RoomError("bad_request", f"{name}: wrong type")
     return value
 
@@ -239,7 +238,7 @@ async def readyz(request: Request) -> Response:
         assert rooms.store is not None
         try:
             ok = await asyncio.wait_for(rooms.store.ping(), 5)
-        except Exception:  # noqa: BLE001 - not ready
+        except Exception:
             ok = False
     return _json({"ready": ok, "rooms": len(rooms.rooms), "restored": rooms.restored},
                  200 if ok else 503)

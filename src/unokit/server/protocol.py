@@ -18,7 +18,7 @@ b'{"type":"ack","id":"a1","seq":42}'
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -53,7 +53,7 @@ class Hello(_Client, tag="hello"):
 class Act(_Client, tag="act"):
     """A game action of the own seat, in the text form without the seat (``"R5"``,
     ``"W>r"``, ``"W+4>b!"``, ``"draw"``, ``"pass"``, ``"uno"``, ``"catch 2"``,
-    ``"challenge"``, ``"next_round"``, ...; see docs/records.md)."""
+    ``"challenge"``, ``"next"`` (the next round), ...; see docs/records.md)."""
 
     id: str
     action: str

@@ -194,12 +194,12 @@ class Room:
     @classmethod
     async def create(cls, *, code: str, rules: Rules, store: Store, fanout: FanOut,
                      settings: Settings, turn_timer: int | None = None,
-                     public: bool = True) -> Room:
+                     public: bool = True, server_seed: bytes | None = None) -> Room:
         """A new room in the lobby, stored, with every seat empty."""
         timer = settings.turn_timer if turn_timer is None else turn_timer
         if timer not in TURN_TIMERS:
             raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 seconds")
-        seed = fairdeal.new_server_seed()
+        seed = fairdeal.new_server_seed() if server_seed is None else server_seed
         commitment = fairdeal.commitment(seed)
         from unokit.store import NewRoom
         room_id = await store.create_room(NewRoom(
@@ -300,7 +300,7 @@ class Room:
                 return
             try:
                 await self._handle(item)
-            except Exception:  # noqa: BLE001 - one room's failure stays in the room
+            except Exception:
                 LOG.exception("room failed; rebuilding it from the database",
                               extra={"room": self.code})
                 await self._recover()
@@ -312,7 +312,7 @@ class Room:
             [stored] = await self.store.load_rooms(code=self.code)
             twin = Room.restore(stored, store=self.store, fanout=self.fanout,
                                 settings=self.settings)
-        except Exception:  # noqa: BLE001 - the room stays as it is
+        except Exception:
             LOG.exception("room could not be rebuilt", extra={"room": self.code})
             return
         self.seats, self.contributions = twin.seats, twin.contributions
@@ -714,7 +714,7 @@ class Room:
         if seat in self.contributions:
             raise RoomError("bad_request", "this seat has already contributed")
         try:
-            fairdeal.check_contribution(value)
+            fairdeal.check_value(value)
         except UnoError as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
         await self.store.add_contribution(self.id, seat, value)
@@ -840,7 +840,7 @@ class Room:
             game = self.game
             if game is not None and game.phase is ROUND_OVER and self.driver is not None:
                 lead = self.driver.lead()
-                await self._try(Held(None, None, lead, parse_action(f"{lead}:next_round"),
+                await self._try(Held(None, None, lead, parse_action(f"{lead}:next"),
                                      "pause"))
 
     async def _end_grace(self) -> None:
@@ -864,10 +864,15 @@ class Room:
         waiting = grace.waiting
         while waiting:
             held = waiting.pop(0)
-            if self.grace is not None:  # a new grace began: the rest wait for it too
-                self.grace.waiting[:0] = [held, *waiting]
+            again = self._grace_now()
+            if again is not None:  # a new grace began: the rest wait for it too
+                again.waiting[:0] = [held, *waiting]
                 return
             await self._try(held)
+
+    def _grace_now(self) -> Grace | None:
+        """The catch grace under way, if any."""
+        return self.grace
 
     async def _bot_move(self) -> None:
         game, driver = self.game, self.driver

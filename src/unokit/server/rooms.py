@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
+from unokit.formats import fairdeal
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.room import Room, RoomError
 from unokit.server.settings import Settings
@@ -79,6 +80,8 @@ class Rooms:
         """Set when the server begins to shut down: new messages are refused."""
         self.restored = 0
         self.broken: list[str] = []
+        self.server_seeds: Callable[[], bytes] = fairdeal.new_server_seed
+        """Where new rooms' secret server seeds come from (tests give fixed ones)."""
 
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
@@ -133,7 +136,8 @@ class Rooms:
             try:
                 room = await Room.create(code=code, rules=parsed, store=store,
                                          fanout=self.fanout, settings=self.settings,
-                                         turn_timer=turn_timer, public=public)
+                                         turn_timer=turn_timer, public=public,
+                                         server_seed=self.server_seeds())
             except StoreError:
                 continue  # the code was taken by an older room: draw another
             break

@@ -4,10 +4,10 @@ variables, else the embedded defaults (SQLite in ``./unokit-data``, 127.0.0.1:80
 >>> s = Settings.from_env({"UNOKIT_PORT": "9000", "UNOKIT_TURN_TIMER": "30"})
 >>> s.port, s.turn_timer, s.database_url.endswith("unokit-data/unokit.db")
 (9000, 30, True)
->>> Settings.from_env({"UNOKIT_TURN_TIMER": "20"})
+>>> Settings.from_env({"UNOKIT_TURN_TIMER": "20"})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.server.settings.SettingsError: UNOKIT_TURN_TIMER: the turn timer is 0 (off), 15, 30 or 60 seconds, not 20
+unokit.server.settings.SettingsError: UNOKIT_TURN_TIMER: the turn timer is 0 (off), ... not 20
 """
 
 from __future__ import annotations
@@ -91,17 +91,23 @@ class Settings:
             if name not in env:
                 continue
             text = env[name]
-            kind = type(getattr(cls, spec.name, "")) if spec.name != "burst" else int
+            kind = _KINDS.get(spec.name, "text")
             try:
-                values[spec.name] = kind(text) if kind is not str else text
+                values[spec.name] = (int(text) if kind == "int" else float(text)
+                                     if kind == "number" else text)
             except ValueError:
-                raise SettingsError(f"{name}: expected {kind.__name__}, got {text!r}") from None
+                wanted = "an integer" if kind == "int" else "a number"
+                raise SettingsError(f"{name}: expected {wanted}, got {text!r}") from None
         try:
             return cls(**values)
         except SettingsError as exc:
             field_name = str(exc).split(":", 1)[0]
             raise SettingsError(f"UNOKIT_{field_name.upper()}:{str(exc).split(':', 1)[1]}"
                                 ) from None
+
+
+_KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
+          "bot_delay": "number", "round_pause": "number", "rate": "number"}
 
 
 def check(settings: Settings) -> None:

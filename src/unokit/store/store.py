@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, Table, delete, insert, select, update
 
 from unokit.store.db import migrate, open_engine
 from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
@@ -39,10 +39,10 @@ from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
 
-ROOMS = RoomRow.__table__
-SEATS = SeatRow.__table__
-ACTIONS = ActionRow.__table__
-CONTRIBUTIONS = ContributionRow.__table__
+ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+CONTRIBUTIONS: Table = ContributionRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
@@ -153,13 +153,13 @@ class Store:
         try:
             with self.engine.begin() as connection:
                 results = [fn(connection) for fn, _ in batch]
-        except Exception:  # noqa: BLE001 - retried one by one below
+        except Exception:
             if len(batch) == 1:
                 fn, future = batch[0]
                 try:
                     with self.engine.begin() as connection:
                         result = fn(connection)
-                except Exception as exc:  # noqa: BLE001 - handed to the waiting room
+                except Exception as exc:
                     LOG.error("write failed", extra={"error": type(exc).__name__})
                     future.set_exception(StoreError(f"the database refused a write: "
                                                     f"{type(exc).__name__}"))

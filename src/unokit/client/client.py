@@ -1,0 +1,272 @@
+"""An async client for the game server's protocol (docs/protocol.md).
+
+:class:`GameClient` says hello, keeps every event it was sent (``events``, in sequence
+order), what its seat may do (``legal``, ``must``) and the room (``room``). :meth:`act`
+sends an action with a fresh client action id and waits for its ack, raising
+:class:`ActionRefused` for an error. When the connection drops, :meth:`reconnect` comes
+back with the seat token, resumes after the last event seen and sends again, with the
+same ids, every action still unanswered (so that none is applied twice).
+
+    client = await GameClient.join("http://127.0.0.1:8000", "ABCDEF", name="Ann")
+    await client.wait_for(lambda c: c.must)
+    seq = await client.act(client.legal[0])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import websockets
+
+from unokit.engine.errors import UnoError
+from unokit.server import protocol as P
+
+
+class ClientError(UnoError):
+    """The server could not be reached, or refused the connection."""
+
+
+class ActionRefused(UnoError):
+    """The server refused a message: ``code`` and ``message`` of its error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+def ws_url(base: str) -> str:
+    """The WebSocket address of a server's base URL.
+
+    >>> ws_url("http://127.0.0.1:8000/")
+    'ws://127.0.0.1:8000/ws'
+    """
+    base = base.rstrip("/")
+    if base.startswith("https://"):
+        return "wss://" + base.removeprefix("https://") + "/ws"
+    return "ws://" + base.removeprefix("http://") + "/ws"
+
+
+async def create_room(base: str, **fields: Any) -> dict[str, Any]:
+    """``POST /api/rooms``: a new room (``rules``, ``seats``, ``turn_timer``, ``public``,
+    ``bots``); its code and invite link."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.post(base.rstrip("/") + "/api/rooms", json=fields)
+    data: dict[str, Any] = response.json()
+    if response.status_code >= 400:
+        raise ActionRefused(data.get("error", "bad_request"), data.get("message", ""))
+    return data
+
+
+class GameClient:
+    """One connection to one room, as a seat or a spectator."""
+
+    def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
+                 spectate: bool = False, seat: int | None = None) -> None:
+        self.base = base
+        self.room_code = room
+        self.name = name
+        self.token = token
+        self.spectate = spectate
+        self.wanted_seat = seat
+        self.seat: int | None = None
+        self.room: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []
+        self.last_seq = -1
+        self.legal: list[str] = []
+        self.must = False
+        self.lead = -1
+        self.phase = ""
+        self.timer: dict[str, Any] | None = None
+        self.reveal: dict[str, Any] | None = None
+        self.bye: dict[str, Any] | None = None
+        self.errors: list[dict[str, Any]] = []
+        """Errors without an id (or for ids nobody waits for)."""
+        self.received: list[bytes] = []
+        """Every message received, as sent (when ``keep_raw``)."""
+        self.keep_raw = False
+        self._ws: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[str, tuple[P.Act | Any, asyncio.Future[Any]]] = {}
+        self._ids = itertools.count()
+        self._prefix = secrets.token_hex(4)
+        self._changed = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    # ------------------------------------------------------------ connecting
+    @classmethod
+    async def join(cls, base: str, room: str, **options: Any) -> GameClient:
+        """Connect to ``room`` and wait for the welcome."""
+        client = cls(base, room, **options)
+        await client.connect()
+        return client
+
+    async def connect(self) -> None:
+        """Open the connection and say hello (with the token once there is one).
+
+        Raises:
+            ClientError: no connection, or the server refused the hello.
+        """
+        try:
+            self._ws = await websockets.connect(ws_url(self.base), max_size=2**24,
+                                                open_timeout=30)
+        except (OSError, websockets.WebSocketException, TimeoutError) as exc:
+            raise ClientError(f"cannot reach {self.base}: {exc}") from None
+        self.closed.clear()
+        self.bye = None
+        hello = P.Hello(room=self.room_code, token=self.token, name=self.name,
+                        spectate=self.spectate and self.token is None,
+                        seat=self.wanted_seat if self.token is None else None,
+                        last_seq=self.last_seq)
+        await self._ws.send(P.encode(hello).decode())
+        welcome = await self._ws.recv()
+        if self.keep_raw:
+            self.received.append(welcome if isinstance(welcome, bytes) else welcome.encode())
+        message = P.decode_server(welcome)
+        if isinstance(message, P.Error):
+            await self._ws.close()
+            raise ClientError(f"{message.code}: {message.message}")
+        if not isinstance(message, P.Welcome):
+            raise ClientError(f"expected a welcome, got {type(message).__name__}")
+        self.seat = message.seat
+        if message.token is not None:
+            self.token = message.token
+        self.room = _as_dict(message.room)
+        self._reader = asyncio.create_task(self._read())
+        for sent, _ in list(self._pending.values()):
+            await self._send(sent)
+
+    async def reconnect(self) -> None:
+        """Connect again after a drop, resuming after :attr:`last_seq`; every action
+        still unanswered is sent again with its id."""
+        await self.close_socket()
+        await self.connect()
+
+    async def close_socket(self) -> None:
+        """Close the connection (pending actions stay pending)."""
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+            self._reader = None
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        self.closed.set()
+
+    async def close(self) -> None:
+        """Close, and fail every pending action."""
+        await self.close_socket()
+        for _, future in self._pending.values():
+            if not future.done():
+                future.set_exception(ClientError("closed"))
+        self._pending.clear()
+
+    # ------------------------------------------------------------ reading
+    async def _read(self) -> None:
+        try:
+            async for data in self._ws:
+                raw = data if isinstance(data, bytes) else data.encode()
+                if self.keep_raw:
+                    self.received.append(raw)
+                self._take(P.decode_server(raw))
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self.closed.set()
+            self._changed.set()
+
+    def _take(self, message: P.ServerMessage) -> None:
+        if isinstance(message, P.Events):
+            for event in message.events:
+                if event["seq"] > self.last_seq:
+                    self.events.append(event)
+                    self.last_seq = event["seq"]
+            self.legal, self.must = message.legal, message.must
+            self.lead, self.phase = message.lead, message.phase
+        elif isinstance(message, P.Ack | P.Error | P.Snapshot):
+            msg_id = message.id
+            waiting = self._pending.pop(msg_id, None) if msg_id else None
+            if waiting is not None and not waiting[1].done():
+                if isinstance(message, P.Error):
+                    waiting[1].set_exception(ActionRefused(message.code, message.message))
+                else:
+                    waiting[1].set_result(message)
+            elif isinstance(message, P.Error):
+                self.errors.append(_as_dict(message))
+            if isinstance(message, P.Snapshot):
+                self.legal, self.must = message.legal, message.must
+        elif isinstance(message, P.RoomState):
+            self.room = _as_dict(message.room)
+        elif isinstance(message, P.Timer):
+            self.timer = _as_dict(message)
+        elif isinstance(message, P.Reveal):
+            self.reveal = _as_dict(message)
+        elif isinstance(message, P.Bye):
+            self.bye = _as_dict(message)
+        self._changed.set()
+
+    async def wait_for(self, condition: Callable[[GameClient], bool],
+                       timeout: float = 60.0) -> None:
+        """Wait until ``condition(self)`` holds (checked after every message).
+
+        Raises:
+            TimeoutError: it did not within ``timeout`` seconds.
+        """
+        async with asyncio.timeout(timeout):
+            while not condition(self):
+                self._changed.clear()
+                await self._changed.wait()
+
+    # ------------------------------------------------------------ sending
+    def new_id(self) -> str:
+        """A fresh client action id."""
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def _send(self, message: Any) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await self._ws.send(P.encode(message).decode())
+
+    async def request(self, message: Any, timeout: float = 60.0) -> Any:
+        """Send a message with an id and wait for its answer (an ack or a snapshot).
+
+        Raises:
+            ActionRefused: the server answered with an error.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending[message.id] = (message, future)
+        await self._send(message)
+        async with asyncio.timeout(timeout):
+            return await future
+
+    async def act(self, action: str, *, msg_id: str | None = None) -> int:
+        """Play ``action`` (text without the seat); the sequence number of its ack."""
+        ack = await self.request(P.Act(id=msg_id or self.new_id(), action=action))
+        return int(ack.seq)
+
+    async def snapshot(self) -> dict[str, Any] | None:
+        """The full view of this seat now."""
+        answer = await self.request(P.SnapshotRequest(id=self.new_id()))
+        return answer.view  # type: ignore[no-any-return]
+
+    async def command(self, kind: type, **fields: Any) -> int:
+        """A host command or other message with an id (``P.Start``, ``P.AddBot``, ...)."""
+        ack = await self.request(kind(id=self.new_id(), **fields))
+        return int(ack.seq)
+
+    async def send_raw(self, text: str | bytes) -> None:
+        """Send any text as is (for tests of what the server refuses)."""
+        await self._ws.send(text)
+
+
+def _as_dict(message: Any) -> dict[str, Any]:
+    import msgspec
+    data: dict[str, Any] = msgspec.to_builtins(message)
+    return data

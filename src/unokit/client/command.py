@@ -1,0 +1,43 @@
+"""``unokit bot``: a unokit bot as a remote player in a server's room."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from unokit._extras import missing
+
+
+def bot_command(
+    server: Annotated[str, typer.Option("--server", help="the server, e.g. "
+                                        "http://127.0.0.1:8000")],
+    room: Annotated[str, typer.Option("--room", help="the room code")],
+    bot: Annotated[str, typer.Option("--bot", help="a bot spec: easy, normal, hard, "
+                                     "random, playfirst, search, ...")] = "normal",
+    name: Annotated[str, typer.Option("--name", help="the seat's name")] = "",
+    token: Annotated[str | None, typer.Option(
+        "--token", help="take back a seat with its token")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="the bot's own random seed")] = 0,
+) -> None:
+    """Seat a unokit bot in a room of a unokit server as a remote player, and play until
+    the match ends."""
+    need = missing("server", "bot")
+    if need is not None:
+        raise typer.BadParameter(need)
+    import asyncio
+
+    from unokit.bots import BotSpecError, make_bot
+    from unokit.client.client import ClientError
+    from unokit.client.remote_bot import run_bot
+    try:
+        make_bot(bot, seed)
+    except BotSpecError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    try:
+        client = asyncio.run(run_bot(server, room, bot, name=name, token=token, seed=seed))
+    except ClientError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"match over in room {room}; seat {client.seat}; last event "
+               f"{client.last_seq}")

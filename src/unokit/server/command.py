@@ -1,0 +1,59 @@
+"""``unokit serve``: the command (its packages load only when it runs)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from unokit._extras import missing
+
+DataDir = Annotated[str | None, typer.Option("--data-dir", help="where the SQLite database "
+                                             "lives (UNOKIT_DATA_DIR; ./unokit-data)")]
+
+
+def serve_command(
+    host: Annotated[str | None, typer.Option(help="address to listen on (UNOKIT_HOST; "
+                                             "127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (UNOKIT_PORT; 8000)")] = None,
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+        "(UNOKIT_DATABASE_URL; SQLite in the data directory)")] = None,
+    data_dir: DataDir = None,
+    log_level: Annotated[str | None, typer.Option(
+        "--log-level", help="debug, info, warning or error (UNOKIT_LOG_LEVEL)")] = None,
+    turn_timer: Annotated[int | None, typer.Option(
+        "--turn-timer", help="a new room's turn timer: 0 (off), 15, 30 or 60 s "
+        "(UNOKIT_TURN_TIMER)")] = None,
+    catch_grace: Annotated[float | None, typer.Option(
+        "--catch-grace", help="seconds a late UNO call still counts before a catch "
+        "(UNOKIT_CATCH_GRACE; 1.0)")] = None,
+    bot_delay: Annotated[float | None, typer.Option(
+        "--bot-delay", help="seconds a bot waits before acting (UNOKIT_BOT_DELAY; 0.8)")]
+    = None,
+    round_pause: Annotated[float | None, typer.Option(
+        "--round-pause", help="seconds between rounds (UNOKIT_ROUND_PAUSE; 10)")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", help="the address invite links start with (UNOKIT_PUBLIC_URL)")]
+    = None,
+) -> None:
+    """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with
+    SQLite in ./unokit-data unless told otherwise. Ctrl-C stops it gracefully."""
+    need = missing("server", "serve")
+    if need is not None:
+        raise typer.BadParameter(need)
+    import os
+
+    from unokit.server.serve import serve
+    from unokit.server.settings import Settings, SettingsError
+    flags = {"host": host, "port": port, "database_url": database_url, "data_dir": data_dir,
+             "log_level": log_level, "turn_timer": turn_timer, "catch_grace": catch_grace,
+             "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url}
+    env = dict(os.environ)
+    env.update({f"UNOKIT_{name.upper()}": str(value) for name, value in flags.items()
+                if value is not None})
+    try:
+        settings = Settings.from_env(env)
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    serve(settings)
