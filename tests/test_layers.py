@@ -37,7 +37,8 @@ LAYERS: dict[str, int] = {
     "unokit.testing": 2,
     "unokit.tui": 3,
     "unokit.server": 3,
-    "unokit.store": 3,
+    # The server's durable state sits under the server (it knows nothing of rooms).
+    "unokit.store": 2,
     "unokit.client": 3,
     # The command line gathers every front end's commands (``unokit play``, ...).
     "unokit.cli": 4,

@@ -40,8 +40,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit.server import protocol as P
 from unokit.server.fanout import SPECTATORS
-from unokit.server.room import Room, RoomError
+from unokit.server.room import Room
 from unokit.server.rooms import Rooms
+from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 
 LOG = logging.getLogger("unokit.server")

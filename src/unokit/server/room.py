@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
-import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from unokit.bots import make_bot
@@ -50,106 +47,29 @@ from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.formats.record import Record
 from unokit.server import protocol as P
-from unokit.server.fanout import SPECTATORS, FanOut, Subscriber
+from unokit.server.fanout import SPECTATORS, FanOut
+from unokit.server.lobby import Lobby
+from unokit.server.seating import (
+    ANSWERS_KEPT,
+    BOT,
+    EMPTY,
+    HUMAN,
+    Connection,
+    Grace,
+    Held,
+    RoomError,
+    Seat,
+    token_hash,
+)
 from unokit.server.settings import TURN_TIMERS, Settings
-from unokit.store import ActionData, SeatData, Store, StoredRoom, StoreError
+from unokit.store import ActionData, Store, StoredRoom, StoreError
 
 LOG = logging.getLogger("unokit.room")
-
-EMPTY, HUMAN, BOT = "empty", "human", "bot"
-ANSWERS_KEPT = 4096
-"""Answers to client action ids a room remembers (committed actions' acks are also
-rebuilt from the database after a restart)."""
-NAME_LIMIT = 32
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a seat token."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def check_name(name: str, seat: int) -> str:
-    """A player's name: printable, 1-32 characters (``Player N`` when empty).
-
-    Raises:
-        RoomError: a name with control characters or too long.
-    """
-    name = name.strip()
-    if not name:
-        return f"Player {seat + 1}"
-    if len(name) > NAME_LIMIT or not name.isprintable():
-        raise RoomError("bad_request", f"a name is 1-{NAME_LIMIT} printable characters")
-    return name
-
-
-class RoomError(UnoError):
-    """A message the room refuses: ``code`` (see :class:`protocol.Error`) and why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(f"{code}: {message}")
-
-
-class Connection(Subscriber):
-    """What a room needs of a client connection: its viewer, a way to queue messages,
-    and a way to close it."""
-
-    viewer: int
-
-    def deliver(self, data: bytes) -> None:  # pragma: no cover - protocol
-        """Queue ``data``."""
-        raise NotImplementedError
-
-    def close(self, data: bytes | None = None) -> None:  # pragma: no cover - protocol
-        """Send ``data`` (if any) and close."""
-        raise NotImplementedError
-
-
-@dataclass
-class Seat:
-    """One seat of a room."""
-
-    kind: str = EMPTY
-    name: str = ""
-    bot: str = ""
-    token_hash: str = ""
-    host: bool = False
-    away: bool = False
-    """Played by a bot until the player acts again."""
-    timeouts: int = 0
-    """Timeouts in a row."""
-
-    def data(self, seat: int) -> SeatData:
-        """The stored form."""
-        return SeatData(seat, self.kind, self.name, self.bot, self.token_hash, self.host)
-
-
-@dataclass
-class Held:
-    """A message waiting for the end of a catch grace."""
-
-    conn: Connection | None
-    msg_id: str | None
-    seat: int
-    action: int
-    origin: str
-
-
-@dataclass
-class Grace:
-    """A catch grace under way: ``target`` may still call until ``until``."""
-
-    target: int
-    until: float
-    catches: list[Held] = field(default_factory=list)
-    waiting: list[Held] = field(default_factory=list)
-
 
 Item = tuple[str, Any, Any]
 
 
-class Room:
+class Room(Lobby):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
 
@@ -436,27 +356,6 @@ class Room:
                 and all(s.kind != EMPTY for s in self.seats)):
             await self._start_match()
 
-    async def _join(self, hello: P.Hello) -> tuple[int, str]:
-        between = self.game is not None and self.game.phase is ROUND_OVER
-        if self.status != "lobby" and not between:
-            raise RoomError("room_full", "the match is under way: watch it with spectate")
-        free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
-        if hello.seat is not None:
-            if hello.seat not in free:
-                raise RoomError("room_full", f"seat {hello.seat} is not free")
-            seat = hello.seat
-        elif free:
-            seat = free[0]
-        else:
-            raise RoomError("room_full", "every seat is taken: watch with spectate")
-        name = check_name(hello.name, seat)
-        token = secrets.token_urlsafe(18)
-        new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
-                   host=not any(s.host for s in self.seats))
-        await self.store.set_seat(self.id, new.data(seat))
-        self.seats[seat] = new
-        return seat, token
-
     def _gone(self, conn: Connection) -> None:
         if conn in self.conns:
             self.conns.discard(conn)
@@ -641,116 +540,6 @@ class Room:
             "contributions": {str(k): v for k, v in sorted(self.contributions.items())},
             "server_seed": self.server_seed if self.status == "finished" else None}
         return record
-
-    # ------------------------------------------------------------ lobby
-    def _between_rounds(self) -> bool:
-        return self.status == "lobby" or (
-            self.status == "playing" and self.game is not None
-            and self.game.phase is ROUND_OVER)
-
-    def _host(self, seat: int) -> None:
-        if not self.seats[seat].host:
-            raise RoomError("not_host", "only the host may do that")
-        if not self._between_rounds():
-            raise RoomError("mid_round", "only before the match or between rounds")
-
-    async def _host_command(self, seat: int, message: P.ClientMessage) -> None:
-        self._host(seat)
-        if isinstance(message, P.Start):
-            await self._start_match()
-        elif isinstance(message, P.AddBot):
-            await self.add_bot(message.bot, message.seat)
-        elif isinstance(message, P.RemoveBot):
-            target = self._seat(message.seat)
-            if self.seats[target].kind != BOT:
-                raise RoomError("bad_request", f"seat {target} has no bot")
-            await self._set_seat(target, Seat())
-        elif isinstance(message, P.Kick):
-            target = self._seat(message.seat)
-            if self.seats[target].kind != HUMAN or target == seat:
-                raise RoomError("bad_request", f"seat {target} has no other player")
-            await self._set_seat(target, Seat())
-            bye = P.encode(P.Bye(reason="the host sent you away", reconnect=False))
-            for conn in [c for c in self.conns if c.viewer == target]:
-                self._gone(conn)
-                conn.close(bye)
-        elif isinstance(message, P.SetTimer):
-            if message.seconds not in TURN_TIMERS:
-                raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 "
-                                "seconds")
-            self.turn_timer = message.seconds
-            await self.store.set_timer(self.id, message.seconds)
-        self._broadcast_room()
-
-    def _seat(self, seat: int) -> int:
-        if not 0 <= seat < len(self.seats):
-            raise RoomError("bad_request", f"no seat {seat}: seats 0..{len(self.seats) - 1}")
-        return seat
-
-    async def _set_seat(self, seat: int, spot: Seat) -> None:
-        await self.store.set_seat(self.id, spot.data(seat))
-        self.seats[seat] = spot
-        self.bots.pop(seat, None)
-
-    async def add_bot(self, spec: str, seat: int | None = None) -> int:
-        """Seat a bot in ``seat`` (or the first empty one); the seat."""
-        free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
-        if seat is None:
-            if not free:
-                raise RoomError("room_full", "no seat is empty")
-            seat = free[0]
-        elif self._seat(seat) not in free:
-            raise RoomError("bad_request", f"seat {seat} is not empty")
-        try:
-            make_bot(spec, rules=self.rules)
-        except UnoError as exc:
-            raise RoomError("bad_request", str(exc)[:200]) from None
-        await self._set_seat(seat, Seat(kind=BOT, name=f"{spec} bot", bot=spec))
-        return seat
-
-    async def _contribute(self, seat: int, value: str) -> None:
-        if self.status != "lobby":
-            raise RoomError("mid_round", "contributions are taken before the match starts")
-        if seat in self.contributions:
-            raise RoomError("bad_request", "this seat has already contributed")
-        try:
-            fairdeal.check_value(value)
-        except UnoError as exc:
-            raise RoomError("bad_request", str(exc)[:200]) from None
-        await self.store.add_contribution(self.id, seat, value)
-        self.contributions[seat] = value
-        self._broadcast_room()
-
-    async def _leave(self, conn: Connection, seat: int) -> None:
-        if self.status == "lobby":
-            host = self.seats[seat].host
-            await self._set_seat(seat, Seat())
-            if host:
-                others = [i for i, s in enumerate(self.seats) if s.kind == HUMAN]
-                if others:
-                    spot = self.seats[others[0]]
-                    spot.host = True
-                    await self.store.set_seat(self.id, spot.data(others[0]))
-        else:
-            spot = self.seats[seat]
-            spot.away, spot.token_hash = True, ""
-            await self.store.set_seat(self.id, spot.data(seat))
-        self._gone(conn)
-        conn.close(P.encode(P.Bye(reason="you left the room", reconnect=False)))
-
-    async def _start_match(self) -> None:
-        if self.status != "lobby":
-            raise RoomError("bad_request", "the match has already started")
-        empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
-        if empty:
-            raise RoomError("bad_request", f"seat {empty[0]} is empty: seat a bot or wait "
-                            "for a player")
-        seed = fairdeal.derive_seed(bytes.fromhex(self.server_seed), self.contributions)
-        await self.store.start_match(self.id, seed)
-        self._begin(seed)
-        assert self.game is not None
-        self._broadcast_room()
-        self._broadcast_events(list(self.game.log))
 
     # ------------------------------------------------------------ bots and timers
     def _automatic(self) -> set[int]:

@@ -25,7 +25,8 @@ from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
 from unokit.server.fanout import FanOut, LocalFanOut
-from unokit.server.room import Room, RoomError
+from unokit.server.room import Room
+from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
 
