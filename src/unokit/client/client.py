@@ -98,6 +98,8 @@ class GameClient:
         self._prefix = secrets.token_hex(4)
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.listeners: list[asyncio.Event] = []
+        """Events set after every message (to wait on several clients at once)."""
 
     # ------------------------------------------------------------ connecting
     @classmethod
@@ -115,7 +117,7 @@ class GameClient:
         """
         try:
             self._ws = await websockets.connect(ws_url(self.base), max_size=2**24,
-                                                open_timeout=30)
+                                                open_timeout=30, compression=None)
         except (OSError, websockets.WebSocketException, TimeoutError) as exc:
             raise ClientError(f"cannot reach {self.base}: {exc}") from None
         self.closed.clear()
@@ -181,6 +183,8 @@ class GameClient:
         finally:
             self.closed.set()
             self._changed.set()
+            for listener in self.listeners:
+                listener.set()
 
     def _take(self, message: P.ServerMessage) -> None:
         if isinstance(message, P.Events):
@@ -211,6 +215,8 @@ class GameClient:
         elif isinstance(message, P.Bye):
             self.bye = _as_dict(message)
         self._changed.set()
+        for listener in self.listeners:
+            listener.set()
 
     async def wait_for(self, condition: Callable[[GameClient], bool],
                        timeout: float = 60.0) -> None:

@@ -86,7 +86,8 @@ def serve(settings: Settings) -> None:
     app = create_app(settings, rooms)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
                             access_log=False, ws_max_size=64 * 1024, ws_ping_interval=20,
-                            ws_ping_timeout=20, timeout_graceful_shutdown=10,
+                            ws_ping_timeout=20, ws_per_message_deflate=False,
+                            timeout_graceful_shutdown=10,
                             lifespan="on")
     server = _Server(config)
     server.rooms = rooms

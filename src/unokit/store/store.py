@@ -107,7 +107,10 @@ class StoredRoom:
     actions: list[ActionData] = field(default_factory=list)
 
 
-_Job = tuple[Callable[[Connection], Any], "concurrent.futures.Future[Any]"]
+_Job = tuple[Callable[[Connection], Any] | None, "concurrent.futures.Future[Any]",
+             dict[str, Any] | None]
+"""A write: a function of the connection, or (with no function) a row of ``actions``,
+which a batch inserts all at once; and the future its caller waits on."""
 
 
 class Store:
@@ -149,31 +152,31 @@ class Store:
             if stop:
                 return
 
+    @staticmethod
+    def _execute(connection: Connection, batch: list[_Job]) -> list[Any]:
+        rows = [row for _, _, row in batch if row is not None]
+        if rows:
+            connection.execute(insert(ACTIONS), rows)
+        return [None if fn is None else fn(connection) for fn, _, _ in batch]
+
     def _run_batch(self, batch: list[_Job]) -> None:
+        """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
+        bad write fails only its own caller. Never raises: the writer must not stop."""
         try:
             with self.engine.begin() as connection:
-                results = [fn(connection) for fn, _ in batch]
-        except Exception:
-            if len(batch) == 1:
-                fn, future = batch[0]
-                try:
-                    with self.engine.begin() as connection:
-                        result = fn(connection)
-                except Exception as exc:
-                    LOG.error("write failed", extra={"error": type(exc).__name__})
-                    future.set_exception(StoreError(f"the database refused a write: "
-                                                    f"{type(exc).__name__}"))
-                    return
-                self.commits += 1
-                self.writes += 1
-                future.set_result(result)
+                results = self._execute(connection, batch)
+        except Exception as exc:
+            if len(batch) > 1:
+                for job in batch:
+                    self._run_batch([job])
                 return
-            for job in batch:
-                self._run_batch([job])
+            LOG.error("write failed", extra={"error": type(exc).__name__})
+            failure = StoreError(f"the database refused a write: {type(exc).__name__}")
+            batch[0][1].set_exception(failure)
             return
         self.commits += 1
         self.writes += len(batch)
-        for (_, future), result in zip(batch, results, strict=True):
+        for (_, future, _), result in zip(batch, results, strict=True):
             future.set_result(result)
 
     async def run(self, fn: Callable[[Connection], T]) -> T:
@@ -186,7 +189,7 @@ class Store:
         if self._closed:
             raise StoreError("the store is closed")
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._jobs.put((fn, future))
+        self._jobs.put((fn, future, None))
         return await asyncio.wrap_future(future)
 
     async def close(self) -> None:
@@ -238,10 +241,13 @@ class Store:
         await self.run(write)
 
     async def append_action(self, room_id: int, action: ActionData) -> None:
-        """Store one accepted action (after the ones before it)."""
-        def write(connection: Connection) -> None:
-            connection.execute(insert(ACTIONS).values(room_id=room_id, **action._asdict()))
-        await self.run(write)
+        """Store one accepted action (after the ones before it). The actions of one batch
+        go in with one statement."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._jobs.put((None, future, {"room_id": room_id, **action._asdict()}))
+        await asyncio.wrap_future(future)
 
     async def set_timer(self, room_id: int, seconds: int) -> None:
         """Store a room's turn timer."""
