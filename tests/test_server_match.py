@@ -65,5 +65,15 @@ async def test_two_clients_and_a_bot_play_a_seeded_match(database_url: str) -> N
         # every event each client saw, in order, with nothing missing
         assert [e["seq"] for e in ann.events] == list(range(len(game.log)))
         assert [e["seq"] for e in bob.events] == list(range(len(game.log)))
+        async with httpx.AsyncClient() as http:
+            checks = (await http.get(f"{server.url}/api/rooms/{code}/verify")).json()
+        assert checks["passed"], checks
         await ann.close()
         await bob.close()
+    # after a restart the finished room is rebuilt from the database for its record
+    async with running_server(settings) as again:
+        async with httpx.AsyncClient() as http:
+            later = (await http.get(f"{again.url}/api/rooms/{code}/record")).json()
+            missing = await http.get(f"{again.url}/api/rooms/NOSUCH/record")
+        assert later == data
+        assert missing.status_code == 404

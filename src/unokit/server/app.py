@@ -12,6 +12,7 @@
 ``GET /api/rooms/{code}``               a room as everyone sees it
 ``GET /api/rooms/{code}/record``        the match record (with the server seed once
                                         the match is over)
+``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
 ``GET /r/{code}``                       the invite link
 ``WS /ws``                              the game (docs/protocol.md)
 ======================================  ==============================================
@@ -38,6 +39,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from unokit.formats.fairdeal import verify_record
 from unokit.server import protocol as P
 from unokit.server.fanout import SPECTATORS
 from unokit.server.room import Room
@@ -302,7 +304,7 @@ def rooms_players(rules: Any) -> int:
 async def room_info(request: Request) -> Response:
     """A room as everyone sees it."""
     try:
-        room = request.app.state.rooms.get(request.path_params["code"])
+        room = await request.app.state.rooms.find(request.path_params["code"])
     except RoomError as exc:
         return _room_error(exc)
     return _json(room.info())
@@ -311,11 +313,25 @@ async def room_info(request: Request) -> Response:
 async def room_record(request: Request) -> Response:
     """The room's match record."""
     try:
-        room = request.app.state.rooms.get(request.path_params["code"])
+        room = await request.app.state.rooms.find(request.path_params["code"])
         record = room.record()
     except RoomError as exc:
         return _room_error(exc)
     return _json(record.to_dict())
+
+
+async def room_verify(request: Request) -> Response:
+    """The checks of ``unokit verify`` on the room's record (all pass only once the
+    match is over and its server seed is revealed)."""
+    try:
+        room = await request.app.state.rooms.find(request.path_params["code"])
+        record = room.record()
+    except RoomError as exc:
+        return _room_error(exc)
+    report = verify_record(record, published=room.commitment)
+    return _json({"passed": report.passed,
+                  "checks": [{"name": c.name, "passed": c.passed, "reason": c.reason}
+                             for c in report.checks]})
 
 
 def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
@@ -339,6 +355,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/play-now", play_now, methods=["POST"]),
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
+        Route("/api/rooms/{code}/verify", room_verify),
         Route("/r/{code}", room_info),
         WebSocketRoute("/ws", game_socket),
     ], lifespan=lifespan)

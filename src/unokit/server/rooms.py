@@ -162,6 +162,28 @@ class Rooms:
             raise RoomError("no_room", "no room has that code")
         return room
 
+    async def find(self, code: str) -> Room:
+        """The room ``code``, live or over: a finished room no longer in memory is
+        rebuilt from the database (without a task) to show its record.
+
+        Raises:
+            RoomError: no room has that code.
+        """
+        try:
+            return self.get(code)
+        except RoomError:
+            wanted = code.strip().upper()
+            if not wanted.isascii() or not wanted.isalnum() or len(wanted) > 16:
+                raise
+            stored = await self._store().load_rooms(code=wanted)
+            if not stored:
+                raise
+            try:
+                return Room.restore(stored[0], store=self._store(), fanout=self.fanout,
+                                    settings=self.settings)
+            except (UnoError, ValueError):
+                raise RoomError("no_room", "that room cannot be rebuilt") from None
+
     def open_rooms(self) -> list[dict[str, Any]]:
         """The public rooms that wait for players, newest first."""
         out = []
