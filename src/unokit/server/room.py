@@ -12,7 +12,9 @@ calling UNO, for ``catch_grace`` seconds of server time their call still counts,
 are held, and every other action waits. Then, if the call did not come, the held catch
 of the seat nearest after the caught player (in seat order) is applied and the others
 are refused, whatever order they arrived in; later catches race in the order they
-arrive. The actions that waited are then applied in the order they arrived.
+arrive. The actions that waited are then applied in the order they arrived. A player
+may also call ahead: ``uno`` while holding two cards is remembered, and that seat's
+next action, if it is a play that the engine allows with the call, is applied with it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from unokit.bots.base import Bot
 from unokit.engine.actions import (
     CATCH,
     NEXT_ROUND,
+    PLAY,
     UNO,
+    UNO_FLAG,
     action_player,
     action_target,
     action_type,
@@ -98,6 +102,8 @@ class Room(Lobby):
         self.answers: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.grace: Grace | None = None
+        self.called_ahead: set[int] = set()
+        """Seats that called UNO while holding two cards, before their play."""
         self.bot_due: float | None = None
         self.timer_due: float | None = None
         self.timer_seat = -1
@@ -238,6 +244,7 @@ class Room(Lobby):
         self.seats, self.contributions = twin.seats, twin.contributions
         self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
         self.status, self.grace, self.bots = twin.status, None, {}
+        self.called_ahead = set()
         self._broadcast_room()
 
     async def _handle(self, item: Item) -> None:
@@ -427,7 +434,8 @@ class Room(Lobby):
         held = Held(conn, message.id, seat, action, "player")
         grace = self.grace
         if grace is not None:
-            if action_type(action) == CATCH and action_target(action) == grace.target:
+            if (action_type(action) == CATCH and action_target(action) == grace.target
+                    and seat != grace.target):
                 grace.catches.append(held)
                 return
             if not (action_type(action) == UNO and seat == grace.target):
@@ -435,8 +443,10 @@ class Room(Lobby):
                 return
         await self._try(held)
 
-    async def _try(self, held: Held) -> None:
-        """Apply a held action and answer it (ack or error)."""
+    async def _try(self, held: Held) -> bool:
+        """Apply a held action and answer it (ack or error); whether it was applied."""
+        if self._call_ahead(held):
+            return False
         try:
             seq = await self._apply(held.seat, held.action, held.origin, held.msg_id)
         except IllegalActionError as exc:
@@ -447,6 +457,22 @@ class Room(Lobby):
             if held.msg_id is not None:
                 self._answer(held.conn, held.seat, held.msg_id,
                              P.encode(P.Ack(id=held.msg_id, seq=seq)))
+            return True
+        return False
+
+    def _call_ahead(self, held: Held) -> bool:
+        """Take a player's ``uno`` while they hold two cards as a call ahead of their
+        play (acknowledged with the last event's sequence number; nothing is applied)."""
+        game = self.game
+        if (held.origin != "player" or action_type(held.action) != UNO or game is None
+                or game.is_legal(held.action) or game.phase in (ROUND_OVER, MATCH_OVER)
+                or len(game.hands[held.seat]) != 2):
+            return False
+        self.called_ahead.add(held.seat)
+        if held.msg_id is not None:
+            self._answer(held.conn, held.seat, held.msg_id,
+                         P.encode(P.Ack(id=held.msg_id, seq=self.last_seq())))
+        return True
 
     async def _apply(self, seat: int, action: int, origin: str,
                      client_id: str | None) -> int:
@@ -458,6 +484,11 @@ class Room(Lobby):
         """
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
+        if seat in self.called_ahead:
+            if (action_type(action) == PLAY and not action & UNO_FLAG
+                    and game.is_legal(action | UNO_FLAG)):
+                action |= UNO_FLAG
+            self.called_ahead.discard(seat)
         opened = game.uno_open
         events = driver.apply(action)
         seq = events[-1].seq if events else self.last_seq()
@@ -588,7 +619,7 @@ class Room(Lobby):
             elapsed = 0.0 if self.timer_due is not None or self._fresh else max(
                 0.0, time.time() - self.last_commit)
             self._fresh = True
-            left = max(1.0, self.turn_timer - elapsed)
+            left = max(1.0, self.turn_timer - elapsed) * self.settings.timer_scale
             self.timer_due = loop.time() + left
             data = self._timer_message()
             self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
@@ -607,6 +638,8 @@ class Room(Lobby):
         return P.encode(P.Timer(seat=self.timer_seat, ms=left))
 
     def _next_due(self) -> float | None:
+        if self.grace is not None:  # nothing else is decided during a grace
+            return self.grace.until
         dues = [d for d in (self.grace.until if self.grace else None, self.bot_due,
                             self.timer_due, self.pause_due) if d is not None]
         return min(dues) if dues else None
@@ -638,15 +671,16 @@ class Room(Lobby):
         self.grace = None
         n = len(self.seats)
         catches = sorted(grace.catches, key=lambda h: (h.seat - grace.target) % n)
-        if catches and self.game.uno_open == grace.target:
-            first, rest = catches[0], catches[1:]
-            await self._try(first)
-            for held in rest:
+        winner = -1
+        for held in catches:
+            if winner >= 0:
                 self._error(held.conn, held.seat, held.msg_id, "caught",
-                            f"seat {grace.target} was caught by seat {first.seat}, the "
+                            f"seat {grace.target} was caught by seat {winner}, the "
                             "nearest after them")
-        else:
-            for held in catches:
+            elif self.game.uno_open == grace.target:
+                if await self._try(held):
+                    winner = held.seat
+            else:
                 self._error(held.conn, held.seat, held.msg_id, "too_late",
                             f"seat {grace.target} called UNO within the grace period"
                             if self.game.uno_open < 0 else "no catch is possible now")

@@ -45,6 +45,9 @@ class Settings:
     catch_grace: float = 1.0
     """Seconds after a player plays down to one card without calling during which the
     call still counts and no catch is decided (docs/fairness.md)."""
+    timer_scale: float = 1.0
+    """What every turn timer is multiplied by: 1 in play; tests and drills shorten the
+    timers with it (0.05 makes a 15 s timer 0.75 s)."""
     bot_delay: float = 0.8
     """Seconds a bot waits before acting, so that people can follow."""
     round_pause: float = 10.0
@@ -76,8 +79,8 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``UNOKIT_HOST``, ``UNOKIT_PORT``, ``UNOKIT_DATA_DIR``,
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
-        ``UNOKIT_CATCH_GRACE``, ``UNOKIT_BOT_DELAY``, ``UNOKIT_ROUND_PAUSE``,
-        ``UNOKIT_PUBLIC_URL``.
+        ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
+        ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``.
 
         Raises:
             SettingsError: naming the variable.
@@ -107,7 +110,8 @@ class Settings:
 
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
-          "bot_delay": "number", "round_pause": "number", "rate": "number"}
+          "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
+          "rate": "number"}
 
 
 def check(settings: Settings) -> None:
@@ -124,5 +128,8 @@ def check(settings: Settings) -> None:
         value = getattr(settings, name)
         if not 0 <= value <= 600:
             raise SettingsError(f"{name}: 0..600 seconds, not {value}")
+    if not 0 < settings.timer_scale <= 1:
+        raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
+                            f"{settings.timer_scale}")
     if settings.rate <= 0 or settings.burst < 1:
         raise SettingsError("rate: messages per second must be positive")
