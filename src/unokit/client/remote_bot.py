@@ -6,7 +6,7 @@ actions, and sends the choice. A refused action is logged and the bot asks again
 of the connection is followed by a reconnect that resumes where it stopped.
 
 >>> view = {"seat": 0, "phase": "play", "current_player": 0, "direction": "cw",
-...         "top": "R5", "color": "r", "hand": ["R1", "B2"], "hand_sizes": [2, 3],
+...         "top": "R5", "color": "R", "hand": ["R1", "B2"], "hand_sizes": [2, 3],
 ...         "draw_pile_size": 50, "discard": ["R5"], "scores": [0, 0], "dealer": 1,
 ...         "round": 1, "pending_draw": 0, "uno_open": None, "drawn_card": None,
 ...         "partner_hand": None, "active": [True, True], "in_match": [True, True],

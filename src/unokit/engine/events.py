@@ -144,7 +144,19 @@ class Event(NamedTuple):
 
 def redact(event: Event, viewer: int | None) -> Event:
     """The event as seat ``viewer`` may see it (``None``: a spectator, who sees only
-    public information). Private cards are removed; their number stays in ``amount``."""
+    public information). Private cards are removed; their number stays in ``amount``.
+    The hands shown at the end of a round (``round_ended``'s ``data["hands"]``) are for
+    the seats at the table: a spectator sees no hand (it can read them in the match's
+    record once the match is over).
+
+    >>> end = Event(seq=9, kind=EventKind.ROUND_ENDED, player=0,
+    ...             data={"round": 1, "hands": [[], ["R5"]], "scores": [5, 0]})
+    >>> redact(end, 1).data["hands"], "hands" in redact(end, None).data
+    ([[], ['R5']], False)
+    """
+    if viewer is None and event.kind is EventKind.ROUND_ENDED and isinstance(event.data, dict) \
+            and "hands" in event.data:
+        event = event._replace(data={k: v for k, v in event.data.items() if k != "hands"})
     if event.visible_to is None or (viewer is not None and viewer in event.visible_to):
         return event
     return event._replace(cards=())

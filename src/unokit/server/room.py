@@ -564,6 +564,9 @@ class Room(Lobby):
         """
         if self.game is None or self.seed is None:
             raise RoomError("not_started", "the match has not started")
+        if self.status != "finished":
+            raise RoomError("not_started", "the record is published when the match is over "
+                            "(it holds every action, private ones too)")
         record = Record.from_game(self.game, [s.name or f"Seat {i}"
                                               for i, s in enumerate(self.seats)])
         record.fairness = {
