@@ -92,10 +92,11 @@ def card_codes(text: str) -> list[str]:
     return CARD_PATTERN.findall(text)
 
 
-def match_rules(index: int) -> str:
+def match_rules(index: int, hand_size: int | None = None) -> str:
     """The rule text of match ``index``: the presets in turn, 3 or 4 seats, one round
     (every seventh match two, so that a round ends before the match does), and partners
-    who see each other's hands in every other pairs match.
+    who see each other's hands in every other pairs match; ``hand_size``: deal that many
+    cards instead of the preset's (shorter matches).
 
     >>> for i in (0, 5, 11, 14):
     ...     print(match_rules(i))
@@ -110,6 +111,8 @@ def match_rules(index: int) -> str:
     text = f"{preset},players={players},rounds={rounds}"
     if preset == "pairs" and (index // len(PRESETS)) % 2:
         text += ",partner_hands_visible=true"
+    if hand_size is not None:
+        text += f",hand_size={hand_size}"
     return text
 
 
@@ -169,7 +172,8 @@ class Watcher:
 
     @property
     def viewer(self) -> int | None:
-        return self.client.seat
+        seat: int | None = self.client.seat
+        return seat
 
     def harvest(self) -> None:
         self.received.extend(self.client.received)
@@ -258,6 +262,10 @@ async def noise(w: Watcher) -> None:
         await w.act(f"catch {rng.randrange(w.n)}")
 
 
+def _over(client: GameClient) -> bool:
+    return client.reveal is not None
+
+
 async def play(w: Watcher) -> None:
     """Play a random legal move whenever it is this seat's turn, with noise between, until
     the match ends."""
@@ -266,7 +274,7 @@ async def play(w: Watcher) -> None:
         seen = len(client.events)
         await client.wait_for(lambda c, seen=seen: c.reveal is not None or c.must
                               or len(c.events) != seen)
-        if client.reveal is not None:
+        if _over(client):
             return
         if rng.random() < 0.15:
             await noise(w)
@@ -310,6 +318,7 @@ class Tally:
     codes_scanned: Counter[str] = field(default_factory=Counter)
     reconnects: int = 0
     spectator_round_end_hands: int = 0
+    stopped: str = ""
     violations: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -320,15 +329,16 @@ class Tally:
                 "card_codes_scanned": dict(self.codes_scanned),
                 "reconnects": self.reconnects,
                 "spectator_round_end_hands": self.spectator_round_end_hands,
+                "stopped": self.stopped or None,
                 "violations": len(self.violations), "failures": len(self.failures),
                 "first_violations": self.violations[:20],
                 "first_failures": self.failures[:20]}
 
 
 async def run_match(base: str, index: int, seed: int, tally: Tally,
-                    strict_spectators: bool = False) -> None:
+                    strict_spectators: bool = False, hand_size: int | None = None) -> None:
     """Play and audit one match."""
-    rules_text = match_rules(index)
+    rules_text = match_rules(index, hand_size)
     rules = Rules.from_string(rules_text)
     n = rules.players
     async with httpx.AsyncClient(timeout=30) as http:
@@ -543,9 +553,11 @@ def check_snapshot(truth: Truth, rules: Rules, message: dict[str, Any],
 
 # ---------------------------------------------------------------- running it
 async def run_audit(matches: int, seed: int, *, start: int = 0,
-                    strict_spectators: bool = False, progress: bool = False) -> Tally:
+                    strict_spectators: bool = False, progress: bool = False,
+                    minutes: float | None = None, hand_size: int | None = None) -> Tally:
     """Play and audit matches ``start`` to ``start + matches - 1`` of the run of
-    ``seed``; what was checked and found."""
+    ``seed`` (or as many as ``minutes`` allow), dealing ``hand_size`` cards if given;
+    what was checked and found."""
     tally = Tally()
     indices = range(start, start + matches)
     seeds = [random.Random(seed * 7919 + i).randbytes(32) for i in indices]
@@ -553,7 +565,10 @@ async def run_audit(matches: int, seed: int, *, start: int = 0,
         async with running_server(audit_settings(folder), seeds=seeds) as (base, _):
             started = time.monotonic()
             for done, index in enumerate(indices):
-                await run_match(base, index, seed, tally, strict_spectators)
+                if minutes is not None and time.monotonic() - started > minutes * 60:
+                    tally.stopped = f"stopped after {done} matches ({minutes} minutes)"
+                    break
+                await run_match(base, index, seed, tally, strict_spectators, hand_size)
                 if progress and (done + 1) % 50 == 0:
                     print(f"{done + 1} matches, {time.monotonic() - started:.0f} s, "
                           f"{len(tally.violations)} violations", file=sys.stderr, flush=True)
@@ -567,11 +582,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict-spectators", action="store_true",
                         help="count the hands a spectator sees at the end of a round "
                         "before the match ends as violations")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop starting matches after this long, and report")
+    parser.add_argument("--hand-size", type=int, default=None,
+                        help="deal this many cards instead of the preset's")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     started = time.monotonic()
     tally = asyncio.run(run_audit(args.matches, args.seed,
-                                  strict_spectators=args.strict_spectators, progress=True))
+                                  strict_spectators=args.strict_spectators, progress=True,
+                                  minutes=args.minutes, hand_size=args.hand_size))
     report = tally.report()
     report["seconds"] = round(time.monotonic() - started, 1)
     if args.json:
@@ -583,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {line}")
             else:
                 print(f"{key}: {value}")
-    return 1 if tally.violations or tally.failures or tally.matches < args.matches else 0
+    short = tally.matches < args.matches and not tally.stopped
+    return 1 if tally.violations or tally.failures or short else 0
 
 
 if __name__ == "__main__":
