@@ -610,7 +610,10 @@ class Room(Lobby):
             return
         self.pause_due = None
         auto = self._automatic()
-        if any(seat in auto for seat in driver.seats_to_ask()):
+        # a bot asked in this position that declined is asked again only after the next
+        # action (or when it leads): otherwise the room would ask it at once, forever
+        if (any(seat in auto for seat in driver.seats_to_ask())
+                and (driver.lead() in auto or self._declined != len(game.history))):
             self.bot_due = loop.time() + self.settings.bot_delay
         lead = driver.lead()
         key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
@@ -628,6 +631,8 @@ class Room(Lobby):
             self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
 
     _fresh = False
+    _declined = -1
+    """The number of actions applied when the bots last declined to act (-1: never)."""
 
     def _lead_acted(self) -> bool:
         game = self.game
@@ -718,6 +723,7 @@ class Room(Lobby):
 
         asked = driver.ask(choose)
         if asked is None:
+            self._declined = len(game.history)
             return
         seat, action = asked
         origin = "bot" if self.seats[seat].kind == BOT else "away"

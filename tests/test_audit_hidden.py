@@ -1,0 +1,87 @@
+"""The hidden-information audit (``benchmarks/audit_hidden.py``): 100 seeded matches under
+official, party, attack, h2o, seven_o and pairs, every message each player and spectator
+received checked against the true game; and the audit finds a leak where there is one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from unokit.engine import game as game_module
+from unokit.engine.cards import CODES
+from unokit.server import room as room_module
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import audit_hidden  # noqa: E402
+
+sys.path.remove(str(ROOT / "benchmarks"))
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_no_message_holds_a_card_outside_its_viewers_view() -> None:
+    # hands of four cards keep the 100 matches short (benchmarks/audit_hidden.py runs
+    # the full deal)
+    tally = await audit_hidden.run_audit(100, seed=13, hand_size=4)
+    report = tally.report()
+    assert report["violations"] == 0, report["first_violations"]
+    assert report["failures"] == 0, report["first_failures"]
+    assert report["matches"] == 100
+    assert set(report["presets"]) == set(audit_hidden.PRESETS)
+    # every kind of message was seen and checked, by players and spectators alike
+    for key in ("messages", "events", "snapshots", "card_codes_scanned"):
+        assert report[key].get("player", 0) > 0 and report[key].get("spectator", 0) > 0
+    for code in ("illegal", "bad_message", "too_large", "not_seated", "mid_round"):
+        assert report["error_codes"].get(code, 0) > 0, report["error_codes"]
+    assert report["reconnects"] > 0
+
+
+def _unredacted(event: Any, viewer: int | None) -> Any:
+    return event
+
+
+async def test_the_audit_finds_events_that_are_not_redacted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(room_module, "redact", _unredacted)
+    tally = await audit_hidden.run_audit(2, seed=5)
+    assert any("expected" in v for v in tally.violations)
+    assert any("not in this viewer's view" in v for v in tally.violations)
+
+
+async def test_the_card_scan_does_not_rely_on_the_engines_redaction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # with the redaction broken in the server and in the reference alike, the events
+    # match, and only the scan of every card code can find the leak
+    monkeypatch.setattr(room_module, "redact", _unredacted)
+    monkeypatch.setattr(audit_hidden, "redact", _unredacted)
+    tally = await audit_hidden.run_audit(2, seed=5)
+    assert not any("expected" in v for v in tally.violations)
+    assert any("not in this viewer's view" in v for v in tally.violations)
+
+
+async def test_the_audit_finds_a_card_in_an_error_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    original = game_module.why_illegal
+
+    def leaky(game: Any, action: int) -> str:
+        others = [CODES[c] for hand in game.hands for c in hand]
+        return f"{original(game, action)} (cards in play: {' '.join(others)})"
+
+    monkeypatch.setattr(game_module, "why_illegal", leaky)
+    tally = await audit_hidden.run_audit(2, seed=5)
+    assert any("(error)" in v and "cards in play" in v for v in tally.violations)
+
+
+async def test_a_spectator_sees_the_hands_when_a_round_ends() -> None:
+    # round_ended lays every hand open, for spectators too: before the match ends when
+    # it has more rounds; strict, the audit counts that as a violation
+    assert "rounds=2" in audit_hidden.match_rules(7)
+    tally = await audit_hidden.run_audit(1, seed=13, start=7, strict_spectators=True)
+    assert tally.failures == []
+    assert tally.spectator_round_end_hands > 0
+    assert all("before the match ends" in v for v in tally.violations)
+    assert len(tally.violations) == tally.spectator_round_end_hands
