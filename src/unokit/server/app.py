@@ -123,7 +123,15 @@ async def game_socket(websocket: WebSocket) -> None:
     rooms: Rooms = websocket.app.state.rooms
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
-    writer = asyncio.create_task(conn.writer())
+
+    async def write_then_close() -> None:
+        # a connection the room closes (a refused hello, a kick, a client too far
+        # behind, too many refusals) is closed at once, not when the client next sends
+        await conn.writer()
+        with contextlib.suppress(Exception):
+            await websocket.close(1012 if rooms.closing else 1000)
+
+    writer = asyncio.create_task(write_then_close())
     try:
         await _serve(websocket, conn, rooms)
     except WebSocketDisconnect:
@@ -171,14 +179,14 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
             data = message.get("bytes") or b""
         if not conn.allow():
             conn.refused += 1
-            msg_id = P.message_id(data) if len(data) <= P.MAX_MESSAGE_BYTES else None
+            msg_id = P.message_id(data)
             conn.deliver(_error("rate_limited", "too many messages: slow down", msg_id))
         else:
             try:
                 parsed = P.decode_client(data)
             except P.ProtocolError as exc:
                 conn.refused += 1
-                msg_id = P.message_id(data) if len(data) <= P.MAX_MESSAGE_BYTES else None
+                msg_id = P.message_id(data)
                 conn.deliver(_error(exc.code, exc.message, msg_id))
             else:
                 if isinstance(parsed, P.Hello):

@@ -12,6 +12,10 @@ Act(id='a1', action='R5')
 Traceback (most recent call last):
 ...
 unokit.server.protocol.ProtocolError: bad_message: Object missing required field `action`
+>>> decode_client('{"type": "act", "id": "a1", "action": "%s"}' % ("\u20ac" * 1400))
+Traceback (most recent call last):
+...
+unokit.server.protocol.ProtocolError: too_large: a message is at most 4096 bytes
 >>> encode(Ack(id="a1", seq=42))
 b'{"type":"ack","id":"a1","seq":42}'
 """
@@ -278,6 +282,11 @@ def _valid_id(value: str) -> bool:
             and all(c.isalnum() or c in "_.:-" for c in value))
 
 
+def _size(data: bytes | str) -> int:
+    """The size of a message in bytes (text as UTF-8, as it came over the wire)."""
+    return len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+
+
 def decode_client(data: bytes | str) -> ClientMessage:
     """The client message of ``data``.
 
@@ -285,8 +294,7 @@ def decode_client(data: bytes | str) -> ClientMessage:
         ProtocolError: too large, not JSON, not a known message, a field missing or of
             the wrong type, or a bad id.
     """
-    size = len(data)
-    if size > MAX_MESSAGE_BYTES:
+    if _size(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
         message = _client_decoder.decode(data)
@@ -311,7 +319,14 @@ def encode(message: _Server | _Client) -> bytes:
 
 def message_id(data: bytes | str) -> str | None:
     """The ``id`` of a message that failed to decode, when it is a plain valid id (so
-    that the error can name it)."""
+    that the error can name it); ``None`` for a message over the size limit, which is
+    not read at all.
+
+    >>> message_id('{"type": "fly", "id": "x1"}'), message_id('{"id": "%s"}' % ("é" * 3000))
+    ('x1', None)
+    """
+    if _size(data) > MAX_MESSAGE_BYTES:
+        return None
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError:

@@ -100,6 +100,9 @@ class Room(Lobby):
         self.bots: dict[int, Bot] = {}
         self.conns: set[Connection] = set()
         self.answers: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self.waiters: dict[tuple[int, str], list[Connection]] = {}
+        """Connections that resent an id whose action is held by a catch grace: they get
+        its answer when it comes."""
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.grace: Grace | None = None
         self.called_ahead: set[int] = set()
@@ -245,6 +248,7 @@ class Room(Lobby):
         self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
         self.status, self.grace, self.bots = twin.status, None, {}
         self.called_ahead = set()
+        self.waiters.clear()
         self._broadcast_room()
 
     async def _handle(self, item: Item) -> None:
@@ -270,8 +274,16 @@ class Room(Lobby):
                 data: bytes) -> None:
         if msg_id is not None and seat >= 0:
             self._remember(seat, msg_id, data)
+            for waiter in self.waiters.pop((seat, msg_id), []):
+                waiter.deliver(data)
         if conn is not None:
             conn.deliver(data)
+
+    def _held(self, seat: int, msg_id: str) -> bool:
+        """Whether the action of ``msg_id`` waits for the end of the catch grace."""
+        grace = self.grace
+        return grace is not None and any(
+            h.seat == seat and h.msg_id == msg_id for h in (*grace.catches, *grace.waiting))
 
     def _error(self, conn: Connection | None, seat: int, msg_id: str | None, code: str,
                message: str) -> None:
@@ -378,6 +390,9 @@ class Room(Lobby):
             return
         if msg_id is not None and (seat, msg_id) in self.answers:
             conn.deliver(self.answers[(seat, msg_id)])
+            return
+        if msg_id is not None and self._held(seat, msg_id):  # resent while it waits
+            self.waiters.setdefault((seat, msg_id), []).append(conn)
             return
         if isinstance(message, P.SnapshotRequest):
             self._snapshot(conn, message.id)
