@@ -23,11 +23,10 @@ viewer received is checked three ways:
    when a round ends (for scoring, as at a real table), or a card code the viewer itself
    put in the message the error answers.
 
-What a round's end reveals: ``round_ended`` carries every hand (``data.hands``), for
-everyone, spectators included. In a match of one round this is the end of the match; in
-longer matches a spectator sees the hands of each finished round before the match ends.
-The audit counts those messages (``spectator_round_end_hands``) and, with
-``--strict-spectators``, counts them as violations.
+What a round's end reveals: ``round_ended`` carries every hand (``data.hands``) for the
+seats at the table; the engine's redaction drops them for spectators, who see no hand
+before the match ends. The audit counts any spectator message that still holds them
+(``spectator_round_end_hands``) as a violation (``--lenient-spectators`` allows them).
 
     python benchmarks/audit_hidden.py --matches 1000 --seed 1
 
@@ -336,7 +335,7 @@ class Tally:
 
 
 async def run_match(base: str, index: int, seed: int, tally: Tally,
-                    strict_spectators: bool = False, hand_size: int | None = None) -> None:
+                    strict_spectators: bool = True, hand_size: int | None = None) -> None:
     """Play and audit one match."""
     rules_text = match_rules(index, hand_size)
     rules = Rules.from_string(rules_text)
@@ -469,7 +468,7 @@ def _json(value: Any) -> Any:
 
 
 def audit(record: Record, rules: Rules, watchers: list[Watcher], tally: Tally,
-          label: str, strict_spectators: bool = False) -> None:
+          label: str, strict_spectators: bool = True) -> None:
     """Check every message each watcher received against the true game."""
     decoded = [(w, [json.loads(raw) for raw in w.received]) for w in watchers]
     wanted = {(m["seq"], w.viewer) for w, messages in decoded for m in messages
@@ -553,7 +552,7 @@ def check_snapshot(truth: Truth, rules: Rules, message: dict[str, Any],
 
 # ---------------------------------------------------------------- running it
 async def run_audit(matches: int, seed: int, *, start: int = 0,
-                    strict_spectators: bool = False, progress: bool = False,
+                    strict_spectators: bool = True, progress: bool = False,
                     minutes: float | None = None, hand_size: int | None = None) -> Tally:
     """Play and audit matches ``start`` to ``start + matches - 1`` of the run of
     ``seed`` (or as many as ``minutes`` allow), dealing ``hand_size`` cards if given;
@@ -579,9 +578,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--strict-spectators", action="store_true",
-                        help="count the hands a spectator sees at the end of a round "
-                        "before the match ends as violations")
+    parser.add_argument("--lenient-spectators", dest="strict_spectators",
+                        action="store_false",
+                        help="allow the hands a spectator sees at the end of a round "
+                        "before the match ends")
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop starting matches after this long, and report")
     parser.add_argument("--hand-size", type=int, default=None,
