@@ -227,6 +227,7 @@ class Run:
         self.clients: list[GameClient] = []
         self.failed = asyncio.Event()
         self.abandon_reasons: list[str] = []
+        """Why each abandoned room's hello failed."""
 
     def fail(self, text: str) -> None:
         self.report.failures.append(text)
@@ -245,7 +246,7 @@ class Run:
             try:
                 await client.reconnect()
                 break
-            except Exception as exc:  # noqa: BLE001 - killed again meanwhile, or refused
+            except Exception as exc:  # killed again meanwhile, or refused
                 if self.server.up.is_set():
                     refusals += 1
                     if refusals >= 5:
@@ -273,7 +274,7 @@ class Run:
         await self.server.up.wait()
         try:
             client = await GameClient.join(self.server.url, code, **options)
-        except Exception as exc:  # noqa: BLE001 - the server went down meanwhile
+        except Exception as exc:  # the server went down meanwhile
             self.abandon_reasons.append(f"{type(exc).__name__}: {exc}")
             return None
         self.clients.append(client)
@@ -342,7 +343,7 @@ class Run:
                 return True
         try:
             await asyncio.gather(*(self.play(match, p) for p in players))
-        except Exception as exc:  # noqa: BLE001 - a failure of this room, reported
+        except Exception as exc:  # a failure of this room, reported
             self.fail(f"room {code}: {type(exc).__name__}: {exc}")
         for player in players:
             await player.client.close()
@@ -363,7 +364,7 @@ class Run:
                 await self.reconnect(client)
                 continue
 
-            def ready(c: GameClient) -> bool:
+            def ready(c: GameClient, tried: int = tried) -> bool:
                 return (c.reveal is not None or c.closed.is_set()
                         or (player.plays and (c.must or (bool(c.legal)
                                                          and c.last_seq != tried))))
@@ -458,7 +459,7 @@ class Run:
             record = Record.from_dict(response.json())
             try:
                 replay(record)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.fail(f"room {match.code}: the server's record does not replay: {exc}")
 
     def check_room(self, match: Match, row: Any, stored: list[Any]) -> None:
@@ -491,7 +492,7 @@ class Run:
                 return
             try:
                 game.apply(parse_action(action.action))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.fail(f"room {code}: action {i} ({action.action}) does not replay: {exc}")
                 return
             if game.log[-1].seq != action.seq:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, Table, and_, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Table, and_, delete, insert, or_, select, update
 
 from unokit.store.db import migrate, open_engine
 from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
@@ -276,7 +276,7 @@ class Store:
         the rooms finished at or after that time (seconds since the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
-            live = ROOMS.c.status.in_(statuses)
+            live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
             if finished_since is not None:
                 live = or_(live, and_(ROOMS.c.status == "finished",
                                       ROOMS.c.ended_at >= finished_since))
