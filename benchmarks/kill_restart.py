@@ -557,6 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       concurrency=args.concurrency, seed=args.seed,
                       human_share=args.human_share, database_url=args.database_url,
                       data_dir=args.data_dir, mean_gap=args.mean_gap)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop the server too
     report = asyncio.run(run(options))
     print(json.dumps(report.figures(), indent=2))
     for failure in report.failures:
