@@ -209,7 +209,9 @@ class Room(Lobby):
         while True:
             due = self._next_due()
             try:
-                if due is None:
+                if not self.inbox.empty():  # a due never holds back a waiting message
+                    item = self.inbox.get_nowait()
+                elif due is None:
                     item = await self.inbox.get()
                 else:
                     item = await asyncio.wait_for(self.inbox.get(),
@@ -576,7 +578,8 @@ class Room(Lobby):
             return
         self.pause_due = None
         auto = self._automatic()
-        if any(seat in auto for seat in driver.seats_to_ask()):
+        if any(seat in auto for seat in driver.seats_to_ask()) and \
+                self._declined != (len(game.history), frozenset(auto)):
             self.bot_due = loop.time() + self.settings.bot_delay
         lead = driver.lead()
         key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
@@ -594,6 +597,8 @@ class Room(Lobby):
             self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
 
     _fresh = False
+    _declined: tuple[int, frozenset[int]] | None = None
+    """(actions, automatic seats) when the bots last all let their windows pass."""
 
     def _lead_acted(self) -> bool:
         game = self.game
@@ -681,6 +686,9 @@ class Room(Lobby):
 
         asked = driver.ask(choose)
         if asked is None:
+            # every bot let its window pass and a person leads: ask them again only
+            # once something has changed
+            self._declined = (len(game.history), frozenset(auto))
             return
         seat, action = asked
         origin = "bot" if self.seats[seat].kind == BOT else "away"
