@@ -214,11 +214,18 @@ class Room(Lobby):
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        game = self.game
+        if (game is not None and game.uno_open >= 0 and self.grace is None
+                and self.settings.catch_grace > 0 and self.status == "playing"):
+            # back after a restart with a missed call open: the grace begins again, whole
+            self.grace = Grace(game.uno_open, loop.time() + self.settings.catch_grace)
         self._schedule()
         while True:
             due = self._next_due()
             try:
-                if due is None:
+                if not self.inbox.empty():  # a due never holds back a waiting message
+                    item = self.inbox.get_nowait()
+                elif due is None:
                     item = await self.inbox.get()
                 else:
                     item = await asyncio.wait_for(self.inbox.get(),
@@ -625,10 +632,12 @@ class Room(Lobby):
             return
         self.pause_due = None
         auto = self._automatic()
-        # a bot asked in this position that declined is asked again only after the next
-        # action (or when it leads): otherwise the room would ask it at once, forever
+        # bots asked in this position that all declined are asked again only after the
+        # next action, a change of the automatic seats, or when one leads: otherwise the
+        # room would ask them at once, forever
         if (any(seat in auto for seat in driver.seats_to_ask())
-                and (driver.lead() in auto or self._declined != len(game.history))):
+                and (driver.lead() in auto
+                     or self._declined != (len(game.history), frozenset(auto)))):
             self.bot_due = loop.time() + self.settings.bot_delay
         lead = driver.lead()
         key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
@@ -646,8 +655,8 @@ class Room(Lobby):
             self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
 
     _fresh = False
-    _declined = -1
-    """The number of actions applied when the bots last declined to act (-1: never)."""
+    _declined: tuple[int, frozenset[int]] | None = None
+    """(actions, automatic seats) when the bots last all let their windows pass."""
 
     def _lead_acted(self) -> bool:
         game = self.game
@@ -738,7 +747,9 @@ class Room(Lobby):
 
         asked = driver.ask(choose)
         if asked is None:
-            self._declined = len(game.history)
+            # every bot let its window pass and a person leads: ask them again only
+            # once something has changed
+            self._declined = (len(game.history), frozenset(auto))
             return
         seat, action = asked
         origin = "bot" if self.seats[seat].kind == BOT else "away"

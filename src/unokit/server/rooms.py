@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,6 +36,9 @@ LOG = logging.getLogger("unokit.rooms")
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes use these (no 0/O, 1/I)."""
 CODE_LENGTH = 6
+FINISHED_KEPT = 600.0
+"""Seconds a finished match stays served after a restart (its last events, its reveal
+and its record), for the players whose connection dropped as it ended."""
 
 OFFERED = ["online", *[name for name in PRESETS if name != "online"]]
 """The presets a new room may start from, the seeds' online game first."""
@@ -87,7 +91,8 @@ class Rooms:
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
         self.store = Store(self.settings.database_url)
-        for stored in await self.store.load_rooms():
+        since = time.time() - FINISHED_KEPT
+        for stored in await self.store.load_rooms(finished_since=since):
             try:
                 room = Room.restore(stored, store=self.store, fanout=self.fanout,
                                     settings=self.settings)

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, Table, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, Table, and_, delete, insert, or_, select, update
 
 from unokit.store.db import migrate, open_engine
 from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
@@ -275,13 +275,19 @@ class Store:
 
     # ------------------------------------------------------------ reads
     async def load_rooms(self, statuses: tuple[str, ...] = ("lobby", "playing"),
-                         code: str | None = None) -> list[StoredRoom]:
+                         code: str | None = None,
+                         finished_since: float | None = None) -> list[StoredRoom]:
         """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
-        with its seats, contributions and actions in order."""
+        with its seats, contributions and actions in order; with ``finished_since``, also
+        the rooms finished at or after that time (seconds since the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
+            live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
+            if finished_since is not None:
+                live = or_(live, and_(ROOMS.c.status == "finished",
+                                      ROOMS.c.ended_at >= finished_since))
             query = (query.where(ROOMS.c.code == code) if code is not None
-                     else query.where(ROOMS.c.status.in_(statuses)))
+                     else query.where(live))
             rooms: dict[int, StoredRoom] = {}
             for row in connection.execute(query.order_by(ROOMS.c.id)):
                 rooms[row.id] = StoredRoom(
