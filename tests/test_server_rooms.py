@@ -436,3 +436,21 @@ async def test_a_room_failing_after_the_commit_still_acks(database_url: str,
         assert len(room.game.history) > done  # rebuilt with the action in it
         await play_until(ann, match_over)
         await ann.close()
+
+
+async def test_a_remote_bot_under_the_rate_limit_plays_to_the_end(database_url: str
+                                                                  ) -> None:
+    """A remote bot whose messages the server refuses with rate_limited asks again
+    (it does not wait for events that never come while it is still its turn)."""
+    from unokit.client.remote_bot import run_bot
+    settings = server_settings(database_url, rate=20.0, burst=3)
+    async with running_server(settings) as server:
+        answer = await post(server, "/api/play-now", {"rules": "official,players=3"})
+        code = answer.json()["code"]
+        watcher = await GameClient.join(server.url, code, spectate=True)
+        bot_client = await asyncio.wait_for(run_bot(server.url, code, "easy"), 120)
+        assert bot_client.reveal is not None
+        await watcher.wait_for(match_over)
+        assert server.rooms.get(code).status == "finished"
+        await bot_client.close()
+        await watcher.close()
