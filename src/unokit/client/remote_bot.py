@@ -91,7 +91,10 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
             continue
         try:
             view = await client.snapshot()
-        except (ActionRefused, ClientError, TimeoutError):
+        except ActionRefused as exc:
+            await _pause_if_limited(exc)
+            continue
+        except (ClientError, TimeoutError):
             continue
         legal_texts = list(client.legal)
         if view is None or not legal_texts:
@@ -108,11 +111,23 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
         try:
             await client.act(format_action(choice).split(":", 1)[1])
         except ActionRefused as exc:
+            # the state may have moved on, or the server wants fewer messages: the next
+            # snapshot says what this seat may do now (clearing the legal actions here
+            # would wait for events that never come when it is still this seat's turn)
             LOG.info("action refused", extra={"code": exc.code})
-            client.legal = []
+            await _pause_if_limited(exc)
         except (ClientError, TimeoutError):
             continue
     return client
+
+
+RATE_PAUSE = 0.5
+"""Seconds the bot waits after the server answered ``rate_limited``."""
+
+
+async def _pause_if_limited(exc: ActionRefused) -> None:
+    if exc.code == "rate_limited":
+        await asyncio.sleep(RATE_PAUSE)
 
 
 def _over(client: GameClient) -> bool:

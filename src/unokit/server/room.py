@@ -240,7 +240,24 @@ class Room(Lobby):
                 LOG.exception("room failed; rebuilding it from the database",
                               extra={"room": self.code})
                 await self._recover()
+                self._answer_failed(item)
             self._schedule()
+
+    def _answer_failed(self, item: Item) -> None:
+        """Answer the message the room failed on: its ack if it was committed before the
+        failure, else an error (nothing of it was kept)."""
+        kind, conn, message = item
+        msg_id = getattr(message, "id", None)
+        if kind != "msg" or conn is None or msg_id is None:
+            return
+        seat = conn.viewer
+        known = self.answers.get((seat, msg_id))
+        if known is not None:
+            conn.deliver(known)
+            return
+        conn.deliver(P.encode(P.Error(code="not_stored", id=msg_id, message="the room "
+                                      "failed on this message and kept nothing of it: "
+                                      "send it again")))
 
     async def _recover(self) -> None:
         """Rebuild the game from the database after an unexpected failure."""
@@ -251,10 +268,15 @@ class Room(Lobby):
         except Exception:
             LOG.exception("room could not be rebuilt", extra={"room": self.code})
             return
+        held = [] if self.grace is None else [*self.grace.catches, *self.grace.waiting]
         self.seats, self.contributions = twin.seats, twin.contributions
         self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
         self.status, self.grace, self.bots = twin.status, None, {}
         self.called_ahead = set()
+        self.answers.update(twin.answers)
+        for waiting in held:  # nothing of them was kept: say so, so that they come again
+            self._error(waiting.conn, waiting.seat, waiting.msg_id, "not_stored",
+                        "the room failed while this waited: send it again")
         self.waiters.clear()
         self._broadcast_room()
 
