@@ -313,8 +313,9 @@ async def test_one_rooms_store_failure_does_not_touch_another(database_url: str)
         bad_room.store = failing  # type: ignore[assignment]
         assert bad_room.game is not None
         history = list(bad_room.game.history)
+        choice = ann.legal[0]
         with pytest.raises(ActionRefused) as caught:
-            await ann.act(ann.legal[0])
+            await ann.act(choice, msg_id="kept-for-later")
         assert caught.value.code == "not_stored"
         assert bad_room.game.history == history  # rolled back: nothing applied
         # the other room plays on to its end meanwhile
@@ -322,7 +323,8 @@ async def test_one_rooms_store_failure_does_not_touch_another(database_url: str)
         assert good_room.status == "finished"
         # the failing room recovers once its writes go through again
         failing.failing = False
-        await ann.act(ann.legal[0])
+        # the same id sent again applies now: a not_stored answer is not remembered
+        await ann.act(choice, msg_id="kept-for-later")
         assert len(bad_room.game.history) > len(history)
         await play_until(ann, match_over)
         await ann.close()

@@ -73,6 +73,11 @@ LOG = logging.getLogger("unokit.room")
 Item = tuple[str, Any, Any]
 
 
+TRANSIENT = frozenset({"not_stored", "closing", "rate_limited"})
+"""Error codes that say "nothing was kept, send it again": a room does not answer a
+resent id with them."""
+
+
 class Room(Lobby):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
@@ -316,8 +321,14 @@ class Room(Lobby):
 
     def _error(self, conn: Connection | None, seat: int, msg_id: str | None, code: str,
                message: str) -> None:
-        self._answer(conn, seat, msg_id, P.encode(P.Error(code=code, message=message,
-                                                          id=msg_id)))
+        data = P.encode(P.Error(code=code, message=message, id=msg_id))
+        if code in TRANSIENT:  # not remembered: the same id may come again and apply
+            for waiter in self.waiters.pop((seat, msg_id), []) if msg_id else []:
+                waiter.deliver(data)
+            if conn is not None:
+                conn.deliver(data)
+            return
+        self._answer(conn, seat, msg_id, data)
 
     def last_seq(self) -> int:
         """The sequence number of the last event (-1 before the match)."""
