@@ -8,7 +8,7 @@
 ``POST /api/rooms``                     a new room: ``{"rules", "seats", "turn_timer",
                                         "public", "bots"}``
 ``POST /api/play-now``                  a room against bots, started at once:
-                                        ``{"rules", "bot", "name"}``
+                                        ``{"rules", "bot", "turn_timer"}``
 ``GET /api/rooms/{code}``               a room as everyone sees it
 ``GET /api/rooms/{code}/record``        the match record (with the server seed once
                                         the match is over)

@@ -56,8 +56,8 @@ class Hello(_Client, tag="hello"):
 
 class Act(_Client, tag="act"):
     """A game action of the own seat, in the text form without the seat (``"R5"``,
-    ``"W>r"``, ``"W+4>b!"``, ``"draw"``, ``"pass"``, ``"uno"``, ``"catch 2"``,
-    ``"challenge"``, ``"next"`` (the next round), ...; see docs/records.md)."""
+    ``"W>R"``, ``"W+4>B!"``, ``"draw"``, ``"pass"``, ``"uno"``, ``"catch 2"``,
+    ``"challenge"``, ``"next"`` (the next round), ...; see docs/protocol.md)."""
 
     id: str
     action: str
