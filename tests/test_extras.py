@@ -113,4 +113,4 @@ def test_missing_names_the_extra_only_when_a_module_fails() -> None:
     assert missing("sim", "simulate", modules=("json",)) is None
     assert missing("rl", "x", modules=("json", "no_such_module_here")) == (
         "unokit x needs the RL environments: pip install 'unokit[rl]'")
-    assert set(EXTRAS) == {"tui", "sim", "rl", "ray", "arena"}
+    assert set(EXTRAS) == {"tui", "sim", "rl", "ray", "arena", "server"}

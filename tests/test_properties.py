@@ -288,6 +288,9 @@ def check_events(game: Game, events: list[Event]) -> None:
             )
             if private:
                 assert seen.cards == (), f"{event} leaks to seat {viewer}"
+            elif viewer is None and event.kind is EventKind.ROUND_ENDED:
+                # the hands laid open at a round's end are for the seats, not spectators
+                assert "hands" not in seen.data and seen._replace(data=event.data) == event
             else:
                 assert seen == event
 

@@ -450,7 +450,7 @@ async def test_a_remote_bot_under_the_rate_limit_plays_to_the_end(database_url: 
         answer = await post(server, "/api/play-now", {"rules": "official,players=3"})
         code = answer.json()["code"]
         watcher = await GameClient.join(server.url, code, spectate=True)
-        bot_client = await asyncio.wait_for(run_bot(server.url, code, "easy"), 120)
+        bot_client = await asyncio.wait_for(run_bot(server.url, code, "easy"), 600)
         assert bot_client.reveal is not None
         await watcher.wait_for(match_over)
         assert server.rooms.get(code).status == "finished"

@@ -94,7 +94,8 @@ def check_positions(rules: Rules, seed: int, checks: int, max_steps: int) -> Non
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_positions_of_every_preset_round_trip(preset: str) -> None:
     for seed in range(4):
-        rules = Rules.preset(preset, players=2 + seed if preset != "pairs" else 4 + 2 * (seed % 2))
+        paired = Rules.preset(preset).teams == "pairs"
+        rules = Rules.preset(preset, players=4 + 2 * (seed % 2) if paired else 2 + seed)
         check_positions(rules, seed, checks=5, max_steps=400)
 
 

@@ -121,7 +121,7 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
     return client
 
 
-RATE_PAUSE = 0.5
+RATE_PAUSE = 0.2
 """Seconds the bot waits after the server answered ``rate_limited``."""
 
 
