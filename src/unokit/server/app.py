@@ -236,6 +236,13 @@ def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...],
     return value
 
 
+def _rules_field(data: dict[str, Any]) -> str | dict[str, Any] | None:
+    rules = data.get("rules")
+    if rules is not None and not isinstance(rules, str | dict):
+        raise RoomError("bad_request", "rules: a rule string or an object")
+    return rules
+
+
 async def healthz(request: Request) -> Response:
     """The process is up."""
     return _json({"ok": True})
@@ -270,9 +277,7 @@ async def create_room(request: Request) -> Response:
     rooms: Rooms = request.app.state.rooms
     try:
         data = await _body(request)
-        rules = data.get("rules")
-        if rules is not None and not isinstance(rules, str | dict):
-            raise RoomError("bad_request", "rules: a rule string or an object")
+        rules = _rules_field(data)
         bots = _field(data, "bots", list, [])
         if not all(isinstance(b, str) for b in bots):
             raise RoomError("bad_request", "bots: a list of bot names")
@@ -289,9 +294,7 @@ async def play_now(request: Request) -> Response:
     rooms: Rooms = request.app.state.rooms
     try:
         data = await _body(request)
-        rules = data.get("rules")
-        if rules is not None and not isinstance(rules, str | dict):
-            raise RoomError("bad_request", "rules: a rule string or an object")
+        rules = _rules_field(data)
         bot = _field(data, "bot", str, "normal")
         parsed_players = rooms_players(rules)
         room = await rooms.create(rules, public=False,
