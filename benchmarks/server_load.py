@@ -131,7 +131,8 @@ async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: fl
         print(f"worker: {type(failure).__name__}: {failure}", file=sys.stderr)
     counters["errors"] += len(failures)
     measured = max(1e-9, time.perf_counter() - warmup_end)
-    return {"latencies": latencies, "counters": counters, "measured_s": measured}
+    return {"latencies": latencies, "counters": counters, "measured_s": measured,
+            "cpu_s": time.process_time()}
 
 
 # ---------------------------------------------------------------- the run
@@ -211,6 +212,7 @@ def main() -> int:
             totals[key] = totals.get(key, 0) + value
     measured = max((o.get("measured_s", 0.0) for o in outs), default=1.0)
     cpu = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+    client_cpu = sum(o.get("cpu_s", 0.0) for o in outs)
     ms = [x * 1000 for x in latencies]
     print(f"server_load: {'unpaced' if args.unpaced else 'paced, ~1 action/s per room'}; "
           f"{args.rooms} rooms x 4 seats = {4 * args.rooms} WebSocket connections in "
@@ -225,7 +227,7 @@ def main() -> int:
           f"max {max(ms, default=float('nan')):.1f}")
     print(f"throughput {len(ms) / measured:.0f} actions/s (measured part); server CPU "
           f"{cpu:.1f} s ({cpu / (measured + args.warmup) * 100:.0f}% of one core over the "
-          f"run), peak memory {peak / 2**20:.0f} MiB")
+          f"run), peak memory {peak / 2**20:.0f} MiB; client processes' CPU {client_cpu:.1f} s")
     return 1 if totals.get("errors", 0) else 0
 
 

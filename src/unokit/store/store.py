@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import queue
 import threading
@@ -123,6 +124,17 @@ class Store:
         migrate(self.engine)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
+        self._open: Connection | None = None
+        columns = ("room_id", *ActionData._fields)
+        style = self.engine.dialect.paramstyle
+        if self.engine.dialect.name == "sqlite" or style == "named":
+            marks = [f":{c}" for c in columns]  # sqlite3 takes named marks with dicts
+        elif style == "pyformat":
+            marks = [f"%({c})s" for c in columns]
+        else:
+            raise StoreError(f"database driver paramstyle {style!r} is not supported")
+        self._insert_action = (f"INSERT INTO actions ({', '.join(columns)}) "
+                               f"VALUES ({', '.join(marks)})")
         self.commits = 0
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
@@ -136,6 +148,7 @@ class Store:
         while True:
             job = self._jobs.get()
             if job is None:
+                self._close_connection()
                 return
             batch = [job]
             stop = False
@@ -150,22 +163,39 @@ class Store:
                 batch.append(more)
             self._run_batch(batch)
             if stop:
+                self._close_connection()
                 return
 
-    @staticmethod
-    def _execute(connection: Connection, batch: list[_Job]) -> list[Any]:
+    def _close_connection(self) -> None:
+        if self._open is not None:
+            with contextlib.suppress(Exception):
+                self._open.close()
+            self._open = None
+
+    def _execute(self, connection: Connection, batch: list[_Job]) -> list[Any]:
         rows = [row for _, _, row in batch if row is not None]
         if rows:
-            connection.execute(insert(ACTIONS), rows)
+            # the writer's hot path: one statement, no compiling, few calls into Python
+            connection.exec_driver_sql(self._insert_action, rows)
         return [None if fn is None else fn(connection) for fn, _, _ in batch]
+
+    def _connection(self) -> Connection:
+        if self._open is None or self._open.closed:
+            self._open = self.engine.connect()
+        return self._open
 
     def _run_batch(self, batch: list[_Job]) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
         bad write fails only its own caller. Never raises: the writer must not stop."""
         try:
-            with self.engine.begin() as connection:
+            connection = self._connection()
+            with connection.begin():
                 results = self._execute(connection, batch)
         except Exception as exc:
+            if self._open is not None:
+                with contextlib.suppress(Exception):
+                    self._open.close()
+                self._open = None
             if len(batch) > 1:
                 for job in batch:
                     self._run_batch([job])
