@@ -32,6 +32,7 @@ run: venv
 test: venv
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
+	bash scripts/install_postgres.sh
 	$(PYTEST)
 
 lint: venv
@@ -41,6 +42,7 @@ typecheck: venv
 	$(BIN)/mypy
 
 pytest: venv
+	bash scripts/install_postgres.sh
 	$(PYTEST)
 
 # Regenerate requirements/lock.txt from requirements/lock.in with a throwaway uv.
