@@ -95,7 +95,7 @@ async def _wait_ready(url: str, server: asyncio.subprocess.Process) -> None:
                     return
             except httpx.TransportError:
                 pass
-            await asyncio.sleep(0.05)  # poll the condition again
+            await asyncio.sleep(0.05)  # poll: no event crosses processes
 
 
 @pytest.mark.asyncio

@@ -69,7 +69,7 @@ class Laggy:
 
     async def act(self, text: str) -> int:
         """Send ``text`` after the one-way delay; its ack's sequence number."""
-        await asyncio.sleep(self.trip / 2)
+        await asyncio.sleep(self.trip / 2)  # simulated delay
         return await self.client.act(text)
 
     def send(self, text: str) -> asyncio.Task[int]:
@@ -80,7 +80,7 @@ class Laggy:
     async def see(self, condition: Any) -> None:
         """Wait until ``condition`` holds, then for the one-way delay back."""
         await self.client.wait_for(condition)
-        await asyncio.sleep(self.trip / 2)
+        await asyncio.sleep(self.trip / 2)  # the simulated network delay under test
 
 
 def events_of(client: GameClient, kind: str, **fields: Any) -> list[dict[str, Any]]:
@@ -252,7 +252,7 @@ async def test_a_late_call_within_the_grace_beats_every_catch(tmp_path: Path,
         sent = [asyncio.ensure_future(clients[i].act(f"catch {TARGET}")) for i in catchers]
         room = server.rooms.get(clients[0].room_code)
         while room.grace is None or len(room.grace.catches) < len(catchers):
-            await asyncio.sleep(0.005)  # until the server holds every catch
+            await asyncio.sleep(0.005)  # poll: no event
         await Laggy(clients[TARGET], trip).act("uno")
         for task in sent:
             with pytest.raises(ActionRefused) as refused:
@@ -352,6 +352,6 @@ async def test_a_turn_timer_due_during_the_grace_waits_for_its_end(tmp_path: Pat
         await clients[TARGET].act(PLAY_TEXT)  # no call: a grace of 1 s begins
         assert room.grace is not None
         while room.grace is not None:
-            await asyncio.sleep(0.01)  # until the grace is over
+            await asyncio.sleep(0.01)  # poll: no event
         # The target's lapsed turn timer is not looked at again and again meanwhile.
         assert calls <= 3

@@ -159,7 +159,7 @@ async def test_close_finishes_pending_writes(database_url: str) -> None:
     room_id = await store.create_room(new_room("CLOSE"))
     pending: list[Any] = [asyncio.ensure_future(store.append_action(room_id, action(n)))
                           for n in range(50)]
-    await asyncio.sleep(0)  # let every write be handed to the writer
+    await asyncio.sleep(0)  # yields once (no time), so that every write is handed to the writer
     await store.close()
     await asyncio.gather(*pending)
     with pytest.raises(StoreError, match="closed"):
