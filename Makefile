@@ -33,6 +33,7 @@ test: venv
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
 	bash scripts/install_postgres.sh
+	bash scripts/install_browser.sh
 	$(PYTEST)
 
 lint: venv
@@ -43,6 +44,7 @@ typecheck: venv
 
 pytest: venv
 	bash scripts/install_postgres.sh
+	bash scripts/install_browser.sh
 	$(PYTEST)
 
 # Regenerate requirements/lock.txt from requirements/lock.in with a throwaway uv.
