@@ -16,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # the script says how to install it, and the PostgreSQL tests fail.
 PYTEST := bash scripts/pg_test_server.sh run $(BIN)/python -m pytest -n 2
 
-.PHONY: venv run test lint typecheck pytest lock clean
+.PHONY: venv run test lint typecheck pytest lock catalogues clean
 
 venv: $(STAMP)
 
@@ -57,6 +57,10 @@ lock:
 		--custom-compile-command 'make lock' requirements/lock.in -o requirements/lock.txt; \
 	if grep -nE 'https?://' requirements/lock.txt; then \
 		echo 'requirements/lock.txt names an address; remove it' >&2; exit 1; fi
+
+# Extract the messages, merge them into every language's catalogue, compile the .mo files.
+catalogues: venv
+	bash scripts/catalogues.sh
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache .hypothesis

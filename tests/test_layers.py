@@ -31,6 +31,9 @@ LAYERS: dict[str, int] = {
     "unokit.formats": 1,
     "unokit.bots": 1,
     "unokit.text": 1,
+    # The message catalogues (standard library only) and the web client's static files.
+    "unokit.i18n": 1,
+    "unokit.web": 1,
     "unokit.sim": 2,
     "unokit.rl": 2,
     "unokit.arena": 2,

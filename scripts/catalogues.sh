@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The message catalogues (src/unokit/i18n/locale): extracts both templates from the
+# code, merges them into every language's .po (new ones made with `pybabel init`),
+# and compiles the .mo files that unokit.i18n reads. `make catalogues` runs it; the
+# translations themselves are written in the .po files, then this runs again.
+# tests/test_i18n.py fails when a message lacks a language or a .mo is stale.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pybabel="${PYBABEL:-.venv/bin/pybabel}"
+dir=src/unokit/i18n/locale
+keywords=(-k N_ -k translate:2 -k translate_plural:2,3)
+
+"$pybabel" -q extract -F babel.cfg "${keywords[@]}" --no-location --sort-output \
+    --project unokit --copyright-holder "unokit" -o "$dir/unokit.pot" src/unokit
+"$pybabel" -q extract -F babel-web.cfg -k _ -k ngettext:1,2 --no-location --sort-output \
+    --project unokit --copyright-holder "unokit" -o "$dir/web.pot" src/unokit/web/static
+
+for domain in unokit web; do
+    for lang in ru ka da; do
+        if [[ -f "$dir/$lang/LC_MESSAGES/$domain.po" ]]; then
+            "$pybabel" -q update -D "$domain" -i "$dir/$domain.pot" -d "$dir" -l "$lang" \
+                --no-fuzzy-matching --ignore-obsolete
+        else
+            "$pybabel" -q init -D "$domain" -i "$dir/$domain.pot" -d "$dir" -l "$lang"
+        fi
+    done
+    "$pybabel" -q compile -D "$domain" -d "$dir" --statistics
+done

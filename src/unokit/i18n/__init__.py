@@ -1,0 +1,192 @@
+"""Languages: the message catalogues of the terminal game, the command line, the
+server's error texts and the web client, in English, Russian, Georgian and Danish.
+
+The catalogues are gettext catalogues made with Babel (``make catalogues``): the
+templates ``locale/unokit.pot`` (Python code) and ``locale/web.pot`` (the web
+client), one ``.po`` per language and domain, and the compiled ``.mo`` files, which
+this module reads with the standard library's :mod:`gettext`. English is the source
+language: its text is the message id itself.
+
+>>> catalogue("ru")["Play now"]
+'Играть сейчас'
+>>> translate("xx", "Play now")  # an unknown language falls back to English
+'Play now'
+>>> pick_language("da-DK,da;q=0.9,en;q=0.8"), pick_language("ka_GE.UTF-8")
+('da', 'ka')
+>>> pick_language("fr-FR, de"), pick_language(None)
+('en', 'en')
+
+A message with placeholders names them, ``{name}``, and is formatted after it is
+translated, so that every language may move them:
+
+>>> translate("en", "{name} joined", name="Ana")
+'Ana joined'
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import os
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+
+LANGUAGES: tuple[str, ...] = ("en", "ru", "ka", "da")
+"""The languages, English (the source) first."""
+
+LANGUAGE_NAMES: dict[str, str] = {
+    "en": "English",
+    "ru": "Русский",
+    "ka": "ქართული",
+    "da": "Dansk",
+}
+"""Each language's name in that language (for a language switch)."""
+
+DEFAULT = "en"
+
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+"""Where the catalogues lie: ``LOCALE_DIR/<lang>/LC_MESSAGES/<domain>.mo``."""
+
+DOMAINS = ("unokit", "web")
+"""``unokit``: the Python code's messages; ``web``: the web client's."""
+
+_current = DEFAULT
+
+
+def pick_language(wanted: str | Iterable[str] | None) -> str:
+    """The first of ``wanted`` that unokit speaks, else English.
+
+    ``wanted`` is an HTTP ``Accept-Language`` value (its order kept, its weights
+    ignored), a POSIX locale name (``ru_RU.UTF-8``), a ``LANGUAGE`` list
+    (``da:en``), or several of these.
+
+    >>> pick_language(["fr", "ru-RU"]), pick_language("C.UTF-8")
+    ('ru', 'en')
+    """
+    if wanted is None:
+        return DEFAULT
+    items = [wanted] if isinstance(wanted, str) else list(wanted)
+    for item in items:
+        for part in re.split(r"[,:]", item):
+            tag = part.split(";")[0].strip().lower()
+            code = re.split(r"[-_.@]", tag)[0]
+            if code in LANGUAGES:
+                return code
+    return DEFAULT
+
+
+def language_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """The terminal's language: ``UNOKIT_LANG``, else the first of ``LANGUAGE``,
+    ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set, as gettext reads them.
+
+    >>> language_from_env({"LANG": "da_DK.UTF-8"}), language_from_env({})
+    ('da', 'en')
+    >>> language_from_env({"UNOKIT_LANG": "ka", "LANG": "ru_RU.UTF-8"})
+    'ka'
+    """
+    env = os.environ if environ is None else environ
+    for key in ("UNOKIT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(key)
+        if value:
+            return pick_language(value)
+    return DEFAULT
+
+
+@cache
+def translations(lang: str, domain: str = "unokit") -> _gettext.NullTranslations:
+    """The catalogue of ``lang`` and ``domain`` (English, the message ids, for an
+    unknown language or a missing catalogue)."""
+    if lang not in LANGUAGES or lang == DEFAULT:
+        return _gettext.NullTranslations()
+    return _gettext.translation(domain, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+def translate(lang: str, message: str, /, **params: object) -> str:
+    """``message`` in ``lang``, its ``{placeholders}`` filled from ``params``."""
+    text = translations(pick_language(lang)).gettext(message)
+    return text.format(**params) if params else text
+
+
+def translate_plural(lang: str, singular: str, plural: str, n: int, /,
+                     **params: object) -> str:
+    """The form of ``singular``/``plural`` for ``n`` in ``lang``; ``{n}`` is ``n``.
+
+    >>> translate_plural("en", "{n} card", "{n} cards", 3)
+    '3 cards'
+    """
+    text = translations(pick_language(lang)).ngettext(singular, plural, n)
+    return text.format(n=n, **params)
+
+
+def set_language(lang: str) -> str:
+    """Make ``lang`` the language of :func:`_` (the terminal's, the command line's);
+    returns the language chosen."""
+    global _current
+    _current = pick_language(lang)
+    return _current
+
+
+def current_language() -> str:
+    """The language :func:`_` speaks now."""
+    return _current
+
+
+def _(message: str, /, **params: object) -> str:
+    """``message`` in the current language (:func:`set_language`), formatted.
+
+    >>> _("Play now")
+    'Play now'
+    """
+    return translate(_current, message, **params)
+
+
+def ngettext(singular: str, plural: str, n: int, /, **params: object) -> str:
+    """The plural form for ``n`` in the current language (:func:`translate_plural`)."""
+    return translate_plural(_current, singular, plural, n, **params)
+
+
+def N_(message: str, /) -> str:
+    """Mark ``message`` for the catalogue and return it untranslated (it is
+    translated later, where its language is known).
+
+    >>> N_("not your turn")
+    'not your turn'
+    """
+    return message
+
+
+def catalogue(lang: str, domain: str = "web") -> dict[str, str | list[str]]:
+    """Every translated message of ``lang`` in ``domain``: message id to text, or to
+    the list of plural forms for a plural message (keyed by its singular id), for a
+    client that translates by itself (the web client). Empty for English.
+
+    >>> catalogue("en")
+    {}
+    """
+    table = translations(pick_language(lang), domain)
+    raw: dict[object, str] = getattr(table, "_catalog", {})
+    out: dict[str, str | list[str]] = {}
+    plurals: dict[str, dict[int, str]] = {}
+    for key, text in raw.items():
+        if isinstance(key, tuple):
+            msgid, index = key
+            plurals.setdefault(str(msgid), {})[int(index)] = text
+        elif key and text:
+            out[str(key)] = text
+    for msgid, forms in plurals.items():
+        out[msgid] = [forms[i] for i in sorted(forms)]
+    return out
+
+
+def plural_rule(lang: str) -> str:
+    """The ``Plural-Forms`` expression of ``lang``'s catalogue (C syntax, ``n``).
+
+    >>> plural_rule("en")
+    'n != 1'
+    """
+    table = translations(pick_language(lang), "web")
+    info = table.info() if isinstance(table, _gettext.GNUTranslations) else {}
+    rule = info.get("plural-forms", "")
+    match = re.search(r"plural=(.*?);?\s*$", rule)
+    return match.group(1).strip() if match else "n != 1"

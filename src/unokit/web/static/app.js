@@ -1,0 +1,1 @@
+export const hello = () => _("Play now");
