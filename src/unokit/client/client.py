@@ -219,11 +219,11 @@ class GameClient:
             self.reveal = _as_dict(message)
         elif isinstance(message, P.Bye):
             self.bye = _as_dict(message)
-        elif isinstance(message, P.Chat):
-            # ``at`` rises within a room: the last lines sent again after a hello are
-            # the ones already here
-            if not self.chat_lines or message.at > self.chat_lines[-1]["at"]:
-                self.chat_lines.append(_as_dict(message))
+        elif isinstance(message, P.Chat) and (
+                not self.chat_lines or message.at > self.chat_lines[-1]["at"]):
+            # ``at`` rises within a room: the last lines sent again after a hello, which
+            # are already here, are not kept twice
+            self.chat_lines.append(_as_dict(message))
         self._changed.set()
         for listener in self.listeners:
             listener.set()
