@@ -7,6 +7,7 @@ cards (the ``say`` action) while a line outside one costs nothing."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -185,11 +186,11 @@ async def test_the_last_lines_come_again_after_a_reconnect_and_a_restart(
         await back.close()
 
 
-def chosen(legal: list[str]) -> str:
-    """A 2 when one may be played (to begin a silence), else the first legal action;
-    never ``say``."""
+def chosen(legal: list[str], twos_first: bool = True) -> str:
+    """A 2 when one may be played (to begin a silence), else the first legal action,
+    calling UNO with it when it may; never ``say``."""
     plays = [a for a in legal if a != "say"]
-    twos = [a for a in plays if a.rstrip("!") in TWOS]
+    twos = [a for a in plays if a.rstrip("!") in TWOS] if twos_first else []
     pick = (twos or plays)[0]
     return next((a for a in plays if a == pick + "!"), pick)
 
@@ -289,3 +290,75 @@ async def test_a_line_during_a_silence_costs_the_penalty(database_url: str) -> N
         assert back.chat_lines == lines
         assert [e["kind"] for e in back.events].count("said") == 1
         await back.close()
+
+
+def silence_holder(client: GameClient) -> int | None:
+    """The seat whose 2 began the silence that holds now, as the events tell."""
+    marks = [e for e in client.events if e["kind"] == "silence"]
+    if marks and marks[-1].get("amount") == 1:
+        return int(marks[-1]["player"])
+    return None
+
+
+async def test_a_line_during_a_catch_grace_waits_with_the_actions(database_url: str) -> None:
+    # the grace is long, and ends at once when its target calls: nothing waits on time
+    settings = server_settings(database_url, catch_grace=120.0, round_pause=600.0)
+    rules = "official,players=3,hand_size=3,silence=twos,silence_penalty=3"
+    async with running_server(settings, seeds=[bytes([63]) * 32]) as server:
+        code = await new_room(server.url, rules)
+        clients = tuple([await GameClient.join(server.url, code, name=name)
+                         for name in ("Ann", "Bob", "Cid")])
+        await clients[0].command(P.Start)
+        await caught_up(clients, 0)
+        # play (calling UNO with every play to one card) until a silence holds and the
+        # seat to move, not the one who began it, may play a number card down to one
+        # card, after which the turn goes to the third seat (so the silence still holds)
+        for _ in range(100):
+            mover = next(c for c in clients if c.must)
+            holder = silence_holder(mover)
+            bare = [a for a in mover.legal if a + "!" in mover.legal
+                    and re.fullmatch(r"[RYGB][0-9]", a)]
+            if holder is not None and holder != mover.seat and bare:
+                view = await mover.snapshot()
+                assert view is not None and mover.seat is not None
+                step = 1 if view["direction"] == "cw" else -1
+                if (mover.seat + step) % len(clients) != holder:
+                    break
+            seq = await mover.act(chosen(mover.legal, twos_first=holder is None))
+            await caught_up(clients, seq)
+        else:
+            raise AssertionError("no silence with a play to one card")
+        [writer] = [c for c in clients if c.seat not in (mover.seat, holder)]
+        writer.keep_raw = True
+        seq = await mover.act(bare[0])  # no call: the catch grace begins
+        await caught_up(clients, seq)
+        sizes = await hand_sizes(writer)
+        # the line, then a ping on the same connection: once the pong is back, the room
+        # has taken the line
+        await writer.send_raw(json.dumps({"type": "chat", "id": "psst", "text": "psst"}))
+        await writer.send_raw('{"type": "ping", "id": "after-the-line"}')
+
+        def answers(client: GameClient) -> dict[str, Any]:
+            found = [json.loads(raw) for raw in client.received]
+            return {m["id"]: m for m in found if m["type"] in ("ack", "pong", "error")}
+        await writer.wait_for(lambda c: "after-the-line" in answers(c))
+        assert "psst" not in answers(writer)  # it waits with the actions
+        assert "psst" not in texts(writer)
+        called = await mover.act("uno")  # the target calls: the grace ends
+        await writer.wait_for(lambda c: "psst" in answers(c))
+        ack = answers(writer)["psst"]
+        assert ack["type"] == "ack"
+        seq = ack["seq"]
+        await caught_up(clients, seq)
+        new = [e for e in writer.events if e["seq"] > called - 1]
+        kinds = [e["kind"] for e in new]
+        assert kinds.index("uno_called") < kinds.index("said")
+        said = next(e for e in new if e["kind"] == "said")
+        assert said["player"] == writer.seat
+        assert [(e["player"], e["amount"]) for e in new if e["kind"] == "drew"] == [
+            (writer.seat, 3)]
+        after = await hand_sizes(writer)
+        assert after[writer.seat] == sizes[writer.seat] + 3
+        for client in clients:
+            await has_line(client, "psst")
+            await client.close()
