@@ -48,7 +48,7 @@ async def refused(code: str, client: GameClient, text: Any) -> None:
 async def test_a_line_reaches_every_connection_in_the_lobby_and_in_a_round(
         database_url: str) -> None:
     async with running_server(server_settings(database_url)) as server:
-        code = await new_room(server.url, "official,players=3")
+        code = await new_room(server.url, "official,players=2")
         ann = await GameClient.join(server.url, code, name="Ann")
         bob = await GameClient.join(server.url, code, name="Bob")
         sue = await GameClient.join(server.url, code, spectate=True)
@@ -66,8 +66,8 @@ async def test_a_line_reaches_every_connection_in_the_lobby_and_in_a_round(
         assert bob.chat_lines[1]["at"] > bob.chat_lines[0]["at"]
         # spectators read the chat but do not write in it
         await refused("not_seated", sue, "may I?")
-        # during a round a line changes nothing of the game
-        await ann.command(P.AddBot, bot="normal")
+        # during a round a line changes nothing of the game (no bot, no timer: nothing
+        # moves unless a player acts)
         await ann.command(P.Start)
         await bob.wait_for(lambda c: c.last_seq >= 0)
         before = await bob.snapshot()
