@@ -356,6 +356,7 @@ click    play a card             x    challenge a Wild Draw Four
 a        every legal action      s    slap (UNO slap)
 ?        this help               y    say something (silence)
 q        quit                    esc  close a dialog
+l, F2    switch the language
 
 Bright cards marked • may be played now, also out of turn (jump-in).
 With cards selected (space), a click selects more and enter plays them.
