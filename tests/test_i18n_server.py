@@ -4,6 +4,8 @@ filled after the translation; the engine's refusal reasons are translated at the
 server's edge (the engine itself speaks only English). SQLite only: the languages do
 not depend on the database."""
 
+# ruff: noqa: RUF001  (Russian text is Cyrillic on purpose)
+
 from __future__ import annotations
 
 import json
