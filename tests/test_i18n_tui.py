@@ -13,9 +13,9 @@ import pytest
 from unokit import i18n
 from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
+from unokit.engine.rules import PRESET_MEANINGS
 from unokit.tui import PlayApp, Session
-from unokit.tui.app import next_language
-from unokit.tui.setup_screen import SetupScreen
+from unokit.tui.setup_screen import PRESET_WORDS, SetupScreen
 from unokit.tui.table_screen import TableScreen
 from unokit.tui.widgets import KeyButton
 
@@ -96,5 +96,12 @@ async def test_the_setup_screen_keeps_what_was_entered() -> None:
 def test_the_languages_go_round() -> None:
     order = ["en"]
     for _step in range(4):
-        order.append(next_language(order[-1]))
+        order.append(i18n.next_language(order[-1]))
     assert order == ["en", "ru", "ka", "da", "en"]
+
+
+def test_the_preset_meanings_are_the_engines_and_translated() -> None:
+    assert set(PRESET_WORDS) == set(PRESET_MEANINGS.values())
+    for meaning in PRESET_WORDS:
+        for lang in ("ru", "ka", "da"):
+            assert i18n.translate(lang, meaning) != meaning, (lang, meaning)

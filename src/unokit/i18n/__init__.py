@@ -154,6 +154,16 @@ def set_language(lang: str) -> str:
     return _current
 
 
+def next_language(lang: str) -> str:
+    """The language after ``lang`` in :data:`LANGUAGES`, round (for a language switch).
+
+    >>> next_language("en"), next_language("da")
+    ('ru', 'en')
+    """
+    lang = pick_language(lang)
+    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)]
+
+
 def current_language() -> str:
     """The language :func:`_` speaks now."""
     return _current

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 
 from unokit.engine.errors import RecordError, UnoError
 from unokit.formats.record import Record
-from unokit.i18n import LANGUAGE_NAMES, LANGUAGES, _, current_language, set_language
+from unokit.i18n import LANGUAGE_NAMES, _, current_language, next_language, set_language
 from unokit.text.safe import display_name, display_names
 from unokit.tui.session import DEFAULT_DELAY, PlayConfig, Session
 from unokit.tui.setup_screen import SetupScreen
@@ -128,16 +128,6 @@ class PlayApp(App[None]):
                             problem=exc.strerror or exc)
         return "✓ " + _("saved to {file} (replay it with: unokit replay {path} --tui)",
                         file=Path(path), path=path)
-
-
-def next_language(lang: str) -> str:
-    """The language after ``lang`` in :data:`unokit.i18n.LANGUAGES` (round).
-
-    >>> next_language("en"), next_language("da")
-    ('ru', 'en')
-    """
-    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)] if lang in LANGUAGES \
-        else LANGUAGES[0]
 
 
 def run_play(config: PlayConfig | None = None, *, delay: float = DEFAULT_DELAY,

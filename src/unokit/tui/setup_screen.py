@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules, format_value
-from unokit.i18n import _
+from unokit.i18n import N_, _
 from unokit.tui.session import (
     MAX_SEED,
     NAMES,
@@ -31,11 +31,29 @@ from unokit.tui.session import (
 
 MAX_OPPONENTS = 9
 
+PRESET_WORDS = (
+    N_("the classic game and match (Mattel's printed rules)"),
+    N_("the seeds' table rules: number start card, no drawing while able to play, "
+       "deflecting Draw Twos, skip on skip, guilty Wild Draw Four taken back"),
+    N_("Draw Twos and Wild Draw Fours add up until someone draws"),
+    N_("a 7 swaps hands, a 0 rotates all hands"),
+    N_("an identical card may be played out of turn"),
+    N_("both stacks, Wild Draw Four on Draw Two, seven-o, jump-in, draw until playable"),
+    N_("UNO Attack: the card launcher instead of a draw pile"),
+    N_("UNO H2O: Wild Downpour cards added"),
+    N_("four players in two teams of partners"),
+    N_("the seeds' online game (seed 002): two pairs, Draw Twos stack, the first pair to "
+       "100 points wins"),
+)
+"""The meanings of the presets (:data:`unokit.engine.rules.PRESET_MEANINGS`, which the
+engine keeps in English) for the catalogue; tests/test_i18n_tui.py checks that they
+are the engine's."""
+
 
 def preset_text(name: str) -> Text:
     """What a preset means and which keys it changes."""
     text = Text()
-    text.append(PRESET_MEANINGS.get(name, "") + "\n", style="bold")
+    text.append(_(PRESET_MEANINGS.get(name, "")) + "\n", style="bold")
     changes = PRESETS.get(name, {})
     if not changes:
         text.append(_("No changes: the official rules."), style="dim")
