@@ -231,3 +231,28 @@ def test_a_nested_reason_is_said_in_one_language() -> None:
                  expected=Reason("name a colour"))
     assert str(why) == "phase choose_color: name a colour"
     assert localize("ru", why) == "фаза choose_color: закажите цвет"
+
+
+@pytest.mark.asyncio
+async def test_the_client_library_asks_for_a_language(tmp_path: Path) -> None:
+    from unokit.client import GameClient
+    from unokit.client.client import ActionRefused
+
+    async with running_server(settings(tmp_path)) as server:
+        code = await new_room(server, {"rules": "official,players=2"})
+        ann = await GameClient.join(server.url, code, name="Ann", lang="ka")
+        with pytest.raises(ActionRefused) as refused:
+            await ann.act("draw")
+        assert refused.value.message == "მატჩი ჯერ არ დაწყებულა"
+        await ann.close()
+
+
+@pytest.mark.asyncio
+async def test_a_goodbye_is_said_in_the_language_too(tmp_path: Path) -> None:
+    async with running_server(settings(tmp_path)) as server:
+        code = await new_room(server, {"rules": "official,players=2"})
+        sock, _welcome = await Socket.hello(server, code, lang="da")
+        await sock.ws.send(json.dumps({"type": "leave", "id": "l1"}))
+        bye = await sock.next_of("bye")
+        assert bye["reason"] == "du forlod rummet"
+        await sock.close()

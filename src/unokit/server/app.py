@@ -211,7 +211,8 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
                     conn.refused = 0
                     room.submit("msg", conn, parsed)
         if conn.refused >= REFUSED_LIMIT:
-            conn.close(P.encode(P.Bye(reason="too many refused messages", reconnect=False)))
+            conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
+                                      reconnect=False)))
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -16,7 +16,7 @@ from unokit.engine.game import Game
 from unokit.engine.phases import ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
-from unokit.i18n import N_
+from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.seating import (
     BOT,
@@ -26,6 +26,7 @@ from unokit.server.seating import (
     RoomError,
     Seat,
     check_name,
+    language,
     token_hash,
 )
 from unokit.server.settings import TURN_TIMERS
@@ -104,10 +105,10 @@ class Lobby:
                 raise RoomError("bad_request", N_("seat {seat} has no other player"),
                                 seat=target)
             await self._set_seat(target, Seat())
-            bye = P.encode(P.Bye(reason="the host sent you away", reconnect=False))
             for conn in [c for c in self.conns if c.viewer == target]:
                 self._gone(conn)
-                conn.close(bye)
+                conn.close(P.encode(P.Bye(reason=localize(language(conn), N_(
+                    "the host sent you away")), reconnect=False)))
         elif isinstance(message, P.SetTimer):
             if message.seconds not in TURN_TIMERS:
                 raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 "
@@ -171,7 +172,8 @@ class Lobby:
             spot.away, spot.token_hash = True, ""
             await self.store.set_seat(self.id, spot.data(seat))
         self._gone(conn)
-        conn.close(P.encode(P.Bye(reason="you left the room", reconnect=False)))
+        conn.close(P.encode(P.Bye(reason=localize(language(conn), N_("you left the room")),
+                                  reconnect=False)))
 
     async def _start_match(self) -> None:
         if self.status != "lobby":

@@ -216,9 +216,10 @@ class Room(Lobby):
                     code="closing", id=getattr(message, "id", None),
                     message=localize(language(conn), N_("the server is restarting: send it "
                                                         "again after reconnecting")))))
-        bye = P.encode(P.Bye(reason="the server is restarting", reconnect=True))
         for conn in list(self.conns):
-            conn.close(bye)
+            conn.close(P.encode(P.Bye(reason=localize(language(conn),
+                                                      N_("the server is restarting")),
+                                      reconnect=True)))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -382,7 +383,9 @@ class Room(Lobby):
     # ------------------------------------------------------------ connections
     async def _hello(self, conn: Connection, hello: P.Hello) -> None:
         if self.closing:
-            conn.close(P.encode(P.Bye(reason="the server is restarting", reconnect=True)))
+            conn.close(P.encode(P.Bye(reason=localize(language(conn),
+                                                      N_("the server is restarting")),
+                                      reconnect=True)))
             return
         token: str | None = None
         if hello.token is not None:
