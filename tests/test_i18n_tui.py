@@ -13,7 +13,7 @@ import pytest
 from unokit import i18n
 from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
-from unokit.engine.rules import PRESET_MEANINGS
+from unokit.engine.rules import PRESET_MEANINGS, Rules
 from unokit.tui import PlayApp, Session
 from unokit.tui.setup_screen import PRESET_WORDS, SetupScreen
 from unokit.tui.table_screen import TableScreen
@@ -105,3 +105,24 @@ def test_the_preset_meanings_are_the_engines_and_translated() -> None:
     for meaning in PRESET_WORDS:
         for lang in ("ru", "ka", "da"):
             assert i18n.translate(lang, meaning) != meaning, (lang, meaning)
+
+
+@pytest.mark.asyncio
+async def test_the_replay_viewer_switches_with_f2() -> None:
+    from unokit.bots import make_bot, play
+    from unokit.formats.record import Record
+    from unokit.tui import ReplayApp, load_frames
+
+    game = Game(Rules.preset("official", players=2, rounds=1), 6)
+    for _step in play(game, [make_bot("playfirst", seat) for seat in range(2)]):
+        pass
+    record = Record.from_dict(Record.from_game(game).to_dict())
+    app = ReplayApp(record, load_frames(record), title="match.json", delay=600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right")
+        assert "Step 1/" in str(app.query_one("#step").render())
+        await pilot.press("f2")
+        assert i18n.current_language() == "ru"
+        assert "Шаг 1/" in str(app.query_one("#step").render())
+        assert "вид зрителя" in str(app.query_one("#title").render())
+        assert "Колода" in str(app.query_one("#table").render())
