@@ -105,3 +105,13 @@ def test_a_summary_line_and_its_plural(tmp_path: Path) -> None:
     # the transcript itself is the same in every language (records and golden files)
     english = CliRunner().invoke(app, ["replay", str(record), "--no-color"])
     assert lines[2:-1] == english.output.splitlines()[2:-1]
+
+
+def test_selfplay_summaries_are_translated_and_the_transcript_is_not() -> None:
+    args = ["selfplay", "--rules", "official,players=2,rounds=1", "--seed", "3", "--no-color"]
+    russian = CliRunner().invoke(app, ["--lang", "ru", *args]).output.splitlines()
+    english = CliRunner().invoke(app, args).output.splitlines()
+    assert russian[0] == "Правила: " + english[0].removeprefix("Rules: ")
+    assert russian[-2].startswith("Итоговые очки: ")
+    assert russian[-1].startswith("Победитель: ") and russian[-1].endswith("после 1 раунда")
+    assert russian[3:-2] == english[3:-2]

@@ -254,15 +254,15 @@ def rules_command(
     """List the presets and every rule key, or the values of one preset or rule set."""
     console = _console()
     if preset is None:
-        table = Table(title="Presets")
+        table = Table(title=_("Presets"))
         table.add_column("preset", no_wrap=True)
         table.add_column("meaning")
         table.add_column("changes to official", overflow="fold")
         for name, overrides in PRESETS.items():
             changes = ", ".join(f"{k}={format_value(v)}" for k, v in overrides.items())
-            table.add_row(name, PRESET_MEANINGS.get(name, ""), changes or "-")
+            table.add_row(name, _(PRESET_MEANINGS.get(name, "")), changes or "-")
         console.print(table)
-        keys = Table(title="Rule keys (defaults of the official preset)")
+        keys = Table(title=_("Rule keys (defaults of the official preset)"))
         for column in ("key", "default", "values"):
             keys.add_column(column, no_wrap=column == "key", overflow="fold")
         keys.add_column("section", justify="right")
@@ -271,19 +271,20 @@ def rules_command(
             keys.add_row(spec.name, format_value(spec.default), describe_values(spec),
                          str(spec.section), spec.meaning)
         console.print(keys)
-        console.print("A rule set is a preset plus overrides, e.g. "
-                      "'official,players=3,target_score=200' or "
-                      "'official,extra_cards={WC:4}'.", markup=False)
+        console.print(_("A rule set is a preset plus overrides, e.g. {example} or {other}.",
+                        example="'official,players=3,target_score=200'",
+                        other="'official,extra_cards={WC:4}'"), markup=False)
         return
     if preset in PRESETS:
         rules = Rules.preset(preset)
-        title = f"Preset {preset}: {PRESET_MEANINGS.get(preset, '')}"
+        title = _("Preset {preset}: {meaning}", preset=preset,
+                  meaning=_(PRESET_MEANINGS.get(preset, "")))
     else:
         try:
             rules = Rules.load(preset)
         except RulesError as exc:
             _fail(_("{problem}; presets: {presets}", problem=exc, presets=", ".join(PRESETS)))
-        title = f"Rule set {rules.to_string()}"
+        title = _("Rule set {rules}", rules=rules.to_string())
     table = Table(title=title)
     table.add_column("key", no_wrap=True)
     table.add_column("value")
@@ -295,7 +296,7 @@ def rules_command(
         table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
                       format_value(spec.default), spec.meaning)
     console.print(table)
-    console.print("* differs from the official rules.", markup=False)
+    console.print(_("* differs from the official rules."), markup=False)
 
 
 def _differs(value: Any, default: Any) -> bool:
@@ -467,15 +468,16 @@ def winner_line(game: Game, names: Sequence[str]) -> str:
     >>> winner_line(game, ["Ann", "Bob", "Cid", "Dan"])
     'Winner: ... and ... (team ...) after 1 round'
     """
-    rounds = f"after {game.round_no} round{'s' if game.round_no != 1 else ''}"
+    rounds = ngettext("after {n} round", "after {n} rounds", game.round_no)
     winner = game.match_winner
     if winner < 0 or not game.is_over():
-        return f"Winner: none {rounds}"
+        return _("Winner: none {rounds}", rounds=rounds)
     mate = partner(game.rules, winner)
     if mate < 0:
-        return f"Winner: {names[winner]} {rounds}"
+        return _("Winner: {who} {rounds}", who=names[winner], rounds=rounds)
     low, high = sorted((winner, mate))
-    return f"Winner: {names[low]} and {names[high]} (team {low}) {rounds}"
+    return _("Winner: {who} and {mate} (team {team}) {rounds}", who=names[low],
+             mate=names[high], team=low, rounds=rounds)
 
 
 @app.command("selfplay", cls=_Command)
@@ -523,10 +525,11 @@ def selfplay_command(
     names = list(NAMES[: rules.players])
     viewer: Viewer = EVERYONE if show_all else None
     console = _console()
-    console.print(f"Rules: {rules.to_string()}", markup=False)
-    console.print(f"Seed: {seed}", markup=False)
-    console.print("Players: " + ", ".join(f"{names[i]} ({display_name(bot.name)})"
-                                          for i, bot in enumerate(seats)), markup=False)
+    console.print(_("Rules: {rules}", rules=rules.to_string()), markup=False)
+    console.print(_("Seed: {seed}", seed=seed), markup=False)
+    console.print(_("Players: {players}", players=", ".join(
+        f"{names[i]} ({display_name(bot.name)})" for i, bot in enumerate(seats))),
+        markup=False)
     actions = 0
     try:
         for step in play(game, seats, max_actions=max_actions + 1):
@@ -542,11 +545,12 @@ def selfplay_command(
     except BotError as exc:
         _fail(str(exc), code=1)
     if not game.is_over():
-        console.print(f"Stopped after {actions} actions (--max-actions {max_actions}): the "
-                      "match is not over.", markup=False)
-    console.print("Final scores: " + ", ".join(f"{names[i]} {score}"
-                                               for i, score in enumerate(game.scores)),
-                  markup=False)
+        console.print(ngettext("Stopped after {n} action (--max-actions {limit}): the match "
+                               "is not over.", "Stopped after {n} actions (--max-actions "
+                               "{limit}): the match is not over.", actions, limit=max_actions),
+                      markup=False)
+    console.print(_("Final scores: {scores}", scores=", ".join(
+        f"{names[i]} {score}" for i, score in enumerate(game.scores))), markup=False)
     console.print(winner_line(game, names), markup=False)
     if save is not None:
         record = Record.from_game(game, players=names)
@@ -554,8 +558,8 @@ def selfplay_command(
             record.save(save)
         except OSError as exc:
             _fail(_("cannot write {file}: {problem}", file=save, problem=exc.strerror or exc))
-        console.print(f"Record saved to {save} (events digest "
-                      f"{events_digest(game.log)[:16]}...)", markup=False)
+        console.print(_("Record saved to {file} (events digest {digest}...)", file=save,
+                        digest=events_digest(game.log)[:16]), markup=False)
 
 
 # ----------------------------------------------------------------------- soak
