@@ -256,3 +256,16 @@ async def test_a_goodbye_is_said_in_the_language_too(tmp_path: Path) -> None:
         bye = await sock.next_of("bye")
         assert bye["reason"] == "du forlod rummet"
         await sock.close()
+
+
+@pytest.mark.asyncio
+async def test_a_remote_bot_reports_the_refusal_in_the_terminals_language(
+        tmp_path: Path) -> None:
+    from unokit.client.client import ClientError
+    from unokit.client.remote_bot import run_bot
+
+    async with running_server(settings(tmp_path)) as server:
+        i18n.set_language("da")
+        with pytest.raises(ClientError) as refused:
+            await run_bot(server.url, "ZZZZZZ", "easy")
+        assert str(refused.value) == "no_room: intet rum har den kode"
