@@ -70,8 +70,10 @@ class GameClient:
     """One connection to one room, as a seat or a spectator."""
 
     def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
-                 spectate: bool = False, seat: int | None = None) -> None:
+                 spectate: bool = False, seat: int | None = None, lang: str = "") -> None:
         self.base = base
+        self.lang = lang
+        """The language of the server's error texts (``ru``; empty: English)."""
         self.room_code = room
         self.name = name
         self.token = token
@@ -130,7 +132,7 @@ class GameClient:
         hello = P.Hello(room=self.room_code, token=self.token, name=self.name,
                         spectate=self.spectate and self.token is None,
                         seat=self.wanted_seat if self.token is None else None,
-                        last_seq=self.last_seq)
+                        last_seq=self.last_seq, lang=self.lang)
         await self._ws.send(P.encode(hello).decode())
         welcome = await self._ws.recv()
         if self.keep_raw:
