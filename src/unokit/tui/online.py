@@ -444,6 +444,11 @@ class OnlineSession:
         return self._version
 
     @property
+    def current(self) -> bool:
+        """The view is as new as the last event received."""
+        return self._seen_seq == self.client.last_seq
+
+    @property
     def seed(self) -> str:
         """The room's code (the match seed is revealed only at the end)."""
         return self.code
@@ -509,10 +514,11 @@ class OnlineSession:
     def timer_left(self, now: float) -> tuple[int, float] | None:
         """The turn clock: (the table's seat, seconds left), if one runs."""
         timer = self.client.timer
-        if not timer or not timer.get("ms") or self._timer_at is None:
-            return None
+        if not timer or not timer.get("ms") or self._timer_at is None \
+                or timer.get("seat") != self.client.lead:
+            return None  # no clock, or the turn it timed has passed
         left = timer["ms"] / 1000 - (now - self._timer_at)
-        return (self.turn.local(int(timer["seat"])), max(0.0, left))
+        return (self.turn.local(int(timer["seat"])), left) if left > 0 else None
 
     _timer_at: float | None = None
     _timer_seen: dict[str, Any] | None = None
@@ -578,12 +584,12 @@ class OnlineSession:
                 await self._reconnect()
                 continue
             changed = self._read_room()
-            if client.last_seq != self._seen_seq or client.legal != self._seen_legal:
-                await self._refresh_view()
-                changed = True
             if client.timer is not self._timer_seen:
                 self._timer_seen = client.timer
                 self._timer_at = asyncio.get_running_loop().time()
+                changed = True
+            if client.last_seq != self._seen_seq or client.legal != self._seen_legal:
+                await self._refresh_view()
                 changed = True
             if client.reveal is not None and self.record_text is None:
                 await self._fetch_record()

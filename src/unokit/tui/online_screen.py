@@ -172,12 +172,14 @@ class LobbyScreen(Screen[None]):
             yield Static("", id="keys", classes="hint")
 
     def on_mount(self) -> None:
-        self.session_changed()
+        self._show_room()
 
     def session_changed(self) -> None:
         """Show the room as it is now."""
-        if not self.is_mounted:
-            return
+        if self.is_mounted:
+            self._show_room()
+
+    def _show_room(self) -> None:
         online = self.online
         room = online.client.room
         title = Text()
