@@ -176,7 +176,7 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
         tmp_path: Path) -> None:
     async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
         app = OnlineApp(server.url, None, name="Ann",
-                        create={"rules": "official,players=2,rounds=1"},
+                        create={"rules": "official,players=2,rounds=2"},
                         tokens=TokenStore(tmp_path / "tokens.json"))
         async with opened(app) as pilot:
             session = app.session
@@ -309,11 +309,11 @@ async def test_the_turn_timer_shows_on_the_table(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_an_away_seat_shows_on_the_table(tmp_path: Path) -> None:
-    # a turn timer of 15 s, scaled down to 0.15 s: two turns run out, the seat is away
-    settings = server_settings(sqlite(tmp_path), timer_scale=0.01)
+    # two turns run out, the seat is away
+    settings = server_settings(sqlite(tmp_path), timer_scale=0.01)  # 15 s: 0.15 s
     async with running_server(settings, seeds=[SEED]) as server:
-        made = await create_room(server.url, rules="official,players=2", bots=["playfirst"],
-                                 turn_timer=15)
+        made = await create_room(server.url, rules="official,players=2,rounds=1",
+                                 bots=["playfirst"], turn_timer=15)
         app = OnlineApp(server.url, made["code"], name="Ann")
         async with opened(app) as pilot:
             session = await start_from_lobby(pilot, app)

@@ -12,6 +12,7 @@ import typer
 from unokit._extras import missing
 from unokit.engine.errors import RecordError, RulesError
 from unokit.formats.record import Record
+from unokit.i18n import _
 from unokit.tui.session import DEFAULT_DELAY, MAX_SEED, PlayConfig, config_from_options
 
 
@@ -56,7 +57,7 @@ def play_command(
                      rules_text=rules_text, players=players, bots=bots)
         return
     if room is not None or spectate or token_file is not None:
-        _fail("--room, --spectate and --token-file need --server URL")
+        _fail(_("--room, --spectate and --token-file need --server URL"))
     config: PlayConfig | None = None
     if rules_text is not None or players is not None or bots is not None or seed is not None:
         try:
@@ -85,15 +86,15 @@ def _play_online(server: str, room: str | None, *, spectate: bool,
     if problem := missing("server", "play --server"):
         _fail(problem)
     if spectate and room is None:
-        _fail("--spectate needs --room CODE")
+        _fail(_("--spectate needs --room CODE"))
     server = server.rstrip("/")
     if not server.startswith(("http://", "https://")):
-        _fail(f"--server {server}: expected http://HOST:PORT")
+        _fail(_("--server {server}: expected http://HOST:PORT", server=server))
     try:
         fields = new_room_fields(rules_text, players, bots) if room is None else None
         code = check_room(server, room, fields)
     except BotSpecError as exc:
-        _fail(f"--bots: {exc}")
+        _fail(_("--bots: {reason}", reason=exc))
     except (RulesError, ClientError) as exc:
         _fail(str(exc))
     from unokit.tui.online_screen import run_online
@@ -103,7 +104,8 @@ def _play_online(server: str, room: str | None, *, spectate: bool,
     if problem:
         _fail(problem)
     if not spectate:
-        typer.echo(f"room {code}: come back with unokit play --server {server} --room {code}")
+        typer.echo(_("room {code}: come back with unokit play --server {server} --room {code}",
+                     code=code, server=server))
 
 
 def replay_tui(record: Record, file: Path, seat: int | None) -> None:

@@ -269,7 +269,8 @@ def check_room(server: str, room: str | None, create: dict[str, Any] | None = No
             else:
                 answer = http.get(f"{base}/api/rooms/{room}")
     except httpx.HTTPError as exc:
-        raise ClientError(f"cannot reach {base}: {exc}") from None
+        raise ClientError(_("cannot reach {server}: {reason}", server=base,
+                            reason=exc)) from None
     try:
         data = answer.json()
     except ValueError:
@@ -277,13 +278,13 @@ def check_room(server: str, room: str | None, create: dict[str, Any] | None = No
     if not isinstance(data, dict):
         data = {}
     if answer.status_code == 404 and room is not None:
-        raise ClientError(f"no room {room} on {base}")
+        raise ClientError(_("no room {code} on {server}", code=room, server=base))
     if answer.status_code >= 400:
         raise ClientError(f"{data.get('error', answer.status_code)}: "
                           f"{data.get('message', answer.reason_phrase)}")
     code = data.get("code", room)
     if not isinstance(code, str):
-        raise ClientError(f"{base} did not answer with a room")
+        raise ClientError(_("{server} did not answer with a room", server=base))
     return code
 
 

@@ -208,6 +208,9 @@ class LobbyScreen(Screen[None]):
                      else _("Turn timer: off"))
         if online.connection == "reconnecting":
             seats.append("\n" + _("⟳ Reconnecting to the server…"), style="bold #ff5f5f")
+        elif online.connection == "gone":
+            seats.append("\n" + _("✗ The server closed the seat: {reason} (q: quit)",
+                                   reason=online.gone_reason), style="bold #ff5f5f")
         self.query_one("#seats", Static).update(seats)
         self.query_one("#lobby-error", Static).update(Text("✗ " + self.error)
                                                       if self.error else "")
