@@ -25,6 +25,7 @@ from server_harness import running_server, server_settings
 from unokit.cli import app as cli_app
 from unokit.client import GameClient, create_room
 from unokit.engine.events import Event, EventKind
+from unokit.formats.record import Record
 from unokit.tui.online import OnlineSession, TokenStore, Turn, event_from_dict
 from unokit.tui.online_screen import LobbyScreen, OnlineApp, OnlineTableScreen
 from unokit.tui.screens import ChallengePrompt, ChoiceScreen, ColorPicker, EndScreen
@@ -202,11 +203,19 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
             assert session.client.reveal is not None
             ended = [e for e in session.log if e.kind is EventKind.ROUND_ENDED]
             assert ended and end.summary.rows[0].total == ended[-1].data["scores"][0]
-            # the log speaks of the seat as the table shows it, and hides the bot's cards
-            assert session.lines and all("Ann" in line.plain or "Ann" not in line.plain
-                                         for line in session.lines)
+            # the log has a line for each event, names the seat as the table shows it,
+            # and hides the bot's cards
+            assert len(session.lines) == len(session.log) == len(session.client.events)
+            assert any(line.plain.startswith("Ann plays") for line in session.lines)
             dealt = [e for e in session.log if e.kind is EventKind.DEALT]
-            assert all(e.cards == () for e in dealt if e.player != 0)
+            assert {e.player for e in dealt} == {0, 1}
+            assert all(bool(e.cards) == (e.player == 0) for e in dealt)
+            # the record the server publishes at the end is saved from the end screen
+            await until(pilot, session, lambda: bool(session.record_text))
+            saved = tmp_path / "match.json"
+            assert "saved" in app.save_record(str(saved))
+            record = Record.load(saved)
+            assert record.players[0] == "Ann" and len(record.actions) > 0
         stored = json.loads((tmp_path / "tokens.json").read_text())
         assert any(key.endswith(session.code) for key in stored)
 
@@ -338,6 +347,10 @@ async def test_a_spectator_watches_without_playing(tmp_path: Path) -> None:
             assert isinstance(app.screen, OnlineTableScreen)
             assert session.legal() == [] and session.observation().hand == ()
             assert "watching" in static_text(app.screen, "#title")
+            assert "Your turn" not in static_text(app.screen, "#status")
+            await pilot.press("d")  # a spectator's key is refused on the spot
+            await shown(pilot, lambda: "spectators do not play"
+                        in static_text(app.screen, "#status"))
         await host.close()
 
 

@@ -58,6 +58,8 @@ RECONNECT_FIRST = 0.2
 """Seconds before the second try to reconnect; each further try waits twice as long."""
 RECONNECT_MAX = 5.0
 """The longest wait between two tries to reconnect."""
+RATE_PAUSE = 0.2
+"""Seconds to wait after the server answered ``rate_limited``."""
 
 
 class Turn:
@@ -632,7 +634,12 @@ class OnlineSession:
             return None
         try:
             return asked.result()
-        except (ActionRefused, ClientError, TimeoutError):
+        except ActionRefused as exc:
+            if exc.code == "rate_limited":
+                await asyncio.sleep(RATE_PAUSE)  # the server wants fewer messages
+                return await self._snapshot()
+            return None
+        except (ClientError, TimeoutError):
             return None
 
     async def _reconnect(self) -> None:
@@ -653,10 +660,12 @@ class OnlineSession:
                         self.tokens.forget(client.base, self.code)
                     self._gone(str(exc))
                     return
-                await asyncio.sleep(delay)  # the backoff between two tries
-                delay = min(delay * 2, RECONNECT_MAX)
-                continue
-            break
+            except Exception:  # a drop in the middle of the hello: try again
+                pass
+            else:
+                break
+            await asyncio.sleep(delay)  # the backoff between two tries
+            delay = min(delay * 2, RECONNECT_MAX)
         self.connection = "connected"
         self._listener.set()
         await self._refresh_view()

@@ -104,6 +104,9 @@ class OnlineTableScreen(TableScreen):
                                 round=online.observation().round, rules=online.rules_text))
         if online.spectating:
             title.append(" · " + _("watching"))
+            box = self.query_one("#hand-box")
+            box.border_title = Text(_("Watching room {code}: every hand is hidden",
+                                      code=online.code))
         self.query_one("#title", Static).update(title)
 
     def _status(self, offer: Offer) -> Text:
@@ -129,6 +132,14 @@ class OnlineTableScreen(TableScreen):
                 line = _("⏱ {name}: {seconds} s", name=online.name(seat), seconds=seconds)
             text.append(line, style="bold #ffd75f" if seat == HUMAN else "")
             text.append("\n")
+        if online.spectating:
+            obs = online.observation()
+            if obs.current_player is not None:
+                text.append(_("{name}'s turn", name=online.name(obs.current_player)),
+                            style="bold")
+            if self.error:
+                text.append("\n✗ " + self.error, style="bold #ff5f5f")
+            return text
         text.append_text(super()._status(offer))
         return text
 
