@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from server_harness import running_server, server_settings
 from unokit.cli import app as cli_app
-from unokit.client import GameClient, create_room
+from unokit.client import GameClient, create_room, run_bot
 from unokit.engine.events import Event, EventKind
 from unokit.formats.record import Record
 from unokit.tui.online import OnlineSession, TokenStore, Turn, event_from_dict
@@ -67,16 +67,13 @@ def ready(session: OnlineSession) -> bool:
     """The session's view is as new as the last event, and the seat has something to do
     (or the match is over)."""
     return session.current and (session.game.is_over() or (bool(session.legal())
-                                and session.client.must))
+                                and session.must))
 
 
 @contextlib.asynccontextmanager
 async def opened(app: OnlineApp) -> AsyncIterator[Any]:
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            if app.session is not None or app.start_error:
-                break
-            await asyncio.sleep(0.01)  # poll: the app joins in a worker
+        await asyncio.wait_for(app.opened.wait(), WAIT)
         assert app.session is not None, app.start_error
         await pilot.pause()
         yield pilot
@@ -189,7 +186,7 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
             assert "invite" in static_text(lobby, "#lobby-title").lower()
             await pilot.press("b")  # the host seats a bot
             await until(pilot, session,
-                        lambda: session.client.room["seats"][1]["kind"] == "bot")
+                        lambda: session.room["seats"][1]["kind"] == "bot")
             session = await start_from_lobby(pilot, app)
             table = app.screen
             assert isinstance(table, OnlineTableScreen)
@@ -221,6 +218,39 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
 
 
 @pytest.mark.asyncio
+async def test_a_player_at_another_seat_plays_a_round_with_a_remote_bot(
+        tmp_path: Path) -> None:
+    async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
+        made = await create_room(server.url, rules="official,players=3,rounds=1",
+                                 bots=["playfirst"])
+        host = await GameClient.join(server.url, made["code"], name="Remo")  # seat 0
+        app = OnlineApp(server.url, made["code"], name="Ann")
+        async with opened(app) as pilot:
+            session = app.session
+            assert session is not None and session.client.seat == 2
+            await host.start()
+            bot = asyncio.create_task(run_bot(server.url, made["code"], "playfirst",
+                                              client=host))
+            await until(pilot, session, lambda: session.started and session.current)
+            await shown(pilot, lambda: app.table is not None and app.table.is_mounted)
+            assert session.names == ["Ann", "Remo", "playfirst bot"]
+            for _ in range(400):
+                if not await step(pilot, app):
+                    break
+            assert session.game.is_over()
+            end = app.screen
+            assert isinstance(end, EndScreen)
+            ended = host.events[-2]
+            assert ended["kind"] == "round_ended"
+            # the end screen lists the seats as the table shows them: Ann first
+            scores = ended["data"]["scores"]
+            assert [row.total for row in end.summary.rows] == scores[2:] + scores[:2]
+            assert [row.name for row in end.summary.rows] == ["Ann", "Remo", "playfirst bot"]
+            await asyncio.wait_for(bot, WAIT)
+        await host.close()
+
+
+@pytest.mark.asyncio
 async def test_a_refused_action_shows_an_error_and_changes_nothing(tmp_path: Path) -> None:
     async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
         made = await create_room(server.url, rules="official,players=2", bots=["playfirst"])
@@ -236,7 +266,7 @@ async def test_a_refused_action_shows_an_error_and_changes_nothing(tmp_path: Pat
             await until(pilot, session, lambda: bool(table.error))
             assert "✗" in static_text(table, "#status")
             assert hand_of(app) == hand and session.client.last_seq == seq
-            assert session.client.must  # still the seat's turn
+            assert session.must  # still the seat's turn
             await step(pilot, app)  # and a legal move goes through
             assert session.client.last_seq > seq
 
@@ -309,7 +339,8 @@ async def test_the_turn_timer_shows_on_the_table(tmp_path: Path) -> None:
         async with opened(app) as pilot:
             session = await start_from_lobby(pilot, app)
             await until(pilot, session, lambda: ready(session)
-                        and session.client.timer is not None)
+                        and session.timer_left(asyncio.get_running_loop().time())
+                        is not None)
             table = app.screen
             assert isinstance(table, OnlineTableScreen)
             status = static_text(table, "#status")
@@ -352,6 +383,15 @@ async def test_a_spectator_watches_without_playing(tmp_path: Path) -> None:
             await shown(pilot, lambda: "spectators do not play"
                         in static_text(app.screen, "#status"))
         await host.close()
+
+
+@pytest.mark.asyncio
+async def test_the_app_says_why_it_cannot_join(tmp_path: Path) -> None:
+    async with running_server(server_settings(sqlite(tmp_path))) as server:
+        app = OnlineApp(server.url, "NOSUCH", name="Ann")
+        async with app.run_test(size=SIZE):
+            await asyncio.wait_for(app.opened.wait(), WAIT)
+        assert app.session is None and app.start_error.startswith("no_room")
 
 
 # ---------------------------------------------------------------- the command line

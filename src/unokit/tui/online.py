@@ -430,6 +430,12 @@ class OnlineSession:
         self.record_text: str | None = None
         """The match record (JSON), fetched once the match is over."""
         self.view: Observation | None = None
+        self.room: dict[str, Any] = {}
+        """The room as last read (``client.room`` once the session has shown it)."""
+        self.must = False
+        """The game waits for this seat (as of :attr:`view`)."""
+        self.lead = -1
+        """The room's seat the game waits for (as of :attr:`view`)."""
         self._legal_texts: list[str] = []
         self._version = 0
         self._seen = 0
@@ -464,12 +470,12 @@ class OnlineSession:
     @property
     def status(self) -> str:
         """The room's status: ``lobby``, ``playing`` or ``finished``."""
-        return str(self.client.room.get("status", "lobby"))
+        return str(self.room.get("status", "lobby"))
 
     @property
     def is_host(self) -> bool:
         seat = self.client.seat
-        seats = self.client.room.get("seats", [])
+        seats = self.room.get("seats", [])
         return seat is not None and seat < len(seats) and bool(seats[seat].get("host"))
 
     def observation(self) -> Observation:
@@ -516,9 +522,9 @@ class OnlineSession:
 
     def timer_left(self, now: float) -> tuple[int, float] | None:
         """The turn clock: (the table's seat, seconds left), if one runs."""
-        timer = self.client.timer
+        timer = self._timer_seen
         if not timer or not timer.get("ms") or self._timer_at is None \
-                or timer.get("seat") != self.client.lead:
+                or timer.get("seat") != self.lead:
             return None  # no clock, or the turn it timed has passed
         left = timer["ms"] / 1000 - (now - self._timer_at)
         return (self.turn.local(int(timer["seat"])), left) if left > 0 else None
@@ -528,7 +534,7 @@ class OnlineSession:
 
     def away(self, seat: int) -> bool:
         """Whether a bot plays for the table's ``seat`` until its player acts again."""
-        seats = self.client.room.get("seats", [])
+        seats = self.room.get("seats", [])
         remote = self.turn.remote(seat)
         return remote < len(seats) and bool(seats[remote].get("away"))
 
@@ -618,6 +624,7 @@ class OnlineSession:
                 break
         self._seen_seq, self._seen_legal = client.last_seq, list(client.legal)
         self._legal_texts = [] if self.spectating or self.view is None else legal
+        self.must, self.lead = client.must and not self.spectating, client.lead
         self._version += 1
 
     async def _snapshot(self) -> dict[str, Any] | None:
@@ -690,8 +697,10 @@ class OnlineSession:
             pass
 
     def _read_room(self) -> bool:
-        """Names and levels from the room; whether they changed."""
-        seats = self.client.room.get("seats", [])
+        """The room, its names and levels; whether they changed."""
+        changed = self.client.room != self.room
+        self.room = dict(self.client.room)
+        seats = self.room.get("seats", [])
         names, levels = [], []
         for remote, seat in enumerate(seats):
             kind = seat.get("kind")
@@ -714,7 +723,7 @@ class OnlineSession:
         if not self.spectating and names:
             names[HUMAN] = self.you
         if names == self.names and levels == self.levels:
-            return False
+            return changed
         self.names, self.levels = names, levels
         return True
 

@@ -192,7 +192,7 @@ class LobbyScreen(Screen[None]):
 
     def _show_room(self) -> None:
         online = self.online
-        room = online.client.room
+        room = online.room
         title = Text()
         title.append(_("Room {code}", code=online.code), style="bold")
         title.append(" · " + online.rules_text)
@@ -250,7 +250,7 @@ class LobbyScreen(Screen[None]):
         self.session_changed()
 
     def action_remove_bot(self) -> None:
-        seats = self.online.client.room.get("seats", [])
+        seats = self.online.room.get("seats", [])
         bots = [i for i, seat in enumerate(seats) if seat.get("kind") == "bot"]
         if not bots:
             self.error = _("there is no bot to remove")
@@ -259,7 +259,7 @@ class LobbyScreen(Screen[None]):
         self._host("remove_bot", bots[-1])
 
     def action_timer(self) -> None:
-        now = int(self.online.client.room.get("turn_timer") or 0)
+        now = int(self.online.room.get("turn_timer") or 0)
         following = TIMERS[(TIMERS.index(now) + 1) % len(TIMERS)] if now in TIMERS else 0
         self._host("set_timer", following)
 
@@ -308,6 +308,9 @@ class OnlineApp(App[None]):
         self.lobby: LobbyScreen | None = None
         self.start_error = ""
         """Why the room could not be joined (the app then exits)."""
+        self.opened = asyncio.Event()
+        """Set once the room is joined (:attr:`session`) or could not be
+        (:attr:`start_error`)."""
 
     def on_mount(self) -> None:
         self.run_worker(self._open(), group="session", exit_on_error=False)
@@ -323,6 +326,7 @@ class OnlineApp(App[None]):
                                      spectate=self.spectate, tokens=self.tokens)
         except (ClientError, ActionRefused) as exc:
             self.start_error = str(exc)
+            self.opened.set()
             self.exit()
             return
         you = display_name(self.player_name) if self.player_name else _("You")
@@ -330,6 +334,7 @@ class OnlineApp(App[None]):
         self.session = session
         session.on_change = self._changed
         self._show()
+        self.opened.set()
         await session.follow()
 
     def _changed(self) -> None:
