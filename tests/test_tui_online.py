@@ -117,6 +117,8 @@ async def step(pilot: Any, app: OnlineApp) -> bool:
         playable = [i for i, card in enumerate(table.hand.cards)
                     if card in offer.play_cards and i < len(KEY_LABELS)]
         if playable:
+            if offer.uno_plays and not table.uno_armed:
+                await pilot.press("u")  # arm the UNO call: the play calls it
             await pilot.press(KEY_LABELS[playable[0]])
         elif offer.draw is not None:
             await pilot.press("d")
@@ -174,7 +176,7 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
         tmp_path: Path) -> None:
     async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
         app = OnlineApp(server.url, None, name="Ann",
-                        create={"rules": "official,players=2,rounds=2"},
+                        create={"rules": "official,players=2,rounds=2,hand_size=2"},
                         tokens=TokenStore(tmp_path / "tokens.json"))
         async with opened(app) as pilot:
             session = app.session
@@ -221,7 +223,7 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
 async def test_a_player_at_another_seat_plays_a_round_with_a_remote_bot(
         tmp_path: Path) -> None:
     async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
-        made = await create_room(server.url, rules="official,players=3,rounds=1",
+        made = await create_room(server.url, rules="official,players=3,rounds=1,hand_size=3",
                                  bots=["playfirst"])
         host = await GameClient.join(server.url, made["code"], name="Remo")  # seat 0
         app = OnlineApp(server.url, made["code"], name="Ann")
