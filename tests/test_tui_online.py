@@ -26,6 +26,7 @@ from unokit.cli import app as cli_app
 from unokit.client import GameClient, create_room, run_bot
 from unokit.engine.events import Event, EventKind
 from unokit.formats.record import Record
+from unokit.server import protocol as P
 from unokit.tui.online import OnlineSession, TokenStore, Turn, event_from_dict
 from unokit.tui.online_screen import LobbyScreen, OnlineApp, OnlineTableScreen
 from unokit.tui.screens import ChallengePrompt, ChoiceScreen, ColorPicker, EndScreen
@@ -315,7 +316,7 @@ async def test_the_token_file_takes_the_seat_back(tmp_path: Path) -> None:
             await shown(pilot, lambda: isinstance(first.screen, OnlineTableScreen))
             # the table turns the room: Ann (seat 2) sits at 0, then Bea, then the bot
             assert session.names == ["Ann", "Bea", "playfirst bot"]
-            assert session.levels == ["you", "online", "playfirst"]
+            assert session.levels == ["you", "online", "bot"]
             assert len(session.observation().hand) == 7
             hand = hand_of(first)
         assert tokens.get(server.url, made["code"]) is not None
@@ -384,6 +385,24 @@ async def test_a_spectator_watches_without_playing(tmp_path: Path) -> None:
             await pilot.press("d")  # a spectator's key is refused on the spot
             await shown(pilot, lambda: "spectators do not play"
                         in static_text(app.screen, "#status"))
+        await host.close()
+
+
+@pytest.mark.asyncio
+async def test_a_kicked_player_is_told_and_not_reconnected(tmp_path: Path) -> None:
+    async with running_server(server_settings(sqlite(tmp_path))) as server:
+        made = await create_room(server.url, rules="official,players=2")
+        host = await GameClient.join(server.url, made["code"], name="Bea")  # seat 0
+        app = OnlineApp(server.url, made["code"], name="Ann")
+        async with opened(app) as pilot:
+            session = app.session
+            assert session is not None and session.client.seat == 1
+            await shown(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and "Waiting for the host" in static_text(app.screen, "#keys"))
+            await host.command(P.Kick, seat=1)
+            await until(pilot, session, lambda: session.connection == "gone")
+            assert "closed the seat" in static_text(app.screen, "#seats")
+            assert "sent you away" in session.gone_reason
         await host.close()
 
 

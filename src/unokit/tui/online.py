@@ -708,7 +708,7 @@ class OnlineSession:
             if remote == self.client.seat:
                 level = "you"
             elif kind == "bot":
-                level = str(seat.get("bot") or "bot")
+                level = _("bot")  # its name says which: "normal bot"
             elif kind == "empty":
                 name, level = _("(empty)"), _("free")
             elif seat.get("away"):

@@ -75,14 +75,15 @@ class OnlineTableScreen(TableScreen):
     def human(self, action: int) -> bool:
         """Send the player's action; a refusal shows as the error line."""
         self.error = ""
-        self.uno_armed = False
-        self.run_worker(self._send(action), group="act")
+        armed, self.uno_armed = self.uno_armed, False
+        self.run_worker(self._send(action, armed), group="act")
         return True
 
-    async def _send(self, action: int) -> None:
+    async def _send(self, action: int, armed: bool) -> None:
         reason = await self.online.send(action)
         if reason:
             self.error = reason
+            self.uno_armed = armed  # nothing changed: the UNO call stays armed
             if self.is_mounted:
                 self._refresh()
 
