@@ -290,6 +290,9 @@ async def test_a_server_restart_mid_round_resumes_the_table(tmp_path: Path) -> N
             server.server.should_exit = True  # the server stops (gracefully)
             await until(pilot, session, lambda: session.connection == "reconnecting")
             assert "Reconnecting" in static_text(table, "#status")
+            await pilot.press("d")  # not sent while the connection is down
+            await shown(pilot, lambda: "connection to the server is down"
+                        in static_text(table, "#status"))
             async with running_server(settings) as again:  # the same database
                 session.client.base = again.url  # the server came back on another port
                 await until(pilot, session, lambda: session.connection == "connected"
@@ -447,3 +450,7 @@ def test_play_online_option_errors_are_one_line() -> None:
         cli_app, ["play", "--server", "http://127.0.0.1:9", "--spectate"]))
     assert "--bots" in _one_line_error(runner.invoke(
         cli_app, ["play", "--server", "http://127.0.0.1:9", "--bots", "nobody"]))
+    assert "--seed" in _one_line_error(runner.invoke(
+        cli_app, ["play", "--server", "http://127.0.0.1:9", "--seed", "4"]))
+    assert "http://" in _one_line_error(runner.invoke(
+        cli_app, ["play", "--server", "127.0.0.1:9", "--room", "X"]))

@@ -53,6 +53,8 @@ def play_command(
     if problem := missing("tui", "play"):
         _fail(problem)
     if server is not None:
+        if seed is not None:
+            _fail(_("--seed: online, the server deals (see docs/fairness.md)"))
         _play_online(server, room, spectate=spectate, token_file=token_file, name=name,
                      rules_text=rules_text, players=players, bots=bots)
         return

@@ -548,6 +548,8 @@ class OnlineSession:
         reason it was refused (with names for seat numbers)."""
         if self.spectating:
             return _("you are watching: spectators do not play")
+        if self.connection != "connected":
+            return _("not sent: the connection to the server is down")
         try:
             await self.client.act(self.remote_text(action))
         except ActionRefused as exc:

@@ -333,8 +333,7 @@ class OnlineApp(App[None]):
         you = display_name(self.player_name) if self.player_name else _("You")
         session = OnlineSession(client, tokens=self.tokens, you=you)
         self.session = session
-        session.on_change = self._changed
-        self._show()
+        session.on_change = self._changed  # the first change shows the lobby or table
         self.opened.set()
         await session.follow()
 
