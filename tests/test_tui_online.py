@@ -24,10 +24,19 @@ from typer.testing import CliRunner
 from server_harness import running_server, server_settings
 from unokit.cli import app as cli_app
 from unokit.client import GameClient, create_room, run_bot
+from unokit.client.client import ClientError
 from unokit.engine.events import Event, EventKind
 from unokit.formats.record import Record
 from unokit.server import protocol as P
-from unokit.tui.online import OnlineSession, TokenStore, Turn, event_from_dict
+from unokit.tui.online import (
+    OnlineSession,
+    TokenStore,
+    Turn,
+    check_room,
+    default_token_file,
+    event_from_dict,
+    new_room_fields,
+)
 from unokit.tui.online_screen import LobbyScreen, OnlineApp, OnlineTableScreen
 from unokit.tui.screens import ChallengePrompt, ChoiceScreen, ColorPicker, EndScreen
 from unokit.tui.widgets import KEY_LABELS
@@ -169,6 +178,15 @@ def test_the_token_store_keeps_a_token_per_server_and_room(tmp_path: Path) -> No
     assert store.get("http://a", "ROOM") is None and store.get("http://b", "ROOM") == "t2"
     (tmp_path / "deep" / "tokens.json").write_text("not json")
     assert store.get("http://b", "ROOM") is None  # a broken file is an empty one
+
+
+def test_tokens_live_under_the_data_dir(monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_token_file() == tmp_path / "unokit" / "tokens.json"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_token_file() == tmp_path / "home" / ".local/share/unokit/tokens.json"
 
 
 # ---------------------------------------------------------------- against a server
@@ -436,6 +454,18 @@ async def test_play_with_a_room_the_server_lacks_is_a_one_line_error(tmp_path: P
             "play", "--server", server.url, "--room", "BAD",
             "--token-file", str(tmp_path / "t.json")])
     assert "BAD" in _one_line_error(result)
+
+
+@pytest.mark.asyncio
+async def test_the_command_line_makes_a_room_before_the_screen_opens(tmp_path: Path) -> None:
+    async with running_server(server_settings(sqlite(tmp_path))) as server:
+        fields = new_room_fields("official", 3, "easy")
+        code = await asyncio.to_thread(check_room, server.url, None, fields)
+        room = server.rooms.get(code)
+        assert room is not None and [s.kind for s in room.seats] == ["empty", "bot", "bot"]
+        assert await asyncio.to_thread(check_room, server.url, code.lower()) == code
+        with pytest.raises(ClientError, match="bad_request"):
+            await asyncio.to_thread(check_room, server.url, None, {"rules": "nonsense"})
 
 
 def test_play_online_option_errors_are_one_line() -> None:
