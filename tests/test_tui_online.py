@@ -205,9 +205,26 @@ async def test_a_new_room_with_a_bot_is_played_from_the_keys_to_the_end(
             lobby = app.screen
             assert isinstance(lobby, LobbyScreen)
             assert "invite" in static_text(lobby, "#lobby-title").lower()
-            await pilot.press("b")  # the host seats a bot
+            await pilot.press("s")  # a seat is empty: the server refuses the start
+            await shown(pilot, lambda: "✗" in static_text(lobby, "#lobby-error"))
+            await pilot.press("t")  # the turn timer: off -> 15 s
+            await until(pilot, session, lambda: session.room["turn_timer"] == 15)
+            assert "15 s" in static_text(lobby, "#seats")
+            await pilot.press("t", "t", "t")  # 30, 60, off
+            await until(pilot, session, lambda: session.room["turn_timer"] == 0)
+            await pilot.press("b")  # the host seats a bot of the level shown
             await until(pilot, session,
-                        lambda: session.room["seats"][1]["kind"] == "bot")
+                        lambda: session.room["seats"][1].get("bot") == "normal")
+            await pilot.press("r")  # and takes it off again
+            await until(pilot, session, lambda: session.room["seats"][1]["kind"] == "empty")
+            for _ in range(20):  # the bot level goes round the bots
+                if lobby.level == "playfirst":
+                    break
+                await pilot.press("l")
+            assert "add a playfirst bot" in static_text(lobby, "#keys")
+            await pilot.press("b")
+            await until(pilot, session,
+                        lambda: session.room["seats"][1].get("bot") == "playfirst")
             session = await start_from_lobby(pilot, app)
             table = app.screen
             assert isinstance(table, OnlineTableScreen)
