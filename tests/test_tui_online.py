@@ -16,6 +16,7 @@ import json
 import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from server_harness import running_server, server_settings
 from unokit.cli import app as cli_app
 from unokit.client import GameClient, create_room, run_bot
 from unokit.client.client import ClientError
+from unokit.engine import actions as A
 from unokit.engine.events import Event, EventKind
 from unokit.formats.record import Record
 from unokit.server import protocol as P
@@ -165,6 +167,36 @@ def test_seats_turn_so_the_player_sits_at_zero() -> None:
     dealt = turn.event(Event(3, EventKind.DEALT, player=1, cards=(4,), amount=1,
                              visible_to=(1,)))
     assert dealt.player == 0 and dealt.visible_to == (0,)
+
+
+def stub_session(events: list[dict[str, Any]]) -> OnlineSession:
+    """A session of seat 1 of a three-seat room, around a client that is only data."""
+    seats = [{"seat": 0, "kind": "human", "name": "Bea", "connected": True},
+             {"seat": 1, "kind": "human", "name": "Ann", "connected": True},
+             {"seat": 2, "kind": "bot", "name": "easy bot", "bot": "easy"}]
+    client = SimpleNamespace(
+        seat=1, room={"code": "ABCDEF", "rules": {"preset": "official", "players": 3},
+                      "rules_text": "official,players=3", "seats": seats},
+        events=events, listeners=[], room_code="ABCDEF", last_seq=len(events) - 1,
+        legal=[], must=False, lead=-1)
+    return OnlineSession(client)  # type: ignore[arg-type]
+
+
+def test_the_log_and_the_server_texts_speak_of_the_table() -> None:
+    session = stub_session([
+        {"seq": 0, "kind": "dealer_draw", "player": 1, "card": "G5"},
+        {"seq": 1, "kind": "a_kind_from_a_newer_server", "player": 0},
+        {"seq": 2, "kind": "played", "player": 0, "card": "R5"}])
+    assert session.names == ["You", "easy bot", "Bea"]
+    assert session.levels == ["you", "bot", "online"]
+    plain = [line.plain for line in session.lines]
+    assert plain[0] == "You draw ♣G5 to choose the dealer."
+    assert "a_kind_from_a_newer_server" in plain[1] and "not known" in plain[1]
+    assert plain[2] == "Bea plays ♥R5."
+    assert [e.player for e in session.log] == [0, 2]  # the table's seats
+    assert session.named("it is seat 1's turn (phase play), not seat 0's") == \
+        "it is your turn (phase play), not Bea's"
+    assert session.remote_text(A.catch(0, 2)) == "catch 0"
 
 
 def test_the_token_store_keeps_a_token_per_server_and_room(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ from unokit.client.client import ActionRefused, ClientError, GameClient
 from unokit.client.remote_bot import observation_from_view
 from unokit.engine import actions as A
 from unokit.engine.cards import COLOR_LETTERS, parse_card
-from unokit.engine.errors import ActionCodeError
+from unokit.engine.errors import ActionCodeError, UnoError
 from unokit.engine.events import Event, EventKind
 from unokit.engine.game import Phase
 from unokit.engine.observation import Observation
@@ -518,7 +518,8 @@ class OnlineSession:
 
     def named(self, text: str) -> str:
         """A server message with the room's seat numbers (``seat 2``) given as names."""
-        return re.sub(r"\bseat (\d)\b", lambda m: self.remote_name(int(m.group(1))), text)
+        text = re.sub(r"\bseat (\d)\b", lambda m: self.remote_name(int(m.group(1))), text)
+        return as_you(text) if self.you == "You" and not self.spectating else text
 
     def timer_left(self, now: float) -> tuple[int, float] | None:
         """The turn clock: (the table's seat, seconds left), if one runs."""
@@ -734,9 +735,16 @@ class OnlineSession:
         second_person = not self.spectating and self.you == "You"
         viewer = None if self.spectating else HUMAN
         for data in events[self._seen:]:
-            event = self.turn.event(event_from_dict(data))
+            try:
+                event = self.turn.event(event_from_dict(data))
+                line = describe_event(event, viewer, self.names, markup=True)
+            except (KeyError, TypeError, ValueError, UnoError):
+                # an event of a newer server: say so, and go on with the others
+                self.lines.append(Text(_("(event {seq}: {kind}, not known to this "
+                                         "version)", seq=data.get("seq", "?"),
+                                         kind=data.get("kind", "?")), style="dim"))
+                continue
             self.log.append(event)
-            line = describe_event(event, viewer, self.names, markup=True)
             if second_person:
                 line = as_you(line)
             self.lines.append(decorate(line))
