@@ -327,15 +327,20 @@ class OnlineApp(App[None]):
                                      spectate=self.spectate, tokens=self.tokens)
         except (ClientError, ActionRefused) as exc:
             self.start_error = str(exc)
+        except Exception as exc:  # the server went away in the middle of the hello
+            self.start_error = _("cannot join {code} on {server}: {reason}",
+                                 code=self.room_code, server=self.server,
+                                 reason=str(exc) or type(exc).__name__)
+        else:
+            you = display_name(self.player_name) if self.player_name else _("You")
+            session = OnlineSession(client, tokens=self.tokens, you=you)
+            self.session = session
+            session.on_change = self._changed  # the first change shows the lobby or table
             self.opened.set()
-            self.exit()
+            await session.follow()
             return
-        you = display_name(self.player_name) if self.player_name else _("You")
-        session = OnlineSession(client, tokens=self.tokens, you=you)
-        self.session = session
-        session.on_change = self._changed  # the first change shows the lobby or table
         self.opened.set()
-        await session.follow()
+        self.exit()
 
     def _changed(self) -> None:
         self._show()
