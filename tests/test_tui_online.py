@@ -30,15 +30,8 @@ from unokit.engine import actions as A
 from unokit.engine.events import Event, EventKind
 from unokit.formats.record import Record
 from unokit.server import protocol as P
-from unokit.tui.online import (
-    OnlineSession,
-    TokenStore,
-    Turn,
-    check_room,
-    default_token_file,
-    event_from_dict,
-    new_room_fields,
-)
+from unokit.tui.online import OnlineSession, Turn, event_from_dict
+from unokit.tui.online_join import TokenStore, check_room, default_token_file, new_room_fields
 from unokit.tui.online_screen import LobbyScreen, OnlineApp, OnlineTableScreen
 from unokit.tui.screens import ChallengePrompt, ChoiceScreen, ColorPicker, EndScreen
 from unokit.tui.widgets import KEY_LABELS

@@ -83,7 +83,7 @@ def _play_online(server: str, room: str | None, *, spectate: bool,
     then open the online table."""
     from unokit.bots import BotSpecError
     from unokit.client.client import ClientError
-    from unokit.tui.online import TokenStore, check_room, new_room_fields
+    from unokit.tui.online_join import TokenStore, check_room, new_room_fields
 
     if problem := missing("server", "play --server"):
         _fail(problem)

@@ -24,7 +24,8 @@ from textual.widgets import Static
 from unokit.client.client import ActionRefused, ClientError, create_room
 from unokit.i18n import _
 from unokit.text.safe import display_name
-from unokit.tui.online import OnlineSession, TokenStore, join_room
+from unokit.tui.online import OnlineSession
+from unokit.tui.online_join import TokenStore, join_room
 from unokit.tui.screens import EndScreen
 from unokit.tui.session import HUMAN, Offer, Session, bot_levels, default_level
 from unokit.tui.table_screen import TableScreen
