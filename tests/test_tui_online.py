@@ -411,6 +411,14 @@ async def test_the_turn_timer_shows_on_the_table(tmp_path: Path) -> None:
             assert isinstance(table, OnlineTableScreen)
             status = static_text(table, "#status")
             assert "s left for your turn" in status, status
+            now = asyncio.get_running_loop().time()
+            clock = session.timer_left(now)
+            assert clock is not None and clock[0] == 0 and 50 < clock[1] <= 60
+            # once the minute is over the clock goes from the status at the next tick
+            assert session._timer_at is not None
+            session._timer_at -= 61
+            table._tick()
+            assert "⏱" not in static_text(table, "#status")
 
 
 @pytest.mark.asyncio

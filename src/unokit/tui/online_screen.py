@@ -69,8 +69,12 @@ class OnlineTableScreen(TableScreen):
             self.app.pop_screen()
 
     def _tick(self) -> None:
-        if self.online.timer_left(asyncio.get_running_loop().time()) is not None:
+        """Once a second: the turn clock counts down (and goes once it ran out)."""
+        running = self.online.timer_left(asyncio.get_running_loop().time()) is not None
+        if running or self._clock_shown:
             self.query_one("#status", Static).update(self._status(self.session.offer()))
+
+    _clock_shown = False
 
     # ------------------------------------------------------------ actions
     def human(self, action: int) -> bool:
@@ -125,6 +129,7 @@ class OnlineTableScreen(TableScreen):
             text.append(_("Away: a bot plays for you until you act."), style="bold #ffd75f")
             text.append("\n")
         clock = online.timer_left(asyncio.get_running_loop().time())
+        self._clock_shown = clock is not None
         if clock is not None:
             seat, left = clock
             seconds = int(left + 0.999)
