@@ -177,9 +177,9 @@ class LobbyScreen(Screen[None]):
     def __init__(self, session: OnlineSession) -> None:
         super().__init__()
         self.online = session
-        levels = bot_levels()
+        self.levels = bot_levels()
         self.level = default_level()
-        self.levels = levels
+        """The level of the next bot ``b`` seats."""
         self.error = ""
 
     def compose(self) -> ComposeResult:
