@@ -641,7 +641,7 @@ def _help(command: Any) -> str:
 
 HELP = {
     "play": N_("Play UNO against bots in the terminal; without options a setup screen "
-               "opens."),
+               "opens. With --server, play in an online room."),
     "serve": N_("Run the game server: the HTTP API and the WebSocket game on "
                 "127.0.0.1:8000, with SQLite in ./unokit-data unless told otherwise. Ctrl-C "
                 "stops it gracefully."),

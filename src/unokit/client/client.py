@@ -289,6 +289,22 @@ class GameClient:
         ack = await self.request(kind(id=self.new_id(), **fields))
         return int(ack.seq)
 
+    async def start(self) -> int:
+        """The host starts the match (``start``)."""
+        return await self.command(P.Start)
+
+    async def add_bot(self, bot: str = "normal", seat: int | None = None) -> int:
+        """The host seats a bot (``add_bot``)."""
+        return await self.command(P.AddBot, bot=bot, seat=seat)
+
+    async def remove_bot(self, seat: int) -> int:
+        """The host takes the bot off ``seat`` (``remove_bot``)."""
+        return await self.command(P.RemoveBot, seat=seat)
+
+    async def set_timer(self, seconds: int) -> int:
+        """The host sets the turn timer (``set_timer``)."""
+        return await self.command(P.SetTimer, seconds=seconds)
+
     async def send_raw(self, text: str | bytes) -> None:
         """Send any text as is (for tests of what the server refuses)."""
         await self._ws.send(text)
