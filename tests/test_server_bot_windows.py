@@ -11,8 +11,8 @@ import pytest
 from server_harness import running_server, server_settings
 from unokit.client import GameClient
 from unokit.client.client import ActionRefused
+from unokit.server import pacing as pacing_module
 from unokit.server import protocol as P
-from unokit.server import room as room_module
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,7 +27,7 @@ class Declining:
 
 async def test_a_bot_that_declines_a_window_does_not_stall_the_room(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    monkeypatch.setattr(room_module, "make_bot", lambda *a, **k: Declining())
+    monkeypatch.setattr(pacing_module, "make_bot", lambda *a, **k: Declining())
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", catch_grace=0.0)
     async with running_server(settings, seeds=[bytes(32)]) as server:
         async with httpx.AsyncClient() as http:

@@ -290,10 +290,10 @@ class FailingStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    async def append_action(self, room_id: int, action: Any) -> None:
+    async def append_action(self, room_id: int, action: Any, chat: Any = None) -> None:
         if self.failing:
             raise StoreError("the database refused a write: OperationalError")
-        await self.store.append_action(room_id, action)
+        await self.store.append_action(room_id, action, chat)
 
 
 async def _playing_room(server: Running, name: str) -> tuple[GameClient, Room]:

@@ -28,7 +28,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from unokit.bots import make_bot
 from unokit.bots.base import Bot
 from unokit.engine.actions import (
     CATCH,
@@ -36,7 +35,6 @@ from unokit.engine.actions import (
     PLAY,
     UNO,
     UNO_FLAG,
-    action_player,
     action_target,
     action_type,
     format_action,
@@ -55,9 +53,9 @@ from unokit.server import protocol as P
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import Lobby
+from unokit.server.pacing import Pacing
 from unokit.server.seating import (
     ANSWERS_KEPT,
-    BOT,
     EMPTY,
     HUMAN,
     Connection,
@@ -81,7 +79,7 @@ TRANSIENT = frozenset({"not_stored", "closing", "rate_limited"})
 resent id with them."""
 
 
-class Room(Lobby, Talk):
+class Room(Lobby, Talk, Pacing):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
 
@@ -659,179 +657,3 @@ class Room(Lobby, Talk):
             "contributions": {str(k): v for k, v in sorted(self.contributions.items())},
             "server_seed": self.server_seed if self.status == "finished" else None}
         return record
-
-    # ------------------------------------------------------------ bots and timers
-    def _automatic(self) -> set[int]:
-        return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
-
-    def _bot(self, seat: int) -> Bot:
-        bot = self.bots.get(seat)
-        if bot is None:
-            spot = self.seats[seat]
-            seed = ((self.seed or 0) + 0x9E3779B97F4A7C15 * (seat + 1)) % 2**64
-            bot = make_bot(spot.bot if spot.kind == BOT else "normal", seed, rules=self.rules)
-            self.bots[seat] = bot
-        return bot
-
-    def _schedule(self) -> None:
-        """Work out what is due next: the grace's end, a bot's move, the turn timer, the
-        end of the pause between rounds."""
-        game, driver = self.game, self.driver
-        self.bot_due = None
-        if self.status != "playing" or game is None or driver is None or self.closing:
-            self.timer_due = self.pause_due = None
-            return
-        loop = asyncio.get_running_loop()
-        if self.grace is not None:
-            return
-        if game.phase is ROUND_OVER:
-            self.timer_due = None
-            if any(s.kind == EMPTY for s in self.seats):
-                self.pause_due = None
-            elif self.pause_due is None:
-                self.pause_due = loop.time() + self.settings.round_pause
-            if all(s.kind == BOT or s.away for s in self.seats):
-                self.bot_due = loop.time() + self.settings.bot_delay
-            return
-        self.pause_due = None
-        auto = self._automatic()
-        # bots asked in this position that all declined are asked again only after the
-        # next action, a change of the automatic seats, or when one leads: otherwise the
-        # room would ask them at once, forever
-        if (any(seat in auto for seat in driver.seats_to_ask())
-                and (driver.lead() in auto
-                     or self._declined != (len(game.history), frozenset(auto)))):
-            self.bot_due = loop.time() + self.settings.bot_delay
-        lead = driver.lead()
-        key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
-        if lead in auto or not self.turn_timer:
-            self.timer_due, self.timer_seat, self._timer_key = None, -1, None
-        elif key != self._timer_key:
-            self._timer_key = key
-            self.timer_seat = lead
-            elapsed = 0.0 if self.timer_due is not None or self._fresh else max(
-                0.0, time.time() - self.last_commit)
-            self._fresh = True
-            left = max(1.0, self.turn_timer - elapsed) * self.settings.timer_scale
-            self.timer_due = loop.time() + left
-            data = self._timer_message()
-            self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
-
-    _fresh = False
-    _declined: tuple[int, frozenset[int]] | None = None
-    """(actions, automatic seats) when the bots last all let their windows pass."""
-
-    def _lead_acted(self) -> bool:
-        game = self.game
-        assert game is not None and self.driver is not None
-        return bool(game.history) and action_player(game.history[-1]) == self.driver.lead()
-
-    def _timer_message(self) -> bytes:
-        loop = asyncio.get_running_loop()
-        left = 0 if self.timer_due is None else max(0, round((self.timer_due - loop.time())
-                                                              * 1000))
-        return P.encode(P.Timer(seat=self.timer_seat, ms=left))
-
-    def _next_due(self) -> float | None:
-        if self.grace is not None:  # nothing else is decided during a grace
-            return self.grace.until
-        dues = [d for d in (self.grace.until if self.grace else None, self.bot_due,
-                            self.timer_due, self.pause_due) if d is not None]
-        return min(dues) if dues else None
-
-    async def _on_due(self) -> None:
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        if self.grace is not None:
-            if now >= self.grace.until:
-                await self._end_grace()
-            return
-        if self.bot_due is not None and now >= self.bot_due:
-            self.bot_due = None
-            await self._bot_move()
-        elif self.timer_due is not None and now >= self.timer_due:
-            self.timer_due, self._timer_key = None, None
-            await self._timeout()
-        elif self.pause_due is not None and now >= self.pause_due:
-            self.pause_due = None
-            game = self.game
-            if game is not None and game.phase is ROUND_OVER and self.driver is not None:
-                lead = self.driver.lead()
-                await self._try(Held(None, None, lead, parse_action(f"{lead}:next"),
-                                     "pause"))
-
-    async def _end_grace(self) -> None:
-        grace = self.grace
-        assert grace is not None and self.game is not None
-        self.grace = None
-        n = len(self.seats)
-        catches = sorted(grace.catches, key=lambda h: (h.seat - grace.target) % n)
-        winner = -1
-        for held in catches:
-            if winner >= 0:
-                self._error(held.conn, held.seat, held.msg_id, "caught",
-                            Reason("seat {target} was caught by seat {winner}, the "
-                                   "nearest after them", target=grace.target,
-                                   winner=winner))
-            elif self.game.uno_open == grace.target:
-                if await self._try(held):
-                    winner = held.seat
-            else:
-                self._error(held.conn, held.seat, held.msg_id, "too_late",
-                            Reason("seat {target} called UNO within the grace period",
-                                   target=grace.target)
-                            if self.game.uno_open < 0 else N_("no catch is possible now"))
-        waiting = grace.waiting
-        while waiting:
-            held = waiting.pop(0)
-            again = self._grace_now()
-            if again is not None:  # a new grace began: the rest wait for it too
-                again.waiting[:0] = [held, *waiting]
-                return
-            await self._try(held)
-
-    def _grace_now(self) -> Grace | None:
-        """The catch grace under way, if any."""
-        return self.grace
-
-    async def _bot_move(self) -> None:
-        game, driver = self.game, self.driver
-        assert game is not None and driver is not None
-        auto = self._automatic()
-
-        def choose(seat: int, legal: list[int], must: bool) -> int | None:
-            if seat not in auto or not legal:
-                return None
-            if game.phase is ROUND_OVER and not all(s.kind == BOT or s.away
-                                                    for s in self.seats):
-                return None
-            choice = self._bot(seat).choose(game.observation(seat), legal)
-            if choice is None and must:
-                return legal[0]
-            return choice if choice is None or choice in legal else legal[0]
-
-        asked = driver.ask(choose)
-        if asked is None:
-            # every bot let its window pass and a person leads: ask them again only
-            # once something has changed
-            self._declined = (len(game.history), frozenset(auto))
-            return
-        seat, action = asked
-        origin = "bot" if self.seats[seat].kind == BOT else "away"
-        await self._try(Held(None, None, seat, action, origin))
-
-    async def _timeout(self) -> None:
-        game, driver = self.game, self.driver
-        assert game is not None and driver is not None
-        seat = self.timer_seat
-        if seat < 0 or seat != driver.lead() or self.seats[seat].kind != HUMAN:
-            return
-        legal = game.legal_actions(seat)
-        if not legal:
-            return
-        choice = self._bot(seat).choose(game.observation(seat), legal)
-        action = choice if choice in legal else legal[0]
-        assert action is not None
-        await self._try(Held(None, None, seat, action, "timeout"))
-        if self.seats[seat].away:
-            self._broadcast_room()

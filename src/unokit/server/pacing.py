@@ -1,0 +1,234 @@
+"""The pace of :class:`unokit.server.room.Room`: its bots, its turn timer, the pause
+between rounds and the end of a catch grace, each due at a time of the event loop.
+
+A room asks :meth:`Pacing._schedule` after every change what is due next, and its task
+calls :meth:`Pacing._on_due` when that time comes. The catch grace ends first; the bots
+move after ``bot_delay`` seconds; a person's turn timer runs ``turn_timer`` seconds
+(scaled by ``timer_scale``), after which a bot plays for them (two in a row mark the
+seat away); the next round starts ``round_pause`` seconds after a round ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from unokit.bots import make_bot
+from unokit.bots.base import Bot
+from unokit.engine.actions import action_player, parse_action
+from unokit.engine.driver import Driver
+from unokit.engine.errors import Reason
+from unokit.engine.game import Game
+from unokit.engine.phases import ROUND_OVER
+from unokit.engine.rules import Rules
+from unokit.i18n import N_
+from unokit.server import protocol as P
+from unokit.server.fanout import FanOut
+from unokit.server.seating import BOT, EMPTY, HUMAN, Connection, Grace, Held, Seat
+from unokit.server.settings import Settings
+
+
+class Pacing:
+    """The bots, the timers and the end of the catch grace of a room."""
+
+    if TYPE_CHECKING:
+        code: str
+        rules: Rules
+        settings: Settings
+        fanout: FanOut
+        seats: list[Seat]
+        game: Game | None
+        driver: Driver | None
+        grace: Grace | None
+        bots: dict[int, Bot]
+        seed: int | None
+        status: str
+        closing: bool
+        turn_timer: int
+        last_commit: float
+        bot_due: float | None
+        timer_due: float | None
+        timer_seat: int
+        _timer_key: tuple[int, int, str] | None
+        pause_due: float | None
+
+        def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
+                   code: str, message: str) -> None: ...
+        async def _try(self, held: Held) -> bool: ...
+        def _broadcast_room(self) -> None: ...
+
+    def _automatic(self) -> set[int]:
+        return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
+
+    def _bot(self, seat: int) -> Bot:
+        bot = self.bots.get(seat)
+        if bot is None:
+            spot = self.seats[seat]
+            seed = ((self.seed or 0) + 0x9E3779B97F4A7C15 * (seat + 1)) % 2**64
+            bot = make_bot(spot.bot if spot.kind == BOT else "normal", seed, rules=self.rules)
+            self.bots[seat] = bot
+        return bot
+
+    def _schedule(self) -> None:
+        """Work out what is due next: the grace's end, a bot's move, the turn timer, the
+        end of the pause between rounds."""
+        game, driver = self.game, self.driver
+        self.bot_due = None
+        if self.status != "playing" or game is None or driver is None or self.closing:
+            self.timer_due = self.pause_due = None
+            return
+        loop = asyncio.get_running_loop()
+        if self.grace is not None:
+            return
+        if game.phase is ROUND_OVER:
+            self.timer_due = None
+            if any(s.kind == EMPTY for s in self.seats):
+                self.pause_due = None
+            elif self.pause_due is None:
+                self.pause_due = loop.time() + self.settings.round_pause
+            if all(s.kind == BOT or s.away for s in self.seats):
+                self.bot_due = loop.time() + self.settings.bot_delay
+            return
+        self.pause_due = None
+        auto = self._automatic()
+        # bots asked in this position that all declined are asked again only after the
+        # next action, a change of the automatic seats, or when one leads: otherwise the
+        # room would ask them at once, forever
+        if (any(seat in auto for seat in driver.seats_to_ask())
+                and (driver.lead() in auto
+                     or self._declined != (len(game.history), frozenset(auto)))):
+            self.bot_due = loop.time() + self.settings.bot_delay
+        lead = driver.lead()
+        key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
+        if lead in auto or not self.turn_timer:
+            self.timer_due, self.timer_seat, self._timer_key = None, -1, None
+        elif key != self._timer_key:
+            self._timer_key = key
+            self.timer_seat = lead
+            elapsed = 0.0 if self.timer_due is not None or self._fresh else max(
+                0.0, time.time() - self.last_commit)
+            self._fresh = True
+            left = max(1.0, self.turn_timer - elapsed) * self.settings.timer_scale
+            self.timer_due = loop.time() + left
+            data = self._timer_message()
+            self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+
+    _fresh = False
+    _declined: tuple[int, frozenset[int]] | None = None
+    """(actions, automatic seats) when the bots last all let their windows pass."""
+
+    def _lead_acted(self) -> bool:
+        game = self.game
+        assert game is not None and self.driver is not None
+        return bool(game.history) and action_player(game.history[-1]) == self.driver.lead()
+
+    def _timer_message(self) -> bytes:
+        loop = asyncio.get_running_loop()
+        left = 0 if self.timer_due is None else max(0, round((self.timer_due - loop.time())
+                                                              * 1000))
+        return P.encode(P.Timer(seat=self.timer_seat, ms=left))
+
+    def _next_due(self) -> float | None:
+        if self.grace is not None:  # nothing else is decided during a grace
+            return self.grace.until
+        dues = [d for d in (self.grace.until if self.grace else None, self.bot_due,
+                            self.timer_due, self.pause_due) if d is not None]
+        return min(dues) if dues else None
+
+    async def _on_due(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self.grace is not None:
+            if now >= self.grace.until:
+                await self._end_grace()
+            return
+        if self.bot_due is not None and now >= self.bot_due:
+            self.bot_due = None
+            await self._bot_move()
+        elif self.timer_due is not None and now >= self.timer_due:
+            self.timer_due, self._timer_key = None, None
+            await self._timeout()
+        elif self.pause_due is not None and now >= self.pause_due:
+            self.pause_due = None
+            game = self.game
+            if game is not None and game.phase is ROUND_OVER and self.driver is not None:
+                lead = self.driver.lead()
+                await self._try(Held(None, None, lead, parse_action(f"{lead}:next"),
+                                     "pause"))
+
+    async def _end_grace(self) -> None:
+        grace = self.grace
+        assert grace is not None and self.game is not None
+        self.grace = None
+        n = len(self.seats)
+        catches = sorted(grace.catches, key=lambda h: (h.seat - grace.target) % n)
+        winner = -1
+        for held in catches:
+            if winner >= 0:
+                self._error(held.conn, held.seat, held.msg_id, "caught",
+                            Reason("seat {target} was caught by seat {winner}, the "
+                                   "nearest after them", target=grace.target,
+                                   winner=winner))
+            elif self.game.uno_open == grace.target:
+                if await self._try(held):
+                    winner = held.seat
+            else:
+                self._error(held.conn, held.seat, held.msg_id, "too_late",
+                            Reason("seat {target} called UNO within the grace period",
+                                   target=grace.target)
+                            if self.game.uno_open < 0 else N_("no catch is possible now"))
+        waiting = grace.waiting
+        while waiting:
+            held = waiting.pop(0)
+            again = self._grace_now()
+            if again is not None:  # a new grace began: the rest wait for it too
+                again.waiting[:0] = [held, *waiting]
+                return
+            await self._try(held)
+
+    def _grace_now(self) -> Grace | None:
+        """The catch grace under way, if any."""
+        return self.grace
+
+    async def _bot_move(self) -> None:
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        auto = self._automatic()
+
+        def choose(seat: int, legal: list[int], must: bool) -> int | None:
+            if seat not in auto or not legal:
+                return None
+            if game.phase is ROUND_OVER and not all(s.kind == BOT or s.away
+                                                    for s in self.seats):
+                return None
+            choice = self._bot(seat).choose(game.observation(seat), legal)
+            if choice is None and must:
+                return legal[0]
+            return choice if choice is None or choice in legal else legal[0]
+
+        asked = driver.ask(choose)
+        if asked is None:
+            # every bot let its window pass and a person leads: ask them again only
+            # once something has changed
+            self._declined = (len(game.history), frozenset(auto))
+            return
+        seat, action = asked
+        origin = "bot" if self.seats[seat].kind == BOT else "away"
+        await self._try(Held(None, None, seat, action, origin))
+
+    async def _timeout(self) -> None:
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        seat = self.timer_seat
+        if seat < 0 or seat != driver.lead() or self.seats[seat].kind != HUMAN:
+            return
+        legal = game.legal_actions(seat)
+        if not legal:
+            return
+        choice = self._bot(seat).choose(game.observation(seat), legal)
+        action = choice if choice in legal else legal[0]
+        assert action is not None
+        await self._try(Held(None, None, seat, action, "timeout"))
+        if self.seats[seat].away:
+            self._broadcast_room()
