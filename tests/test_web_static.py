@@ -26,19 +26,19 @@ from unokit.web import CSP, STATIC
 FIRST_LOAD_LIMIT = 300 * 1024
 """The most bytes the first load of the page may transfer (uncompressed, to be safe)."""
 
-CONTRACT_TESTIDS = """
-screen lang-switch connection-status toast
-name-input play-now preset-select preset-explained seats-select bot-level-select
-timer-select create-submit join-code-input join-submit open-rooms open-room
-room-code invite-link seat start-match add-bot add-bot-level remove-bot kick set-timer
-rules-summary spectators fairness-commitment
-hand card colour-symbol top-card current-colour direction your-turn draw-pile pass
-opponent card-count colour-picker colour-R colour-Y colour-G colour-B uno-button
-catch-button challenge-button accept-button slap-button seven-target target-seat
-exchange next-round chat-input chat-send chat-log chat-line log log-line scores score
-turn-timer autopilot verify-link
-round-hand final-scores winner play-again
-""".split()
+CONTRACT_TESTIDS = [
+    "screen", "lang-switch", "connection-status", "toast", "name-input", "play-now",
+    "preset-select", "preset-explained", "seats-select", "bot-level-select", "timer-select",
+    "create-submit", "join-code-input", "join-submit", "open-rooms", "open-room", "room-code",
+    "invite-link", "seat", "start-match", "add-bot", "add-bot-level", "remove-bot", "kick",
+    "set-timer", "rules-summary", "spectators", "fairness-commitment", "hand", "card",
+    "colour-symbol", "top-card", "current-colour", "direction", "your-turn", "draw-pile",
+    "pass", "opponent", "card-count", "colour-picker", "colour-R", "colour-Y", "colour-G",
+    "colour-B", "uno-button", "catch-button", "challenge-button", "accept-button",
+    "slap-button", "seven-target", "target-seat", "exchange", "next-round", "chat-input",
+    "chat-send", "chat-log", "chat-line", "log", "log-line", "scores", "score", "turn-timer",
+    "autopilot", "verify-link", "round-hand", "final-scores", "winner", "play-again",
+]
 """Every ``data-testid`` of the DOM contract (docs/web.md), which the browser tests use."""
 
 SCREENS = ["lobby", "room", "table", "round-end", "match-end"]
@@ -112,7 +112,8 @@ def test_the_client_knows_every_plural_rule_of_the_catalogues() -> None:
 
 
 # ---------------------------------------------------------------- the first load
-IMPORT = re.compile(r"""^\s*(?:import\s*|(?:import|export)\s[^;'"()=]*?\sfrom\s*)["']([^"']+)["']""", re.M)
+IMPORT = re.compile(
+    r"""^\s*(?:import\s*|(?:import|export)\s[^;'"()=]*?\sfrom\s*)["']([^"']+)["']""", re.M)
 HTML_LINK = re.compile(r"""<(?:script|link|img)\b[^>]*?(?:src|href)="([^"]+)\"""")
 CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']""")
 
