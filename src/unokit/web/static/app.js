@@ -474,6 +474,8 @@ export function render() {
   const root = document.getElementById("app");
   root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
   S.game.fx = { top: false, drawn: 0, penalty: {} };
+  parts.log.scrollTop = parts.log.scrollHeight;
+  parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
   restoreFocus(key);
   const dialog = root.querySelector('[role="dialog"]');
   if (dialog && !dialog.contains(document.activeElement)) {
