@@ -436,7 +436,16 @@ function renderStatus() {
 function header() {
   const select = h("select", {
     testid: "lang-switch", id: "lang-switch", "aria-label": _("Language"),
-    onchange: async (ev) => { await setLanguage(ev.target.value, true); relog(); render(); },
+    onchange: async (ev) => {
+      await setLanguage(ev.target.value, true);
+      const url = new URL(location.href);
+      if (url.searchParams.has("lang")) {
+        url.searchParams.set("lang", ev.target.value);
+        history.replaceState(history.state, "", url.pathname + url.search);
+      }
+      relog();
+      render();
+    },
   }, LANGS.map((code) => option(code, LANG_NAMES[code], code === language())));
   return h("header", { class: "bar" },
     h("a", { class: "brand", href: "/", onclick: (ev) => { ev.preventDefault(); leaveRoom(); } },

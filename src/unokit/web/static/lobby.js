@@ -32,6 +32,15 @@ export function botLevelName(level) {
   }
 }
 
+// A timer's option value: "off" or the seconds.
+export function timerValue(seconds) {
+  return Number(seconds) ? String(seconds) : "off";
+}
+
+export function timerSeconds(value) {
+  return value === "off" ? 0 : Number(value) || 0;
+}
+
 export function timerName(seconds) {
   return Number(seconds) ? ngettext("{n} second", "{n} seconds", Number(seconds)) : _("No timer");
 }
@@ -94,10 +103,10 @@ function createForm() {
         seatChoices.map((n) => option(String(n), String(n), n === Number(S.form.seats)))), "seats-select"),
       field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
         ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
-      field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", Number(ev.target.value)) },
-        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
+      field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", timerSeconds(ev.target.value)) },
+        [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
     h("div", { class: "check" },
-      h("input", { type: "checkbox", id: "fill-bots", checked: !!S.form.bots, onchange: (ev) => setForm("bots", ev.target.checked) }),
+      h("input", { type: "checkbox", id: "fill-bots", testid: "fill-bots", checked: !!S.form.bots, onchange: (ev) => setForm("bots", ev.target.checked) }),
       h("label", { for: "fill-bots" }, _("Fill the other seats with bots (one stays free for a friend)"))),
     h("button", { class: "primary", type: "submit", testid: "create-submit" }, _("Create room")));
 }

@@ -4,7 +4,7 @@ import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, send, seatName } from "./app.js";
 import { presetName, summary } from "./rules.js";
-import { botLevelName, timerName } from "./lobby.js";
+import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
 
 let botLevel = "normal";
 
@@ -59,8 +59,8 @@ export function hostControls(room) {
       h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: botLevel }) }, _("Add a bot"))),
     h("div", { class: "row" },
       h("label", { for: "set-timer" }, _("Turn timer")),
-      h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: Number(ev.target.value) }) },
-        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === room.turn_timer)))),
+      h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: timerSeconds(ev.target.value) }) },
+        [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === room.turn_timer)))),
     h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
     full ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
 }
