@@ -146,6 +146,10 @@ function onMessage(msg) {
       g.must = !!msg.must;
       if (S.timer && S.timer.seat !== g.lead) S.timer = null;
       if (!choices(g.legal).unoWithPlay && !g.legal.includes("uno")) S.unoArmed = false;
+      for (const key of ["picker", "targetPick", "exchangePick"]) {
+        const pick = S[key];
+        if (pick && !pick.texts.some((t) => g.legal.includes(t))) S[key] = null;
+      }
       if (g.needSnapshot && link) {
         g.needSnapshot = false;
         link.send({ type: "snapshot" });
@@ -194,9 +198,8 @@ function onMessage(msg) {
   render();
 }
 
-function onAnswer(id, msg, sent) {
-  if (msg.type === "error" && sent && sent.type === "contribute") return true;
-  return false;
+function onAnswer(id) {
+  inflight.delete(id);
 }
 
 function contribute() {
@@ -224,6 +227,7 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   S.picker = S.targetPick = S.exchangePick = null;
   parts.log.replaceChildren();
   parts.chatLog.replaceChildren();
+  inflight.clear();
   if (push && location.pathname !== "/r/" + code) {
     history.pushState({}, "", "/r/" + code + location.search);
   }
@@ -253,11 +257,17 @@ export function send(msg) {
   return link.send(msg);
 }
 
+// Actions sent and not answered yet (id -> text): the same action is not sent twice
+// while the first waits (a catch held during the catch grace, say).
+export const inflight = new Map();
+
 export function act(text) {
   S.autoplayed = false;
   S.picker = S.targetPick = S.exchangePick = null;
   if (text.endsWith("!")) S.unoArmed = false;
-  send({ type: "act", action: text });
+  if ([...inflight.values()].includes(text)) return;
+  const id = send({ type: "act", action: text });
+  if (id) inflight.set(id, text);
   render();
 }
 
@@ -475,12 +485,18 @@ export function render() {
   const screen = currentScreen();
   S.screen = screen;
   document.title = screen === "lobby" ? "unokit" : "unokit · " + (S.code || "");
-  let view;
-  if (screen === "lobby") view = lobbyView();
-  else if (screen === "room") view = roomView();
-  else if (screen === "table") view = tableView();
-  else if (screen === "round-end") view = roundEndView();
-  else view = matchEndView();
+  let view = null;
+  try {
+    if (screen === "lobby") view = lobbyView();
+    else if (screen === "room") view = roomView();
+    else if (screen === "table") view = tableView();
+    else if (screen === "round-end") view = roundEndView();
+    else view = matchEndView();
+  } catch (err) {
+    // keep the last good screen rather than a blank page; the next update tries again
+    console.error(err);
+    return;
+  }
   const main = h("main", { id: "main", testid: "screen", data: { screen }, class: "screen-" + screen }, view);
   const root = document.getElementById("app");
   root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));

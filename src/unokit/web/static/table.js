@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
-import { S, act, closeDialogs, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
+import { S, act, closeDialogs, inflight, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
 import { effective } from "./rules.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -100,7 +100,7 @@ function actions() {
     h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
-    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, onclick: () => act("catch " + seat) },
+    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, "aria-disabled": [...inflight.values()].includes("catch " + seat) ? "true" : null, onclick: () => act("catch " + seat) },
       _("Catch {name}!", { name: seatName(seat) }))),
     c.slap ? h("button", { type: "button", class: "danger big", testid: "slap-button", onclick: () => act("slap") }, _("Slap!")) : null,
     c.next ? h("button", { type: "button", class: "primary", testid: "next-round", onclick: () => act("next") }, _("Next round")) : null);
@@ -193,14 +193,17 @@ function dialogs() {
       h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))));
   }
   if (S.targetPick) {
-    const seats = [...new Set(S.targetPick.texts.map((t) => Number(t.split("@")[1].split(/[/!]/)[0])))];
+    const pick = S.targetPick;
+    const seats = [...new Set(pick.texts.filter((t) => t.includes("@")).map((t) => Number(t.split("@")[1].split(/[/!,]/)[0])))];
+    const plain = pick.texts.find((t) => !t.includes("@") && !t.endsWith("!")) || pick.texts.find((t) => !t.includes("@"));
     return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "seven-title", testid: "seven-target" },
       h("h2", { id: "seven-title" }, S.targetPick.card.slice(1) === "7" ? _("Swap hands with…") : _("Choose a player")),
       h("div", { class: "targets" }, seats.map((seat) => h("button", { type: "button", class: "secondary", testid: "target-seat", data: { seat }, onclick: () => pickTarget(seat) },
         seatName(seat) + " · " + ngettext("{n} card", "{n} cards", g.sizes[seat] || 0)))),
+      plain ? h("button", { type: "button", class: "secondary", onclick: () => act(S.unoArmed && pick.texts.includes(plain + "!") ? plain + "!" : plain) }, _("Just play it")) : null,
       h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
   }
-  const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
+  const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.filter((t) => t.includes("/")).map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
   if (gives.length) {
     return dialog("exchange", _("Give a card away"), h("div", { class: "hand small" },
       gives.map((card) => cardFace(card, "button", { type: "button", testid: "card", data: { card, playable: "true" }, onclick: () => giveCard(card) }))));
