@@ -115,17 +115,42 @@ function challengePrompt() {
     h("button", { type: "button", class: "secondary", testid: "accept-button", onclick: () => act("draw") }, _("Accept and draw")));
 }
 
+const ORDER = "RYGBW";
+const VALUES = "0123456789SR+2+4WCD1D2SWSH";
+
+function sortKey(card) {
+  const colour = card.startsWith("W") ? "W" : card[0];
+  const value = card.startsWith("W") ? card : card.slice(1);
+  return ORDER.indexOf(colour) * 100 + Math.max(0, VALUES.indexOf(value));
+}
+
+function me() {
+  const g = S.game;
+  if (S.seat === null) return null;
+  const count = g.hand.length;
+  const called = count === 1 && g.called[S.seat];
+  return h("div", { class: "me" },
+    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, _("you")),
+    h("span", { class: "muted" }, ngettext("{n} card", "{n} cards", count)),
+    called ? h("span", { class: "badge uno" }, "UNO!") : null);
+}
+
 function hand() {
   const g = S.game;
   const n = g.hand.length;
   const fresh = g.fx.drawn;
+  const newest = new Set(g.hand.slice(n - fresh));
+  const cards = [...g.hand].sort((a, b) => sortKey(a) - sortKey(b));
   return h("div", { class: "hand-wrap" },
     h("h2", { class: "visually-hidden", id: "hand-title" }, _("Your hand")),
+    me(),
     h("div", { class: "hand", testid: "hand", role: "group", "aria-labelledby": "hand-title", vars: { n } },
-      g.hand.map((card, i) => {
+      cards.map((card, i) => {
         const playable = textsFor(g.legal, card).length > 0;
+        const enter = newest.has(card);
+        if (enter) newest.delete(card);
         return cardFace(card, "button", {
-          type: "button", testid: "card", class: (playable ? "playable" : "") + (i >= n - fresh ? " enter" : ""),
+          type: "button", testid: "card", class: (playable ? "playable" : "") + (enter ? " enter" : ""),
           data: { card, playable: String(playable) }, vars: { i, d: i - (n - 1) / 2 },
           "aria-label": cardName(card) + (playable ? ", " + _("playable") : ""),
           onclick: () => playCard(card),
