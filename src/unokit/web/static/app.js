@@ -349,6 +349,7 @@ export function closeDialogs() {
 
 // ---------------------------------------------------------------- lobby data
 export async function refreshLobby() {
+  const before = JSON.stringify([S.presets, S.openRooms, S.conn]);
   try {
     if (!S.presets.length) S.presets = await api("/api/presets");
     S.openRooms = await api("/api/rooms");
@@ -356,7 +357,8 @@ export async function refreshLobby() {
   } catch {
     S.conn = "offline";
   }
-  if (!S.code) render();
+  // redraw only on a change, so that an open drop-down of the form stays open
+  if (!S.code && JSON.stringify([S.presets, S.openRooms, S.conn]) !== before) render();
 }
 
 export async function playNow() {
@@ -402,8 +404,8 @@ export function currentScreen() {
 
 function focusKey(el) {
   if (!el || el === document.body || !el.dataset) return null;
-  const testid = el.dataset.testid || el.id;
-  if (!testid) return null;
+  const testid = el.dataset.testid;
+  if (!testid) return el.id ? { id: el.id } : null;
   const key = { testid, card: el.dataset.card, seat: el.dataset.seat, target: el.dataset.target, code: el.dataset.code };
   const same = document.querySelectorAll('[data-testid="' + testid + '"]');
   key.index = Array.prototype.indexOf.call(same, el);
@@ -415,6 +417,11 @@ function focusKey(el) {
 
 function restoreFocus(key) {
   if (!key) return;
+  if (key.id) {
+    const el = document.getElementById(key.id);
+    if (el) el.focus({ preventScroll: true });
+    return;
+  }
   const all = Array.from(document.querySelectorAll('[data-testid="' + key.testid + '"]'));
   let el = all.find((x) => x.dataset.card === key.card && x.dataset.seat === key.seat && x.dataset.target === key.target && x.dataset.code === key.code);
   if (key.card && all.length) {
