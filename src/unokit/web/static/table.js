@@ -135,6 +135,14 @@ function me() {
     called ? h("span", { class: "badge uno" }, "UNO!") : null);
 }
 
+// A card's place in the fanned hand: a gentle arc, flatter as the hand grows.
+function fan(i, n) {
+  const d = i - (n - 1) / 2;
+  const step = Math.min(2.2, 20 / Math.max(n, 1));
+  const dip = Math.min(0.7, 30 / Math.max(n * n, 1));
+  return { i, rot: (d * step).toFixed(2) + "deg", dip: (d * d * dip).toFixed(1) + "px" };
+}
+
 function hand() {
   const g = S.game;
   const n = g.hand.length;
@@ -151,7 +159,7 @@ function hand() {
         if (enter) newest.delete(card);
         return cardFace(card, "button", {
           type: "button", testid: "card", class: (playable ? "playable" : "") + (enter ? " enter" : ""),
-          data: { card, playable: String(playable) }, vars: { i, d: i - (n - 1) / 2 },
+          data: { card, playable: String(playable) }, vars: fan(i, n),
           "aria-label": cardName(card) + (playable ? ", " + _("playable") : ""),
           onclick: () => playCard(card),
         });
