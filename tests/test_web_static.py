@@ -4,7 +4,8 @@ security headers, the language catalogues as JSON, the first load within 300 KB
 (measured by following the page's links and the modules' static imports), no outside
 address in any file, every ``data-testid`` of the DOM contract (docs/web.md) present,
 the rules tables the client copies equal to the engine's, and a smoke test in
-Chromium: the lobby, the language switch, and a play-now match on the table."""
+Chromium: the lobby, the language switch, a play-now match on the table, and no
+motion under ``prefers-reduced-motion``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from unokit import i18n
+from unokit.engine.events import EventKind
 from unokit.engine.rules import KEYS, PRESETS
 from unokit.server.app import create_app
 from unokit.server.settings import Settings
@@ -226,13 +228,19 @@ def test_the_rule_tables_of_the_client_are_the_engines() -> None:
     assert block("DEFAULTS") == {k.name: k.default for k in KEYS if k.kind != "cards"}
 
 
+def test_the_log_describes_every_kind_of_event() -> None:
+    source = (STATIC / "describe.js").read_text(encoding="utf-8")
+    missing = [kind.value for kind in EventKind if f'case "{kind.value}"' not in source]
+    assert not missing, missing
+
+
 # ---------------------------------------------------------------- in a browser
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--disable-quic"]
 
 
-def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -> None:
+def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
     from server_harness import running_server, server_settings
@@ -265,6 +273,11 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -
                 assert await symbol.inner_text() in "●▲■◆★"
                 assert await page.locator('[data-testid="opponent"]').count() == 3
                 await page.locator('[data-testid="log-line"]').first.wait_for()
+                await page.emulate_media(reduced_motion="reduce")
+                motion = await page.evaluate(
+                    "() => { const s = getComputedStyle(document.querySelector("
+                    "'[data-testid=card]')); return [s.animationName, s.transitionDuration]; }")
+                assert motion == ["none", "0s"], motion
                 assert not errors, errors
             finally:
                 await browser.close()
