@@ -240,7 +240,8 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
                 "--disable-quic"]
 
 
-def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(tmp_path: Path) -> None:
+def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
+        tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
     from server_harness import running_server, server_settings
