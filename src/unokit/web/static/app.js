@@ -190,7 +190,13 @@ function onMessage(msg) {
       if (msg.code !== "bad_token") toast(msg.code, errorText(msg.code, msg.message));
       break;
     case "bye":
-      if (msg.reconnect === false) toast("bye", msg.reason || _("The connection was closed."));
+      if (msg.reconnect === false) {
+        toast("bye", msg.reason || _("The connection was closed."));
+        if (S.room && S.room.status === "lobby") {
+          leaveRoom();
+          return;
+        }
+      }
       break;
     default:
       break;

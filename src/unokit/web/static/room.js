@@ -87,6 +87,7 @@ export function roomView() {
       h("h2", { id: "seats-title" }, _("Seats")),
       h("ul", { class: "seats" }, room.seats.map((info) => seatItem(info, host)))),
     host ? hostControls(room) : h("p", { class: "panel muted" }, _("Waiting for the host to start the match.")),
+    S.seat !== null ? h("div", { class: "leave" }, h("button", { type: "button", class: "ghost", testid: "leave-room", onclick: () => send({ type: "leave" }) }, _("Leave the room"))) : null,
     rulesSummary(),
     fairness());
 }
