@@ -168,6 +168,7 @@ function onMessage(msg) {
       break;
     case "reveal":
       S.reveal = msg;
+      checkDeal(S.code);
       break;
     case "chat":
       addChat(msg);
@@ -219,6 +220,19 @@ function contribute() {
   }
 }
 
+// After the reveal: run the fairness checks of the finished match (GET .../verify).
+async function checkDeal(code) {
+  try {
+    const report = await api("/api/rooms/" + code + "/verify");
+    if (S.code === code) {
+      S.verify = report;
+      render();
+    }
+  } catch {
+    S.verify = null;
+  }
+}
+
 export function enterRoom(code, { spectate = false, push = true } = {}) {
   if (link) link.close();
   code = String(code || "").trim().toUpperCase();
@@ -228,6 +242,7 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   S.game = newGame();
   S.timer = null;
   S.reveal = null;
+  S.verify = null;
   S.chat = [];
   S.chatSeen = new Set();
   S.picker = S.targetPick = S.exchangePick = null;
