@@ -512,7 +512,8 @@ export function render() {
   const key = focusKey(document.activeElement);
   const screen = currentScreen();
   S.screen = screen;
-  document.title = screen === "lobby" ? "unokit" : "unokit · " + (S.code || "");
+  const yourTurn = screen === "table" && S.game.must;
+  document.title = (yourTurn ? "● " + _("Your turn") + " · " : "") + (screen === "lobby" ? "unokit" : "unokit · " + (S.code || ""));
   let view = null;
   try {
     if (screen === "lobby") view = lobbyView();
