@@ -116,7 +116,9 @@ def test_the_client_knows_every_plural_rule_of_the_catalogues() -> None:
 # ---------------------------------------------------------------- the first load
 IMPORT = re.compile(
     r"""^\s*(?:import\s*|(?:import|export)\s[^;'"()=]*?\sfrom\s*)["']([^"']+)["']""", re.M)
-HTML_LINK = re.compile(r"""<(?:script|link|img)\b[^>]*?(?:src|href)="([^"]+)\"""")
+HTML_LINK = re.compile(
+    r"""<(?:script|link|img)\b(?![^>]*modulepreload)[^>]*?(?:src|href)="([^"]+)\"""")
+PRELOAD = re.compile(r"""<link rel="modulepreload" href="/static/([^"]+)">""")
 CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']""")
 
 
@@ -162,6 +164,9 @@ def test_the_first_load_is_at_most_300_kb() -> None:
     # every module of the client is reached by the static imports
     modules = {p.name for p in STATIC.glob("*.js")}
     assert modules <= set(files), modules - set(files)
+    # index.html preloads each module (no waterfall of imports), and only those
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert set(PRELOAD.findall(html)) == modules - {"app.js"}
     largest_language = max(len(json.dumps({"lang": lang, "plural": i18n.plural_rule(lang),
                                            "messages": i18n.catalogue(lang, "web")},
                                           ensure_ascii=False).encode())
