@@ -267,7 +267,7 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
                 assert await page.get_attribute("html", "lang") == "ru"
                 await page.select_option('[data-testid="lang-switch"]', "da")
                 await page.wait_for_function("document.documentElement.lang === 'da'")
-                assert await button.inner_text() != "Играть сейчас"
+                assert await button.inner_text() == "Spil nu"
                 await page.fill('[data-testid="name-input"]', "Ann")
                 await button.click()
                 await page.locator('[data-screen="table"] [data-testid="hand"] '
@@ -279,6 +279,8 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
                 assert await symbol.inner_text() in "●▲■◆★"
                 assert await page.locator('[data-testid="opponent"]').count() == 3
                 await page.locator('[data-testid="log-line"]').first.wait_for()
+                # every message shown so far has its Danish text
+                assert await page.get_attribute("html", "data-i18n-missing") == "0"
                 await page.emulate_media(reduced_motion="reduce")
                 motion = await page.evaluate(
                     "() => { const s = getComputedStyle(document.querySelector("

@@ -119,7 +119,8 @@ function openRooms() {
       rooms.length ? rooms.map((room) => h("li", { class: "open-room", testid: "open-room", data: { code: room.code } },
         h("span", { class: "code" }, room.code),
         h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + (room.rules || "")),
-        h("button", { type: "button", class: "secondary", data: { code: room.code }, "aria-label": _("Join room {code}", { code: room.code }), onclick: () => { saveName(); enterRoom(room.code); } }, _("Join"))))
+        h("button", { type: "button", class: "secondary", data: { code: room.code }, onclick: () => { saveName(); enterRoom(room.code); } },
+          _("Join"), h("span", { class: "visually-hidden" }, " " + room.code))))
         : h("li", { class: "muted empty" }, _("No open rooms right now. Create one!"))));
 }
 

@@ -43,9 +43,9 @@ function seatItem(info, host) {
       info.away ? h("span", { class: "tag" }, _("away")) : null),
     h("span", { class: "muted" }, kindText)),
   host && info.kind === "bot" ? h("button", { type: "button", class: "secondary small", testid: "remove-bot", data: { seat: info.seat },
-    "aria-label": _("Remove the bot from seat {n}", { n: info.seat + 1 }), onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove")) : null,
+    onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null,
   host && info.kind === "human" && !you ? h("button", { type: "button", class: "secondary small", testid: "kick", data: { seat: info.seat },
-    "aria-label": _("Send {name} away", { name: seatName(info.seat) }), onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick")) : null);
+    onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null);
 }
 
 export function hostControls(room) {
