@@ -212,12 +212,17 @@ function onAnswer(id) {
 function contribute() {
   if (!S.room || S.room.status !== "lobby" || S.seat === null) return;
   const mine = S.room.seats[S.seat];
-  if (mine && !mine.contributed) {
+  if (!mine || mine.contributed) return;
+  // ?contribution=VALUE sends that value (a test's seeded deal), ?contribution=none none
+  const asked = new URLSearchParams(location.search).get("contribution");
+  if (asked === "none") return;
+  let value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : null;
+  if (!value) {
     const bytes = new Uint8Array(12);
     crypto.getRandomValues(bytes);
-    const value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-    quiet.add(link.send({ type: "contribute", value }));
+    value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
+  quiet.add(link.send({ type: "contribute", value }));
 }
 
 // After the reveal: run the fairness checks of the finished match (GET .../verify).
