@@ -49,6 +49,7 @@ export const parts = {
   chatLog: h("div", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" }),
   toast: h("div", { class: "toast", testid: "toast", role: "alert", hidden: true }),
   announce: h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" }),
+  banner: h("div", { class: "banner", hidden: true }),
 };
 
 // ---------------------------------------------------------------- names, seats
@@ -110,7 +111,9 @@ function addChat(msg) {
   if (S.chatSeen.has(key)) return;
   S.chatSeen.add(key);
   S.chat.push(msg);
-  const who = msg.name || (msg.seat === null || msg.seat === undefined ? _("Spectator") : seatName(msg.seat));
+  const plain = /^Player (\d+)$/.exec(msg.name || "");
+  const who = plain ? _("Player {n}", { n: plain[1] })
+    : msg.name || (msg.seat === null || msg.seat === undefined ? _("Spectator") : seatName(msg.seat));
   parts.chatLog.appendChild(h("p", { testid: "chat-line", data: { seat: msg.seat } },
     h("b", {}, who + ": "), msg.text));
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
@@ -470,6 +473,9 @@ function statusText(state) {
 }
 
 function renderStatus() {
+  const away = S.code && S.conn !== "online";
+  parts.banner.hidden = !away;
+  parts.banner.textContent = S.conn === "offline" ? _("The connection is lost.") : _("Connection lost: coming back…");
   const el = document.querySelector('[data-testid="connection-status"]');
   if (!el) return;
   el.dataset.state = S.conn;
@@ -533,7 +539,8 @@ export function render() {
   }
   const main = h("main", { id: "main", testid: "screen", data: { screen }, class: "screen-" + screen }, view);
   const root = document.getElementById("app");
-  root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
+  root.replaceChildren(...[header(), parts.banner, main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
+  renderStatus();
   S.game.fx = { top: false, drawn: 0, penalty: {} };
   parts.log.scrollTop = parts.log.scrollHeight;
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
