@@ -162,7 +162,13 @@ function onMessage(msg) {
       break;
     }
     case "snapshot":
+      // a view older than the events already shown would undo them: ask again
+      if (msg.seq < g.seq) {
+        if (link) link.send({ type: "snapshot" });
+        return;
+      }
       adopt(g, msg.view);
+      g.seq = Math.max(g.seq, msg.seq);
       g.legal = msg.legal || g.legal;
       g.must = !!msg.must;
       break;
