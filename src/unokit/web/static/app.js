@@ -589,8 +589,7 @@ setInterval(() => {
   }
   if (!el || !S.timer) return;
   const left = Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000));
-  const label = el.querySelector(".secs");
-  if (label) label.textContent = String(left);
+  for (const label of document.querySelectorAll(".secs")) label.textContent = String(left);
   el.style.setProperty("--left", String(Math.max(0, Math.min(1, (S.timer.deadline - Date.now()) / ((S.room && S.room.turn_timer || 30) * 1000)))));
 }, 250);
 

@@ -43,7 +43,8 @@ function opponent(seat) {
   h("span", { class: "card-count", testid: "card-count", data: { count } }, String(count)),
   uno === "called" ? h("span", { class: "badge uno" }, "UNO!") : uno === "open" ? h("span", { class: "badge open" }, _("1 card, no UNO!")) : null,
   info.away ? h("span", { class: "badge" }, _("away")) : null,
-  info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null);
+  info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null,
+  S.timer && S.timer.seat === seat ? h("span", { class: "badge clock", "aria-hidden": "true" }, "⏱ ", h("span", { class: "secs" }, String(Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000))))) : null);
 }
 
 function centre() {
