@@ -34,6 +34,8 @@ function store(key, value) {
 }
 
 const BACKOFF = [250, 500, 1000, 2000, 4000, 8000];
+const PING_EVERY = 25000;
+const PONG_WITHIN = 10000; // no message this long after a ping: the connection is dead
 
 export class Link {
   // on: {message(msg), state(online|reconnecting|offline), answer(id, msg, sent)}
@@ -51,6 +53,18 @@ export class Link {
     this.ready = false;
     this.timer = null;
     this.pinger = null;
+    this.deadline = null;
+    // A connection can die without a close event (a network that stops answering, the
+    // browser going offline): the pong deadline and the offline event notice it.
+    this.onOffline = () => { if (this.ws) this.lost(this.ws); };
+    this.onOnline = () => {
+      if (this.stopped || this.ws) return;
+      clearTimeout(this.timer);
+      this.tries = 0;
+      this.open();
+    };
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
   }
 
   get token() {
@@ -78,24 +92,40 @@ export class Link {
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
+      clearTimeout(this.deadline);
       let msg;
       try { msg = JSON.parse(event.data); } catch { return; }
       this.receive(msg);
     };
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      this.ready = false;
-      clearInterval(this.pinger);
-      if (this.stopped) {
-        this.on.state("offline");
-        return;
-      }
-      this.on.state("reconnecting");
-      const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
-      this.tries += 1;
-      this.timer = setTimeout(() => this.open(), wait);
-    };
+    ws.onclose = () => this.lost(ws);
+  }
+
+  // The connection ``ws`` is gone (closed, or found dead): come back with backoff.
+  lost(ws) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    this.ready = false;
+    clearInterval(this.pinger);
+    clearTimeout(this.deadline);
+    try { ws.close(); } catch { /* already closed */ }
+    if (this.stopped) {
+      this.on.state("offline");
+      return;
+    }
+    this.on.state("reconnecting");
+    const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
+    this.tries += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  ping() {
+    const ws = this.ws;
+    if (!ws || !this.ready) return;
+    this.raw({ type: "ping", id: "" });
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.lost(ws), PONG_WITHIN);
   }
 
   receive(msg) {
@@ -107,7 +137,7 @@ export class Link {
       for (const sent of this.pending.values()) this.ws.send(JSON.stringify(sent));
       this.on.message(msg);
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.raw({ type: "ping", id: "" }), 25000);
+      this.pinger = setInterval(() => this.ping(), PING_EVERY);
       return;
     }
     if (msg.type === "events") {
@@ -156,6 +186,9 @@ export class Link {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.pinger);
+    clearTimeout(this.deadline);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
     if (this.ws) this.ws.close();
     this.ws = null;
   }
