@@ -9,22 +9,6 @@ browser="${UNOKIT_CHROMIUM:-/usr/bin/chromium}"
 have_browser() { [[ -x "$browser" ]] && [[ "$(fc-list 2>/dev/null)" == *NotoSansGeorgian* ]]; }
 
 have_browser && exit 0
-if ! command -v apt-get >/dev/null; then
-    echo "install_browser: Chromium is missing and this is not a Debian system:" \
-         "install Chromium and set UNOKIT_CHROMIUM to its path" >&2
-    exit 1
-fi
-echo "install_browser: installing Chromium and fonts-noto-core (Debian's packages)" >&2
-if [[ "$(id -u)" == 0 ]]; then
-    as_root=()
-elif command -v sudo >/dev/null; then
-    as_root=(sudo)
-else
-    echo "install_browser: Chromium is missing and this user cannot install it" \
-         "(not root, no sudo): apt-get install chromium fonts-noto-core" >&2
-    exit 1
-fi
-"${as_root[@]}" apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends chromium fonts-noto-core fontconfig
+bash "$(dirname "$0")/apt_install.sh" "Chromium and the Noto fonts" \
+    chromium fonts-noto-core fontconfig
 have_browser || { echo "install_browser: Chromium did not install" >&2; exit 1; }

@@ -10,22 +10,5 @@ have_postgres() {
 }
 
 have_postgres && exit 0
-if ! command -v apt-get >/dev/null; then
-    echo "install_postgres: PostgreSQL is missing and this is not a Debian system:" \
-         "install PostgreSQL's server (initdb, pg_ctl) by hand" >&2
-    exit 1
-fi
-echo "install_postgres: installing PostgreSQL (Debian's package)" >&2
-if [[ "$(id -u)" == 0 ]]; then
-    as_root=()
-elif command -v sudo >/dev/null; then
-    as_root=(sudo)
-else
-    echo "install_postgres: PostgreSQL is missing and this user cannot install it" \
-         "(not root, no sudo): apt-get install postgresql" >&2
-    exit 1
-fi
-"${as_root[@]}" apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends postgresql
+bash "$(dirname "$0")/apt_install.sh" "PostgreSQL's server (initdb, pg_ctl)" postgresql
 have_postgres || { echo "install_postgres: PostgreSQL did not install" >&2; exit 1; }
