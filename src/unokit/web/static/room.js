@@ -64,8 +64,7 @@ export function hostControls(room, between = false) {
       h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: timerSeconds(ev.target.value) }) },
         [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === room.turn_timer)))),
     between ? null : h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
-    full ? null : h("p", { class: "muted" }, between ? _("Every seat needs a player or a bot before the next round.")
-      : _("Every seat needs a player or a bot before the start.")));
+    full || between ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
 }
 
 export function roomView() {
