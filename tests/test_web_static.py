@@ -341,7 +341,13 @@ def test_a_browser_plays_two_cards_together_and_counts_the_draw_pile(tmp_path: P
                 assert await page.locator(hand).count() == 7
                 # the single-card path still plays at once without the mode
                 assert await page.locator('[data-testid="multi-play"]').count() == 0
-                await page.locator('[data-testid="multi-toggle"]').click()
+                toggle = page.locator('[data-testid="multi-toggle"]')
+                await toggle.click()
+                assert await toggle.get_attribute("aria-pressed") == "true"
+                await page.keyboard.press("m")  # the key turns the mode off and on
+                assert await toggle.get_attribute("aria-pressed") == "false"
+                await page.keyboard.press("m")
+                assert await toggle.get_attribute("aria-pressed") == "true"
                 play = page.locator('[data-testid="multi-play"]')
                 assert await play.is_disabled()  # nothing chosen yet
                 # B9 is in no combination: it is not chosen, a toast says why
@@ -351,13 +357,14 @@ def test_a_browser_plays_two_cards_together_and_counts_the_draw_pile(tmp_path: P
                     "data-picked") == "false"
                 await page.locator(f'{hand}[data-card="B1"]').click()
                 assert await play.get_attribute("data-count") == "1"
-                await page.locator(f'{hand}[data-card="R1"]').click()
+                await page.locator(f'{hand}[data-card="R1"]').focus()
+                await page.keyboard.press("Enter")  # Enter on a card chooses it in the mode
                 assert await play.get_attribute("data-count") == "2"
                 assert await page.locator(f'{hand}[data-picked="true"]').count() == 2
                 assert await page.locator(f'{hand}[data-card="R1"]').get_attribute(
                     "aria-pressed") == "true"
                 assert not await play.is_disabled()
-                await play.click()
+                await page.keyboard.press("Shift+Enter")  # plays the chosen cards
                 # the room's events show seat 0 put down B1 and then R1 (red is named)
                 await page.locator('[data-testid="log-line"][data-kind="played"]').first.wait_for()
                 played = await page.evaluate(

@@ -585,7 +585,7 @@ function keysDialog() {
   const rows = [
     ["← →", _("move along your hand")], ["Enter", _("play the card")], ["d", _("draw a card")],
     ["p", _("pass")], ["u", _("call UNO")], ["c", _("catch a player")],
-    ["1-4 / r y g b", _("pick a colour")], ["m", _("play several cards together")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
+    ["1-4 / r y g b", _("pick a colour")], ["m", _("play several cards together")], ["Shift+Enter", _("play the chosen cards")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
   ];
   return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "keys-title", testid: "keys-help" },
     h("h2", { id: "keys-title" }, _("Keyboard shortcuts")),

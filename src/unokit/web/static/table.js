@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
-import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
+import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
 import { effective } from "./rules.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -148,6 +148,29 @@ function fan(i, n) {
   return { i, rot: (d * step).toFixed(2) + "deg", dip: (d * d * dip).toFixed(1) + "px" };
 }
 
+// multi_play on a touch screen: a long press on a card starts the "play together" mode
+// with that card chosen (the click that follows the press is dropped).
+let press = null;
+const LONG_PRESS_MS = 500;
+
+function longPress(card, k) {
+  const stop = () => { if (press) clearTimeout(press.timer); };
+  return {
+    onpointerdown: () => {
+      stop();
+      press = null;
+      if (S.multi.on || !canPick(card)) return;
+      const held = { fired: 0, timer: null };
+      held.timer = setTimeout(() => { held.fired = Date.now(); pickCard(card, k); }, LONG_PRESS_MS);
+      press = held;
+    },
+    onpointerup: stop,
+    onpointerleave: stop,
+    onpointercancel: stop,
+    oncontextmenu: (ev) => { if (canPick(card)) ev.preventDefault(); },
+  };
+}
+
 // multi_play: the "play together" toggle and, while it is on, the button that plays the
 // chosen cards (enabled when `legal` has that combination).
 function multiBar() {
@@ -188,7 +211,14 @@ function hand() {
           data: { card, playable: String(playable), picked: S.multi.on ? String(picked) : null }, vars: fan(i, n),
           "aria-pressed": S.multi.on ? String(picked) : null,
           "aria-label": cardName(card) + (picked ? ", " + _("chosen") : playable ? ", " + _("playable") : ""),
-          onclick: (ev) => playCard(card, k, ev),
+          ...longPress(card, k),
+          onclick: (ev) => {
+            // the click that ends a long press: the press chose the card already
+            const late = press && press.fired && Date.now() - press.fired < 1500;
+            press = null;
+            if (late) return;
+            playCard(card, k, ev);
+          },
         });
       })),
     multiBar(),
@@ -311,6 +341,7 @@ export function tableKeys(ev) {
     return true;
   }
   const run = (ok, fn) => { if (ok) fn(); return true; };
+  if (key === "Enter" && ev.shiftKey && S.multi.on && S.multi.picked.length) return run(true, playPicked);
   switch (key.toLowerCase()) {
     case "d": return run(c.draw, () => act("draw"));
     case "p": return run(c.pass, () => act("pass"));
