@@ -291,3 +291,103 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
                 await browser.close()
 
     asyncio.run(scenario())
+
+
+MULTI_SEED = bytes([5]) * 32
+"""A server seed whose deal (two seats, no contribution, ``multi_play``) gives seat 0 the
+first turn with B1, R1 and B9 in hand on a start card they match: ``legal`` has "B1,R1"."""
+
+
+def test_a_browser_plays_two_cards_together_and_counts_the_draw_pile(tmp_path: Path) -> None:
+    import httpx
+    from playwright.async_api import async_playwright
+
+    from server_harness import running_server, server_settings
+    from unokit.engine.actions import format_action
+    from unokit.engine.driver import Driver
+    from unokit.engine.game import Game
+    from unokit.formats import fairdeal
+    from unokit.server.rooms import room_rules
+
+    rules = "official,multi_play=same_number"
+    game = Game(room_rules(rules, 2), fairdeal.derive_seed(MULTI_SEED, {}))
+    assert Driver(game).lead() == 0
+    legal = [format_action(a).split(":", 1)[1] for a in game.legal_actions(0)]
+    assert "B1,R1" in legal and "B9" in legal and "B9,B1" not in legal
+    pile = game.observation(0).to_dict()["draw_pile_size"]
+    hand = '[data-testid="hand"] [data-testid="card"]'
+
+    async def scenario() -> None:
+        settings = server_settings(f"sqlite:///{tmp_path / 'multi.db'}")
+        async with running_server(settings, seeds=[MULTI_SEED]) as server, \
+                async_playwright() as p:
+            async with httpx.AsyncClient(base_url=server.url) as http:
+                made = await http.post("/api/rooms", json={"rules": rules, "seats": 2,
+                                                           "bots": ["normal"]})
+            code = made.json()["code"]
+            browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
+                                              args=BROWSER_ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 1280, "height": 800})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                await page.goto(f"{server.url}/r/{code}?contribution=none")
+                await page.locator('[data-testid="start-match"]').click()
+                await page.locator('[data-testid="your-turn"]').wait_for()
+                # the pile's count comes from the round's snapshot
+                await page.wait_for_function(
+                    f"() => document.querySelector('[data-testid=draw-pile]')"
+                    f".dataset.count === '{pile}'")
+                assert await page.locator(hand).count() == 7
+                # the single-card path still plays at once without the mode
+                assert await page.locator('[data-testid="multi-play"]').count() == 0
+                toggle = page.locator('[data-testid="multi-toggle"]')
+                await toggle.click()
+                assert await toggle.get_attribute("aria-pressed") == "true"
+                await page.keyboard.press("m")  # the key turns the mode off and on
+                assert await toggle.get_attribute("aria-pressed") == "false"
+                await page.keyboard.press("m")
+                assert await toggle.get_attribute("aria-pressed") == "true"
+                play = page.locator('[data-testid="multi-play"]')
+                assert await play.is_disabled()  # nothing chosen yet
+                # B9 is in no combination: it is not chosen, a toast says why
+                await page.locator(f'{hand}[data-card="B9"]').click()
+                await page.locator('[data-testid="toast"][data-code="not_playable"]').wait_for()
+                assert await page.locator(f'{hand}[data-card="B9"]').get_attribute(
+                    "data-picked") == "false"
+                await page.locator(f'{hand}[data-card="B1"]').click()
+                assert await play.get_attribute("data-count") == "1"
+                await page.locator(f'{hand}[data-card="R1"]').focus()
+                await page.keyboard.press("Enter")  # Enter on a card chooses it in the mode
+                assert await play.get_attribute("data-count") == "2"
+                assert await page.locator(f'{hand}[data-picked="true"]').count() == 2
+                assert await page.locator(f'{hand}[data-card="R1"]').get_attribute(
+                    "aria-pressed") == "true"
+                assert not await play.is_disabled()
+                await page.keyboard.press("Shift+Enter")  # plays the chosen cards
+                # the room's events show seat 0 put down B1 and then R1 (red is named)
+                await page.locator('[data-testid="log-line"][data-kind="played"]').first.wait_for()
+                played = await page.evaluate(
+                    "async () => { const { S } = await import('/static/app.js');"
+                    " const e = S.game.events.find((x) => x.kind === 'played');"
+                    " return [e.player, e.card, ...(e.cards || [])]; }")
+                assert played == [0, "B1", "R1"]
+                # the choice is over once the cards are played
+                assert await page.locator(f'{hand}[data-picked="true"]').count() == 0
+                # the text sent keeps the order chosen (the last card sets the colour),
+                # else ends with the card chosen last; the UNO call when asked for
+                picks = await page.evaluate(
+                    "async () => { const { multiText } = await import('/static/game.js');"
+                    " const legal = ['R5,B5', 'B5,R5', 'B5,R5!', 'Y5,G5,R5', 'G5,Y5,R5'];"
+                    " return [multiText(legal, ['B5', 'R5']), multiText(legal, ['R5', 'B5']),"
+                    " multiText(legal, ['B5', 'R5'], true), multiText(legal, ['G5', 'Y5', 'R5']),"
+                    " multiText(legal, ['R5', 'G5', 'Y5']), multiText(legal, ['R5', 'Y5']),"
+                    " multiText(legal, ['R5'])]; }")
+                assert picks == ["B5,R5", "R5,B5", "B5,R5!", "G5,Y5,R5", "Y5,G5,R5", None,
+                                 None]
+                assert not errors, errors
+            finally:
+                await browser.close()
+
+    asyncio.run(scenario())
+

@@ -4,7 +4,7 @@
 import { h, option } from "./dom.js";
 import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
 import { api, Link, tokenKey } from "./net.js";
-import { adopt, apply, choices, newGame, textsFor } from "./game.js";
+import { adopt, apply, choices, multiCards, multiText, newGame, textsFor } from "./game.js";
 import { describe } from "./describe.js";
 import { lobbyView } from "./lobby.js";
 import { roomView } from "./room.js";
@@ -33,6 +33,7 @@ export const S = {
   targetPick: null,
   exchangePick: null,
   unoArmed: false,
+  multi: { on: false, picked: [] }, // multi_play: the cards chosen to play together ({card, k}: the k-th of that code)
   showKeys: false,
   toast: null,
   busy: false,
@@ -149,6 +150,7 @@ function onMessage(msg) {
       g.must = !!msg.must;
       if (S.timer && S.timer.seat !== g.lead) S.timer = null;
       if (!choices(g.legal).unoWithPlay && !g.legal.includes("uno")) S.unoArmed = false;
+      keepPicks();
       for (const key of ["picker", "targetPick", "exchangePick"]) {
         const pick = S[key];
         if (pick && !pick.texts.some((t) => g.legal.includes(t))) S[key] = null;
@@ -260,6 +262,7 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   S.chat = [];
   S.chatSeen = new Set();
   S.picker = S.targetPick = S.exchangePick = null;
+  S.multi = { on: false, picked: [] };
   parts.log.replaceChildren();
   parts.chatLog.replaceChildren();
   inflight.clear();
@@ -298,6 +301,7 @@ export const inflight = new Map();
 
 export function act(text) {
   S.autoplayed = false;
+  S.multi = { on: false, picked: [] };
   S.picker = S.targetPick = S.exchangePick = null;
   if (text.endsWith("!")) S.unoArmed = false;
   if ([...inflight.values()].includes(text)) return;
@@ -313,8 +317,71 @@ function withUno(texts, base) {
   return texts.find((t) => t.startsWith(base)) || null;
 }
 
-export function playCard(card) {
+// ---------------------------------------------------------------- several cards at once
+// multi_play: a "play together" mode (the toggle, `m`, or shift+click on a card) in
+// which a card press chooses the card; "play N cards" sends the combination when
+// `legal` has it.
+function keepPicks() {
   const g = S.game;
+  if (!choices(g.legal).multi.length) {
+    S.multi = { on: false, picked: [] };
+    return;
+  }
+  const held = {};
+  for (const card of g.hand) held[card] = (held[card] || 0) + 1;
+  S.multi.picked = S.multi.picked.filter((p) => p.k < (held[p.card] || 0));
+}
+
+export function isPicked(card, k) {
+  return S.multi.picked.some((p) => p.card === card && p.k === k);
+}
+
+export function canPick(card) {
+  return multiCards(S.game.legal).has(card);
+}
+
+export function toggleMulti() {
+  if (!choices(S.game.legal).multi.length && !S.multi.on) return;
+  S.multi = { on: !S.multi.on, picked: [] };
+  render();
+}
+
+export function pickCard(card, k) {
+  if (isPicked(card, k)) S.multi.picked = S.multi.picked.filter((p) => !(p.card === card && p.k === k));
+  else if (canPick(card)) S.multi.picked.push({ card, k });
+  else {
+    toast("not_playable", _("That card cannot be played together with others now."));
+    return;
+  }
+  S.multi.on = true;
+  render();
+}
+
+export function pickedText() {
+  return multiText(S.game.legal, S.multi.picked.map((p) => p.card), S.unoArmed);
+}
+
+export function playPicked() {
+  if (S.multi.picked.length === 1) {
+    const card = S.multi.picked[0].card;
+    S.multi = { on: false, picked: [] };
+    playCard(card);
+    return;
+  }
+  const text = pickedText();
+  if (!text) {
+    toast("not_playable", _("These cards cannot be played together now."));
+    return;
+  }
+  act(text);
+}
+
+export function playCard(card, k = 0, ev = null) {
+  const g = S.game;
+  if ((ev && ev.shiftKey && choices(g.legal).multi.length) || S.multi.on) {
+    pickCard(card, k);
+    return;
+  }
   const texts = textsFor(g.legal, card);
   if (!texts.length) {
     toast("not_playable", _("You cannot play that card now."));
@@ -378,6 +445,7 @@ export function pressUno() {
 
 export function closeDialogs() {
   S.picker = S.targetPick = S.exchangePick = null;
+  S.multi = { on: false, picked: [] };
   S.showKeys = false;
   render();
 }
@@ -517,7 +585,7 @@ function keysDialog() {
   const rows = [
     ["← →", _("move along your hand")], ["Enter", _("play the card")], ["d", _("draw a card")],
     ["p", _("pass")], ["u", _("call UNO")], ["c", _("catch a player")],
-    ["1-4 / r y g b", _("pick a colour")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
+    ["1-4 / r y g b", _("pick a colour")], ["m", _("play several cards together")], ["Shift+Enter", _("play the chosen cards")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
   ];
   return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "keys-title", testid: "keys-help" },
     h("h2", { id: "keys-title" }, _("Keyboard shortcuts")),

@@ -5,7 +5,7 @@ import { _, ngettext } from "./i18n.js";
 import { cardFace } from "./cards.js";
 import { choices } from "./game.js";
 import { S, act, leaveRoom, seatName } from "./app.js";
-import { fairness } from "./room.js";
+import { fairness, hostControls, isHost, seatItem } from "./room.js";
 import { chatBox, logBox, verifyLink } from "./table.js";
 
 function hands(end) {
@@ -30,17 +30,31 @@ function scoreList(testid) {
     h("li", { testid: "score", data: { seat, points: g.scores[seat] || 0 } }, h("span", {}, seatName(seat)), h("b", {}, String(g.scores[seat] || 0)))));
 }
 
+// Between rounds the host may change the seats and the timer (the server takes these
+// commands only then, and before the match).
+function between() {
+  if (!S.room || !isHost()) return null;
+  return h("div", { class: "between" },
+    h("section", { class: "panel", "aria-labelledby": "seats-title" },
+      h("h2", { id: "seats-title" }, _("Seats")),
+      h("ul", { class: "seats" }, S.room.seats.map((info) => seatItem(info, true)))),
+    hostControls(S.room, true));
+}
+
 export function roundEndView() {
   const end = S.game.roundEnd || {};
   const c = choices(S.game.legal);
+  const empty = !!(S.room && S.room.seats.some((s) => s.kind === "empty"));
   return h("div", { class: "end" },
     h("section", { class: "panel end-card" },
       h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
       h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
       hands(end),
       h("h2", {}, _("Scores")), scoreList("scores"),
-      h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next ? null : true, onclick: () => act("next") }, _("Next round")),
-      c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
+      h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next && !empty ? null : true, onclick: () => act("next") }, _("Next round")),
+      empty ? h("p", { class: "muted" }, _("A seat is empty: the next round waits for a player or a bot."))
+        : c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
+    between(),
     h("aside", { class: "side" }, logBox(), chatBox()));
 }
 

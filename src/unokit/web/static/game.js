@@ -8,6 +8,7 @@ export function newGame() {
     lead: null, phase: null, legal: [], must: false, scores: [], round: 0, dealer: null,
     called: {}, catchable: {}, out: {}, roundEnd: null, matchEnd: null, silence: false,
     pending: 0, pendingSeat: null, needSnapshot: false, events: [],
+    pile: null, reshuffling: false,
     fx: { top: false, drawn: 0, penalty: {} },
   };
 }
@@ -35,6 +36,7 @@ export function apply(g, e, me) {
   const p = e.player;
   if (p !== undefined) grow(g, p);
   if (e.target !== undefined && e.target >= 0) grow(g, e.target);
+  pileCount(g, e);
   switch (e.kind) {
     case "round_started":
       g.round = e.amount || g.round + 1;
@@ -178,6 +180,42 @@ export function apply(g, e, me) {
   }
 }
 
+// The number of cards in the draw pile: a round's first count comes from a snapshot
+// (the deck's size depends on the rules), the events move it on from there.
+function pileCount(g, e) {
+  const less = (n) => { if (g.pile !== null) g.pile = Math.max(0, g.pile - n); };
+  switch (e.kind) {
+    case "round_started":
+      g.pile = null;
+      g.reshuffling = false;
+      g.needSnapshot = true;
+      break;
+    case "dealt":
+      // the deal after a Wild Shuffle Hands comes from the hands, not the pile
+      if (!g.reshuffling) less(e.amount || (e.cards || []).length);
+      return;
+    case "hands_shuffled":
+      g.reshuffling = true;
+      return;
+    case "start_card":
+      less(1);
+      break;
+    case "put_back":
+      if (g.pile !== null) g.pile += 1;
+      break;
+    case "reshuffled":
+      g.pile = e.amount || 0;
+      break;
+    case "drew":
+    case "pressed":
+      less(e.amount || 0);
+      break;
+    default:
+      break;
+  }
+  g.reshuffling = false;
+}
+
 // A snapshot's view replaces what the events could not tell.
 export function adopt(g, view) {
   if (!view) return;
@@ -188,6 +226,7 @@ export function adopt(g, view) {
   g.direction = view.direction || g.direction;
   if (view.scores) g.scores = [...view.scores];
   g.pending = view.pending_draw || 0;
+  if (typeof view.draw_pile_size === "number") g.pile = view.draw_pile_size;
   g.catchable = {};
   if (view.uno_open !== null && view.uno_open !== undefined) g.catchable[view.uno_open] = true;
   g.needSnapshot = false;
@@ -214,5 +253,29 @@ export function choices(legal) {
     catches: legal.filter((t) => t.startsWith("catch ")).map((t) => Number(t.slice(6))),
     colours: legal.filter((t) => /^colou?r /i.test(t)),
     gives: legal.filter((t) => t.startsWith("give ")).map((t) => t.slice(5)),
+    multi: legal.filter((t) => t.includes(",")),
   };
+}
+
+// The legal text that plays `cards` together (multi_play: "R5,B5"), or null: the
+// cards in the order chosen if that order is legal, else an order ending with the
+// card chosen last (the last card sets the colour), else any order of them.
+// `uno`: prefer the text that carries the UNO call ("R5,B5!").
+export function multiText(legal, cards, uno = false) {
+  if (cards.length < 2) return null;
+  const key = (list) => [...list].sort().join(",");
+  const wanted = key(cards);
+  const fits = legal.filter((t) => t.includes(",") && key(t.replace(/!$/, "").split(",")) === wanted);
+  if (!fits.length) return null;
+  const rank = (t) => {
+    const plain = t.replace(/!$/, "");
+    const order = plain === cards.join(",") ? 0 : plain.endsWith("," + cards.at(-1)) ? 1 : 2;
+    return order * 2 + (t.endsWith("!") === uno ? 0 : 1);
+  };
+  return fits.sort((a, b) => rank(a) - rank(b))[0];
+}
+
+// The cards that take part in some multi-card play (each code once).
+export function multiCards(legal) {
+  return new Set(legal.filter((t) => t.includes(",")).flatMap((t) => t.replace(/!$/, "").split(",")));
 }

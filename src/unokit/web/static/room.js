@@ -30,7 +30,7 @@ export function fairness() {
     h("code", { class: "hex" }, commitment));
 }
 
-function seatItem(info, host) {
+export function seatItem(info, host) {
   const you = info.seat === S.seat;
   const kindText = info.kind === "bot" ? _("Bot ({level})", { level: botLevelName(info.bot || "normal") })
     : info.kind === "human" ? (info.connected ? _("Player") : _("Player, not connected")) : _("Empty seat");
@@ -48,7 +48,9 @@ function seatItem(info, host) {
     onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null);
 }
 
-export function hostControls(room) {
+// The host's controls: before the match with the start button; between rounds
+// (`between`) without it, since the next round starts with "next".
+export function hostControls(room, between = false) {
   const full = room.seats.every((s) => s.kind !== "empty");
   return h("section", { class: "panel host-controls", "aria-labelledby": "host-title" },
     h("h2", { id: "host-title" }, _("You are the host")),
@@ -61,8 +63,8 @@ export function hostControls(room) {
       h("label", { for: "set-timer" }, _("Turn timer")),
       h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: timerSeconds(ev.target.value) }) },
         [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === room.turn_timer)))),
-    h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
-    full ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
+    between ? null : h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
+    full || between ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
 }
 
 export function roomView() {

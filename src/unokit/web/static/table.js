@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
-import { S, act, closeDialogs, inflight, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
+import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
 import { effective } from "./rules.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -52,9 +52,12 @@ function centre() {
   const c = choices(g.legal);
   const colour = g.colour || "";
   return h("div", { class: "centre" },
-    h("button", { type: "button", class: "pile", testid: "draw-pile", disabled: c.draw ? null : true, onclick: () => act("draw") },
-      h("span", { class: "visually-hidden" }, g.pending && g.pendingSeat === S.seat ? ngettext("Take {n} card", "Take {n} cards", g.pending) : _("Draw a card")),
-      cardBack(), g.pending ? h("span", { class: "pending", "aria-hidden": "true" }, "+" + g.pending) : null),
+    h("button", { type: "button", class: "pile", testid: "draw-pile", disabled: c.draw ? null : true, onclick: () => act("draw"),
+      data: { count: g.pile === null ? null : g.pile } },
+      h("span", { class: "visually-hidden" }, g.pending && g.pendingSeat === S.seat ? ngettext("Take {n} card", "Take {n} cards", g.pending) : _("Draw a card"),
+        g.pile === null ? "" : " · " + ngettext("{n} card in the pile", "{n} cards in the pile", g.pile)),
+      cardBack(), g.pending ? h("span", { class: "pending", "aria-hidden": "true" }, "+" + g.pending) : null,
+      g.pile === null ? null : h("span", { class: "pile-count", testid: "pile-count", data: { count: g.pile }, "aria-hidden": "true" }, String(g.pile))),
     h("div", { class: "discard" },
       g.top ? cardFace(g.top, "div", { testid: "top-card", data: { card: g.top }, class: g.fx.top ? "played" : "", role: "img", "aria-label": _("Top card: {card}", { card: cardName(g.top) }) })
         : h("div", { class: "card empty", testid: "top-card", "aria-label": _("No card yet"), role: "img" })),
@@ -145,12 +148,52 @@ function fan(i, n) {
   return { i, rot: (d * step).toFixed(2) + "deg", dip: (d * d * dip).toFixed(1) + "px" };
 }
 
+// multi_play on a touch screen: a long press on a card starts the "play together" mode
+// with that card chosen (the click that follows the press is dropped).
+let press = null;
+const LONG_PRESS_MS = 500;
+
+function longPress(card, k) {
+  const stop = () => { if (press) clearTimeout(press.timer); };
+  return {
+    onpointerdown: () => {
+      stop();
+      press = null;
+      if (S.multi.on || !canPick(card)) return;
+      const held = { fired: 0, timer: null };
+      held.timer = setTimeout(() => { held.fired = Date.now(); pickCard(card, k); }, LONG_PRESS_MS);
+      press = held;
+    },
+    onpointerup: stop,
+    onpointerleave: stop,
+    onpointercancel: stop,
+    oncontextmenu: (ev) => { if (canPick(card)) ev.preventDefault(); },
+  };
+}
+
+// multi_play: the "play together" toggle and, while it is on, the button that plays the
+// chosen cards (enabled when `legal` has that combination).
+function multiBar() {
+  const g = S.game;
+  if (!choices(g.legal).multi.length) return null;
+  const count = S.multi.picked.length;
+  const ready = S.multi.on && (count === 1 ? textsFor(g.legal, S.multi.picked[0].card).length > 0 : !!pickedText());
+  return h("div", { class: "multi-bar", role: "group", "aria-label": _("Several cards at once") },
+    h("button", { type: "button", class: "secondary" + (S.multi.on ? " armed" : ""), testid: "multi-toggle",
+      "aria-pressed": String(S.multi.on), "aria-keyshortcuts": "m", onclick: toggleMulti }, _("Play together")),
+    S.multi.on ? h("button", { type: "button", class: "primary", testid: "multi-play", disabled: ready ? null : true,
+      data: { count }, onclick: playPicked },
+    count ? ngettext("Play {n} card", "Play {n} cards", count) : _("Choose the cards")) : null,
+    S.multi.on ? h("span", { class: "muted hint" }, _("The last card chosen sets the colour.")) : null);
+}
+
 function hand() {
   const g = S.game;
   const n = g.hand.length;
   const fresh = g.fx.drawn;
   const newest = new Set(g.hand.slice(n - fresh));
   const cards = [...g.hand].sort((a, b) => sortKey(a) - sortKey(b));
+  const seen = {};
   return h("div", { class: "hand-wrap" },
     h("h2", { class: "visually-hidden", id: "hand-title" }, _("Your hand")),
     me(),
@@ -159,13 +202,26 @@ function hand() {
         const playable = textsFor(g.legal, card).length > 0;
         const enter = newest.has(card);
         if (enter) newest.delete(card);
+        const k = seen[card] = (seen[card] === undefined ? 0 : seen[card] + 1);
+        const picked = S.multi.on && isPicked(card, k);
+        const pickable = S.multi.on && canPick(card);
         return cardFace(card, "button", {
-          type: "button", testid: "card", class: (playable ? "playable" : "") + (enter ? " enter" : ""),
-          data: { card, playable: String(playable) }, vars: fan(i, n),
-          "aria-label": cardName(card) + (playable ? ", " + _("playable") : ""),
-          onclick: () => playCard(card),
+          type: "button", testid: "card",
+          class: (playable ? "playable" : "") + (enter ? " enter" : "") + (picked ? " picked" : "") + (pickable ? " pickable" : ""),
+          data: { card, playable: String(playable), picked: S.multi.on ? String(picked) : null }, vars: fan(i, n),
+          "aria-pressed": S.multi.on ? String(picked) : null,
+          "aria-label": cardName(card) + (picked ? ", " + _("chosen") : playable ? ", " + _("playable") : ""),
+          ...longPress(card, k),
+          onclick: (ev) => {
+            // the click that ends a long press: the press chose the card already
+            const late = press && press.fired && Date.now() - press.fired < 1500;
+            press = null;
+            if (late) return;
+            playCard(card, k, ev);
+          },
         });
       })),
+    multiBar(),
     S.spectator ? h("p", { class: "muted" }, _("You are watching.")) : null);
 }
 
@@ -285,13 +341,15 @@ export function tableKeys(ev) {
     return true;
   }
   const run = (ok, fn) => { if (ok) fn(); return true; };
+  if (key === "Enter" && ev.shiftKey && S.multi.on && S.multi.picked.length) return run(true, playPicked);
   switch (key.toLowerCase()) {
     case "d": return run(c.draw, () => act("draw"));
     case "p": return run(c.pass, () => act("pass"));
     case "u": return run(c.uno || c.unoWithPlay, pressUno);
     case "c": return run(c.catches.length, () => act("catch " + c.catches[0]));
-    case "n": return run(c.next, () => act("next"));
+    case "n": return run(c.next && !(S.room && S.room.seats.some((s) => s.kind === "empty")), () => act("next"));
     case "s": return run(c.slap, () => act("slap"));
+    case "m": return run(c.multi.length || S.multi.on, toggleMulti);
     default: return false;
   }
 }
