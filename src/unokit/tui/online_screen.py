@@ -181,6 +181,9 @@ class LobbyScreen(Screen[None]):
         self.level = default_level()
         """The level of the next bot ``b`` seats."""
         self.error = ""
+        self.timer_asked: int | None = None
+        """The turn timer last asked for and not yet seen in the room: ``t`` pressed
+        again before the room answers goes on from it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lobby"):
@@ -194,6 +197,8 @@ class LobbyScreen(Screen[None]):
 
     def session_changed(self) -> None:
         """Show the room as it is now."""
+        if self.timer_asked == int(self.online.room.get("turn_timer") or 0):
+            self.timer_asked = None
         if self.is_mounted:
             self._show_room()
 
@@ -244,6 +249,8 @@ class LobbyScreen(Screen[None]):
     def _host(self, command: str, *args: Any) -> None:
         async def run() -> None:
             self.error = await self.online.host(command, *args)
+            if self.error and command == "set_timer":
+                self.timer_asked = None
             self.session_changed()
 
         self.run_worker(run(), group="host")
@@ -266,8 +273,10 @@ class LobbyScreen(Screen[None]):
         self._host("remove_bot", bots[-1])
 
     def action_timer(self) -> None:
-        now = int(self.online.room.get("turn_timer") or 0)
+        now = (self.timer_asked if self.timer_asked is not None
+               else int(self.online.room.get("turn_timer") or 0))
         following = TIMERS[(TIMERS.index(now) + 1) % len(TIMERS)] if now in TIMERS else 0
+        self.timer_asked = following
         self._host("set_timer", following)
 
     def action_start(self) -> None:
