@@ -1,0 +1,317 @@
+"""Reading and playing the web client's table through its DOM contract
+(``data-testid`` and ``data-*`` attributes only: never by visible text).
+
+:func:`state` reads what one page shows as a dict; :class:`Player` plays one page's
+seat by clicks, taps or the keyboard; :func:`play_until` plays several pages (and waits
+for the bots) until a condition holds. Every wait is a wait for a condition in the page
+(Playwright's ``wait_for_function``), never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+STATE_JS = r"""
+() => {
+  const q = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
+  const all = (id, root = document) => [...root.querySelectorAll(`[data-testid="${id}"]`)];
+  const shown = el => !!el && el.checkVisibility({visibilityProperty: true});
+  const usable = el => shown(el) && !el.disabled && el.getAttribute('aria-disabled') !== 'true';
+  const screen = q('screen');
+  const hand = q('hand');
+  const cards = hand && shown(hand) ? all('card', hand).filter(shown) : [];
+  const turn = q('your-turn');
+  const conn = q('connection-status');
+  const toast = q('toast');
+  const timer = q('turn-timer');
+  const num = v => (v === undefined || v === null || v === '') ? null : Number(v);
+  return {
+    screen: screen ? screen.dataset.screen : null,
+    lang: document.documentElement.lang,
+    connection: conn ? conn.dataset.state : null,
+    hand: cards.map(c => ({card: c.dataset.card, playable: c.dataset.playable === 'true'})),
+    my_turn: shown(turn) && turn.dataset.active !== 'false',
+    top: q('top-card') ? q('top-card').dataset.card : null,
+    colour: q('current-colour') ? q('current-colour').dataset.colour : null,
+    direction: q('direction') ? q('direction').dataset.direction : null,
+    opponents: all('opponent').map(o => ({
+      seat: num(o.dataset.seat), current: o.dataset.current === 'true',
+      uno: o.dataset.uno || null, away: o.dataset.away === 'true', bot: o.dataset.bot === 'true',
+      count: q('card-count', o) ? num(q('card-count', o).dataset.count) : null})),
+    picker: shown(q('colour-picker')),
+    challenge: usable(q('challenge-button')),
+    accept: usable(q('accept-button')),
+    pass: usable(q('pass')),
+    draw: usable(q('draw-pile')),
+    uno: usable(q('uno-button')),
+    catch_targets: all('catch-button').filter(usable).map(b => num(b.dataset.target)),
+    seven: shown(q('seven-target')),
+    exchange: shown(q('exchange')),
+    slap: usable(q('slap-button')),
+    next_round: all('next-round').some(usable),
+    timer_seat: shown(timer) ? num(timer.dataset.seat) : null,
+    deadline: shown(timer) ? num(timer.dataset.deadline) : null,
+    autopilot: shown(q('autopilot')),
+    toast: shown(toast) ? (toast.dataset.code || '') : null,
+    you: (all('seat').find(s => s.dataset.you === 'true') || {dataset: {}}).dataset.seat ?? null,
+  };
+}
+"""
+
+SIGNATURE_JS = "(" + STATE_JS + ")()"
+"""An expression: the state, to compare before and after something happens."""
+
+CHANGED_JS = "(before) => JSON.stringify(" + SIGNATURE_JS + ") !== before"
+
+PLAYED_SCREENS = ("table", "round-end", "match-end")
+
+
+def state(page: Any) -> dict[str, Any]:
+    """What ``page`` shows now (see :data:`STATE_JS`)."""
+    return dict(page.evaluate(STATE_JS))
+
+
+def signature(page: Any) -> str:
+    return json.dumps(page.evaluate(STATE_JS), separators=(",", ":"))
+
+
+def wait_change(page: Any, before: str, timeout: float = 20_000) -> None:
+    """Wait until what ``page`` shows differs from ``before`` (a :func:`signature`)."""
+    page.wait_for_function(CHANGED_JS, arg=before, timeout=timeout)
+
+
+def my_seat(st: dict[str, Any]) -> int | None:
+    """The page's own seat at the table: the one seat that is not an opponent."""
+    seats = {o["seat"] for o in st["opponents"]}
+    if not seats:
+        return None if st["you"] is None else int(st["you"])
+    for seat in range(len(seats) + 1):
+        if seat not in seats:
+            return seat
+    return None
+
+
+def hand_cards(st: dict[str, Any]) -> Counter[str]:
+    """The multiset of the hand's cards."""
+    return Counter(c["card"] for c in st["hand"])
+
+
+def colour_of(card: str) -> str:
+    return card[0]
+
+
+def pick_colour(st: dict[str, Any]) -> str:
+    """The colour most of the hand has (red when none)."""
+    counts = Counter(colour_of(c["card"]) for c in st["hand"]
+                     if colour_of(c["card"]) in "RYGB")
+    return counts.most_common(1)[0][0] if counts else "R"
+
+
+def actionable(st: dict[str, Any], seat: int | None) -> bool:
+    """Whether the page must (or, between rounds as seat 0, may) do something now."""
+    if st["screen"] == "round-end":
+        return bool(st["next_round"]) and seat == 0
+    if st["screen"] != "table":
+        return False
+    return bool(st["picker"] or st["seven"] or st["exchange"] or st["slap"]
+                or st["accept"] or st["my_turn"])
+
+
+class Player:
+    """Plays one page's seat: ``mode`` "click" (mouse), "tap" (touch) or "keys"
+    (keyboard only); ``call_uno`` calls UNO with the play down to one card."""
+
+    def __init__(self, page: Any, mode: str = "click", *, call_uno: bool = True,
+                 prefer: Callable[[dict[str, Any]], str | None] | None = None) -> None:
+        self.page = page
+        self.mode = mode
+        self.call_uno = call_uno
+        self.prefer = prefer
+        self.toasts: list[str] = []
+        self.actions: list[str] = []
+
+    # ------------------------------------------------------------ input
+    def press(self, testid: str, key: str | None = None, *, within: str | None = None,
+              nth: int = 0, **attrs: str) -> None:
+        """Operate the control ``testid`` (with data-* ``attrs``): a click, a tap, or in
+        keyboard mode the shortcut ``key`` or Tab to it and Enter."""
+        selector = _selector(testid, **attrs)
+        if within:
+            selector = f"{_selector(within)} {selector}"
+        target = self.page.locator(selector).nth(nth)
+        if self.mode == "keys":
+            if key is not None:
+                self.page.keyboard.press(key)
+            else:
+                tab_to(self.page, selector)
+                self.page.keyboard.press("Enter")
+        elif self.mode == "tap":
+            target.tap()
+        else:
+            target.click()
+
+    def play_card(self, card: str) -> None:
+        if self.mode != "keys":
+            self.press("card", within="hand", nth=0, card=card)
+            return
+        focus_card(self.page, card)
+        self.page.keyboard.press("Enter")
+
+    # ------------------------------------------------------------ one move
+    def act(self, st: dict[str, Any]) -> str:
+        """Do the one thing the page asks for now; what was done."""
+        done = self._act(st)
+        self.actions.append(done)
+        return done
+
+    def _act(self, st: dict[str, Any]) -> str:
+        if st["screen"] == "round-end":
+            self.press("next-round", "n")
+            return "next"
+        if st["picker"]:
+            colour = pick_colour(st)
+            self.press(f"colour-{colour}", colour.lower())
+            return f"colour {colour}"
+        if st["seven"]:
+            self.press("target-seat", within="seven-target")
+            return "seven target"
+        if st["exchange"]:
+            self.press("card", within="exchange")
+            return "exchange"
+        if st["slap"]:
+            self.press("slap-button")
+            return "slap"
+        if st["accept"]:
+            self.press("accept-button")
+            return "accept"
+        wanted = self.prefer(st) if self.prefer else None
+        if wanted == "draw" and st["draw"]:
+            self.press("draw-pile", "d")
+            return "draw"
+        if wanted == "pass" and st["pass"]:
+            self.press("pass", "p")
+            return "pass"
+        playable = [c["card"] for c in st["hand"] if c["playable"]]
+        if wanted and wanted in playable:
+            playable = [wanted]
+        if playable:
+            # numbers and actions before wilds: fewer colour pickers
+            card = sorted(playable, key=lambda c: c.startswith("W"))[0]
+            if self.call_uno and len(st["hand"]) == 2 and st["uno"]:
+                self.press("uno-button", "u")
+            self.play_card(card)
+            return f"play {card}"
+        if st["pass"]:
+            self.press("pass", "p")
+            return "pass"
+        self.press("draw-pile", "d")
+        return "draw"
+
+
+def _selector(testid: str, **attrs: str) -> str:
+    extra = "".join(f'[data-{k.replace("_", "-")}="{v}"]' for k, v in attrs.items())
+    return f'[data-testid="{testid}"]{extra}'
+
+
+def tab_to(page: Any, selector: str, limit: int = 80) -> None:
+    """Press Tab until the focused element matches ``selector`` (or lies inside it)."""
+    for _ in range(limit):
+        if page.evaluate("(s) => !!document.activeElement && "
+                         "!!document.activeElement.closest(s)", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} cannot be reached with Tab ({limit} presses)")
+
+
+FOCUSED_CARD_JS = r"""
+() => {
+  const hand = document.querySelector('[data-testid="hand"]');
+  const cards = hand ? [...hand.querySelectorAll('[data-testid="card"]')] : [];
+  const el = document.activeElement;
+  const card = el && el.closest('[data-testid="card"]');
+  return {index: card ? cards.indexOf(card) : -1, cards: cards.map(c => c.dataset.card)};
+}
+"""
+
+
+def focus_card(page: Any, card: str) -> None:
+    """Move the focus to a hand card ``card`` with the arrow keys (Tab into the hand
+    first when the focus is elsewhere)."""
+    seen = page.evaluate(FOCUSED_CARD_JS)
+    if seen["index"] < 0:
+        page.keyboard.press("ArrowRight")
+        seen = page.evaluate(FOCUSED_CARD_JS)
+    if seen["index"] < 0:
+        tab_to(page, '[data-testid="hand"] [data-testid="card"]')
+        seen = page.evaluate(FOCUSED_CARD_JS)
+    for _ in range(2 * len(seen["cards"]) + 2):
+        if 0 <= seen["index"] < len(seen["cards"]) and seen["cards"][seen["index"]] == card:
+            return
+        goal = seen["cards"].index(card)
+        page.keyboard.press("ArrowRight" if goal > seen["index"] else "ArrowLeft")
+        seen = page.evaluate(FOCUSED_CARD_JS)
+    raise AssertionError(f"the arrow keys do not reach {card} in {seen}")
+
+
+def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]], bool],
+               *, max_steps: int = 600, on_state: Callable[[Player, dict[str, Any]], None]
+               | None = None) -> list[dict[str, Any]]:
+    """Play every page's seat until ``done(states)`` holds; the last states.
+
+    Each step reads every page; one that must act acts, then its page is watched until
+    it shows the result. When no page must act (a bot's turn, or a page still behind),
+    the page of the seat to act is watched (the own page when that seat is a bot), so
+    every wait ends with something new on the screen.
+    """
+    for _ in range(max_steps):
+        states = [state(p.page) for p in players]
+        if on_state is not None:
+            for player, st in zip(players, states, strict=True):
+                on_state(player, st)
+        if done(states):
+            return states
+        seats = [my_seat(st) for st in states]
+        for player, st, seat in zip(players, states, seats, strict=True):
+            if st["toast"] and (not player.toasts or player.toasts[-1] != st["toast"]):
+                player.toasts.append(st["toast"])
+            if actionable(st, seat):
+                before = json.dumps(st, separators=(",", ":"))
+                player.act(st)
+                wait_change(player.page, before)
+                break
+        else:
+            watch = players[0]
+            current = [o["seat"] for o in states[0]["opponents"] if o["current"]]
+            for player, seat in zip(players, seats, strict=True):
+                if current and seat == current[0]:
+                    watch = player
+            index = players.index(watch)
+            wait_change(watch.page, json.dumps(states[index], separators=(",", ":")),
+                        timeout=30_000)
+    raise AssertionError(f"not done after {max_steps} steps: {states}")
+
+
+def on(screen: str) -> Callable[[list[dict[str, Any]]], bool]:
+    """A ``done`` for :func:`play_until`: every page shows ``screen``."""
+    return lambda states: all(st["screen"] == screen for st in states)
+
+
+def any_on(*screens: str) -> Callable[[list[dict[str, Any]]], bool]:
+    """A ``done``: the first page shows one of ``screens``."""
+    return lambda states: states[0]["screen"] in screens
+
+
+def my_turn(states: list[dict[str, Any]]) -> bool:
+    """A ``done``: the first page must play a card or draw (nothing else pending)."""
+    st = states[0]
+    return bool(st["screen"] == "table" and st["my_turn"] and not st["picker"]
+                and not st["accept"] and not st["seven"] and not st["exchange"])
+
+
+def shot(page: Any, artifacts: Path, name: str) -> None:
+    """A screenshot of the page, ``test-artifacts/browser/NAME.png``."""
+    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
