@@ -10,7 +10,7 @@ from browser_server import ServerProcess
 from playwright.sync_api import expect
 
 
-def testid(page: Any, name: str, **attrs: str) -> Any:
+def by_id(page: Any, name: str, **attrs: str) -> Any:
     """The locator of ``data-testid=name`` with ``data-*`` attributes ``attrs``."""
     extra = "".join(f'[data-{k.replace("_", "-")}="{v}"]' for k, v in attrs.items())
     return page.locator(f'[data-testid="{name}"]{extra}')
@@ -30,25 +30,25 @@ def enter_room(page: Any, server: ServerProcess, code: str, *, query: str = "") 
     """Open the invite link ``/r/CODE`` and wait for the room (or the table, once the
     match runs)."""
     page.goto(f"{server.url}/r/{code}{query}")
-    expect(testid(page, "screen")).to_have_attribute(
+    expect(by_id(page, "screen")).to_have_attribute(
         "data-screen", _one_of("room", "table", "round-end", "match-end"))
-    expect(testid(page, "connection-status")).to_have_attribute("data-state", "online")
+    expect(by_id(page, "connection-status")).to_have_attribute("data-state", "online")
 
 
 def start_match(page: Any, *, press: Any = None) -> None:
     """The host starts the match (every seat taken) and the table comes."""
-    expect(testid(page, "start-match")).to_be_enabled()
+    expect(by_id(page, "start-match")).to_be_enabled()
     if press is None:
-        testid(page, "start-match").click()
+        by_id(page, "start-match").click()
     else:
         press()
-    expect(testid(page, "screen")).to_have_attribute("data-screen",
+    expect(by_id(page, "screen")).to_have_attribute("data-screen",
                                                      _one_of("table", "round-end"))
 
 
 def seats_filled(page: Any, count: int) -> None:
     """Wait until the room screen shows ``count`` seats, none empty."""
-    expect(testid(page, "seat")).to_have_count(count)
+    expect(by_id(page, "seat")).to_have_count(count)
     expect(page.locator('[data-testid="seat"][data-kind="empty"]')).to_have_count(0)
 
 

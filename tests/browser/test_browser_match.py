@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_flow import enter_room, named_context, seats_filled, start_match, testid, verify
+from browser_flow import by_id, enter_room, named_context, seats_filled, start_match, verify
 from browser_server import ServerProcess
 from browser_table import Player, any_on, on, play_until, shot
 from playwright.sync_api import expect
@@ -30,16 +30,16 @@ def test_two_browsers_and_a_bot_play_a_match_to_its_end(
     enter_room(ann, server, code)
     enter_room(bob, server, code)
     seats_filled(ann, 3)
-    expect(testid(ann, "seat", seat="0")).to_have_attribute("data-you", "true")
-    expect(testid(ann, "seat", seat="0")).to_have_attribute("data-host", "true")
-    expect(testid(bob, "seat", seat="2")).to_have_attribute("data-you", "true")
-    expect(testid(ann, "seat", seat="1")).to_have_attribute("data-kind", "bot")
-    expect(testid(ann, "room-code")).to_have_text(code)
-    commitment = testid(ann, "fairness-commitment").get_attribute("data-commitment")
+    expect(by_id(ann, "seat", seat="0")).to_have_attribute("data-you", "true")
+    expect(by_id(ann, "seat", seat="0")).to_have_attribute("data-host", "true")
+    expect(by_id(bob, "seat", seat="2")).to_have_attribute("data-you", "true")
+    expect(by_id(ann, "seat", seat="1")).to_have_attribute("data-kind", "bot")
+    expect(by_id(ann, "room-code")).to_have_text(code)
+    commitment = by_id(ann, "fairness-commitment").get_attribute("data-commitment")
     assert commitment == server.get(f"/api/rooms/{code}")["commitment"]
     shot(ann, artifacts, "room")
     start_match(ann)
-    expect(testid(bob, "screen")).to_have_attribute("data-screen", "table")
+    expect(by_id(bob, "screen")).to_have_attribute("data-screen", "table")
     shot(ann, artifacts, "table-desktop")
 
     seen: set[str] = set()
@@ -55,14 +55,14 @@ def test_two_browsers_and_a_bot_play_a_match_to_its_end(
 
     # the end screen: final scores, a winner, the commitment and the verify link
     for page in (ann, bob):
-        expect(testid(page, "winner")).to_be_visible()
-        expect(testid(page, "play-again")).to_be_visible()
-        expect(testid(page, "verify-link")).to_be_visible()
-        expect(testid(page, "final-scores").locator('[data-testid="score"]')).to_have_count(3)
-    assert testid(ann, "fairness-commitment").get_attribute("data-commitment") == commitment
+        expect(by_id(page, "winner")).to_be_visible()
+        expect(by_id(page, "play-again")).to_be_visible()
+        expect(by_id(page, "verify-link")).to_be_visible()
+        expect(by_id(page, "final-scores").locator('[data-testid="score"]')).to_have_count(3)
+    assert by_id(ann, "fairness-commitment").get_attribute("data-commitment") == commitment
 
     # follow the verify link: every fairness check passes
-    href = testid(ann, "verify-link").get_attribute("href")
+    href = by_id(ann, "verify-link").get_attribute("href")
     assert href, "the verify link has no address"
     check = ann.context.new_page()
     answer = check.goto(href if href.startswith("http") else server.url + href)
@@ -78,7 +78,7 @@ def test_two_browsers_and_a_bot_play_a_match_to_its_end(
     final = game.observation(None).to_dict()
     assert final["phase"] == "match_over"
     shown = {int(s.get_attribute("data-seat")): int(s.get_attribute("data-points"))
-             for s in testid(ann, "final-scores").locator('[data-testid="score"]').all()}
+             for s in by_id(ann, "final-scores").locator('[data-testid="score"]').all()}
     assert shown == dict(enumerate(final["scores"])), (shown, final["scores"])
     assert states[0]["screen"] == states[1]["screen"] == "match-end"
 
@@ -91,11 +91,11 @@ def test_a_phone_plays_a_round(server: ServerProcess, contexts: Any, artifacts: 
     enter_room(page, server, code)
     seats_filled(page, 2)
     _fits(page, 360)
-    start_match(page, press=lambda: testid(page, "start-match").tap())
-    expect(testid(page, "hand").locator('[data-testid="card"]').first).to_be_visible()
+    start_match(page, press=lambda: by_id(page, "start-match").tap())
+    expect(by_id(page, "hand").locator('[data-testid="card"]').first).to_be_visible()
     _fits(page, 360)
     for name in ("hand", "top-card", "draw-pile", "uno-button"):
-        box = testid(page, name).first.bounding_box()
+        box = by_id(page, name).first.bounding_box()
         assert box is not None, f"{name} is not shown on a phone"
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360 + 1, (name, box)
     shot(page, artifacts, "table-phone")

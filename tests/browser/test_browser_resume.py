@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from browser_flow import enter_room, named_context, seats_filled, start_match, testid
+from browser_flow import by_id, enter_room, named_context, seats_filled, start_match
 from browser_server import ServerProcess
 from browser_table import (
     Player,
@@ -65,9 +65,9 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
     assert before["deadline"] is not None, "no turn timer shown on a turn with a 60 s timer"
     assert before["timer_seat"] == my_seat(before)
     page.reload()
-    expect(testid(page, "screen")).to_have_attribute("data-screen", "table")
-    expect(testid(page, "your-turn")).to_be_visible()
-    expect(testid(page, "turn-timer")).to_have_attribute("data-deadline", _digits())
+    expect(by_id(page, "screen")).to_have_attribute("data-screen", "table")
+    expect(by_id(page, "your-turn")).to_be_visible()
+    expect(by_id(page, "turn-timer")).to_have_attribute("data-deadline", _digits())
     page.wait_for_function(SAME_HAND_JS, arg=_cards(before))
     after = state(page)
     assert my_seat(after) == my_seat(before)
@@ -82,7 +82,7 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
 def test_a_connection_dropped_for_30_seconds_resumes(server: ServerProcess,
                                                      contexts: Any) -> None:
     page, code, before = _at_my_turn(server, contexts, "Oli", clock=True)
-    status = testid(page, "connection-status")
+    status = by_id(page, "connection-status")
     expect(status).to_have_attribute("data-state", "online")
     page.context.set_offline(True)
     page.clock.fast_forward("00:30")
@@ -112,7 +112,7 @@ def test_a_second_tab_takes_the_seat_over(server: ServerProcess, contexts: Any) 
     first, code, before = _at_my_turn(server, contexts, "Tia")
     second = first.context.new_page()
     enter_room(second, server, code)
-    expect(testid(second, "screen")).to_have_attribute("data-screen", "table")
+    expect(by_id(second, "screen")).to_have_attribute("data-screen", "table")
     second.wait_for_function(SAME_HAND_JS, arg=_cards(before))
     taken = state(second)
     assert my_seat(taken) == my_seat(before)
@@ -129,13 +129,13 @@ def test_a_second_tab_takes_the_seat_over(server: ServerProcess, contexts: Any) 
         first.wait_for_function(SAME_HAND_JS, arg=_cards(now))
         assert state(first)["top"] == now["top"]
     else:
-        expect(testid(first, "screen")).to_have_attribute("data-screen", now["screen"])
+        expect(by_id(first, "screen")).to_have_attribute("data-screen", now["screen"])
 
 
 def test_the_game_resumes_after_kill_9(server: ServerProcess, contexts: Any) -> None:
     page, code, before = _at_my_turn(server, contexts, "Kai")
     page.evaluate("() => { window.__not_reloaded = true; }")
-    status = testid(page, "connection-status")
+    status = by_id(page, "connection-status")
     server.kill9()
     expect(status).to_have_attribute("data-state", _not_online())
     server.start()  # the same port and data directory
