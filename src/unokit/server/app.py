@@ -13,7 +13,8 @@
 ``GET /api/rooms/{code}/record``        the match record (with the server seed once
                                         the match is over)
 ``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
-``GET /r/{code}``                       the invite link
+``GET /r/{code}``                       the invite link (the web page for a browser)
+``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
 ``WS /ws``                              the game (docs/protocol.md)
 ======================================  ==============================================
 
@@ -39,6 +40,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from unokit import i18n, web
 from unokit.formats.fairdeal import verify_record
 from unokit.server import protocol as P
 from unokit.server.fanout import SPECTATORS
@@ -367,7 +369,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
-        Route("/r/{code}", room_info),
+        *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule),
         WebSocketRoute("/ws", game_socket),
     ], lifespan=lifespan)
     app.state.rooms = shared

@@ -52,6 +52,7 @@ class Hello(_Client, tag="hello"):
     spectate: bool = False
     seat: int | None = None
     last_seq: int = -1
+    lang: str = ""
 
 
 class Act(_Client, tag="act"):

@@ -1,11 +1,112 @@
 """The web client: plain ES modules, CSS and SVG under ``static/``, served by
 ``unokit serve`` with no build step (docs/web.md).
 
+:func:`routes` gives the server its web routes: ``/`` (the page), ``/r/{code}`` (the
+page for a browser, the room's JSON for an API client), ``/static/...`` (the files)
+and ``/i18n/{lang}.json`` (a language's messages). The server passes in what this
+layer may not import itself (the room handler and the catalogues).
+
 >>> (STATIC / "index.html").is_file()
 True
+>>> wants_html("text/html,application/xhtml+xml,*/*;q=0.8"), wants_html("*/*")
+(True, False)
 """
 
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 STATIC = Path(__file__).resolve().parent / "static"
 """The folder of the web client's files."""
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+"""The page's Content-Security-Policy: its own files only, no inline script."""
+
+CACHE = "no-cache"
+"""Static files are cached and revalidated (ETag / Last-Modified) on each use, so a
+new version of the client is picked up at once without hashed file names."""
+
+TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml",
+         ".json": "application/json", ".html": "text/html; charset=utf-8",
+         ".woff2": "font/woff2"}
+"""MIME types set explicitly (a system's own table may lack them or differ)."""
+
+SECURITY = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "same-origin"}
+
+
+def wants_html(accept: str) -> bool:
+    """Whether an ``Accept`` header asks for a web page (a browser's navigation)."""
+    return "text/html" in accept.lower()
+
+
+def _page() -> Response:
+    response = FileResponse(STATIC / "index.html", media_type=TYPES[".html"])
+    response.headers.update(SECURITY)
+    response.headers["Cache-Control"] = CACHE
+    return response
+
+
+class _Static(StaticFiles):
+    """StaticFiles with explicit MIME types, the cache policy and the CSP."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Scope,
+                      status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        kind = TYPES.get(Path(str(full_path)).suffix.lower())
+        if kind:
+            response.headers["content-type"] = kind
+        response.headers["Cache-Control"] = CACHE
+        response.headers.update(SECURITY)
+        return response
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def routes(room_json: Handler, languages: Iterable[str],
+           messages: Callable[[str, str], Mapping[str, Any]],
+           plural: Callable[[str], str]) -> list[BaseRoute]:
+    """The web client's routes.
+
+    Args:
+        room_json: the handler of ``/r/{code}`` for API clients (the room's JSON).
+        languages: the language codes offered.
+        messages: ``catalogue(lang, domain)``: the translated messages of a language.
+        plural: ``plural_rule(lang)``: its plural expression.
+    """
+    offered = tuple(languages)
+
+    async def index(request: Request) -> Response:
+        return _page()
+
+    async def invite(request: Request) -> Response:
+        if wants_html(request.headers.get("accept", "")):
+            return _page()
+        return await room_json(request)
+
+    async def language(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        if lang not in offered:
+            return JSONResponse({"error": "no_language",
+                                 "message": "no such language"}, status_code=404)
+        body = {"lang": lang, "plural": plural(lang), "messages": dict(messages(lang, "web"))}
+        return JSONResponse(body, headers={"Cache-Control": CACHE})
+
+    return [
+        Route("/", index),
+        Route("/r/{code}", invite),
+        Route("/i18n/{lang}.json", language),
+        Mount("/static", app=_Static(directory=STATIC), name="static"),
+    ]

@@ -1,0 +1,61 @@
+// The end of a round (each hand and its points) and of the match (final scores, the
+// winner, the fairness commitment and the "verify this deal" link).
+import { h } from "./dom.js";
+import { _, ngettext } from "./i18n.js";
+import { cardFace } from "./cards.js";
+import { choices } from "./game.js";
+import { S, act, leaveRoom, seatName } from "./app.js";
+import { fairness } from "./room.js";
+import { chatBox, logBox, verifyLink } from "./table.js";
+
+function hands(end) {
+  const count = S.room ? S.room.seats.length : (end.points || []).length;
+  return h("ul", { class: "round-hands" }, Array.from({ length: count }, (_x, seat) => {
+    const cards = end.hands ? end.hands[seat] || [] : null;
+    const points = (end.points || [])[seat] || 0;
+    return h("li", { testid: "round-hand", data: { seat, points }, class: seat === end.winner ? "winner" : "" },
+      h("div", { class: "who" }, h("b", {}, seatName(seat)), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
+        h("span", { class: "pts" }, ngettext("{n} point", "{n} points", points))),
+      cards === null ? h("span", { class: "muted" }, _("Hands are hidden from spectators."))
+        : cards.length ? h("div", { class: "hand small" }, cards.map((card) => cardFace(card, "div", { role: "img" })))
+          : h("span", { class: "muted" }, _("No cards left")));
+  }));
+}
+
+function scoreList(testid) {
+  const g = S.game;
+  const count = S.room ? S.room.seats.length : g.scores.length;
+  const order = Array.from({ length: count }, (_x, seat) => seat);
+  return h("ol", { class: "score-list big", testid }, order.map((seat) =>
+    h("li", { testid: "score", data: { seat, points: g.scores[seat] || 0 } }, h("span", {}, seatName(seat)), h("b", {}, String(g.scores[seat] || 0)))));
+}
+
+export function roundEndView() {
+  const end = S.game.roundEnd || {};
+  const c = choices(S.game.legal);
+  return h("div", { class: "end" },
+    h("section", { class: "panel end-card" },
+      h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
+      h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
+      hands(end),
+      h("h2", {}, _("Scores")), scoreList("scores"),
+      h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next ? null : true, onclick: () => act("next") }, _("Next round")),
+      c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
+    h("aside", { class: "side" }, logBox(), chatBox()));
+}
+
+export function matchEndView() {
+  const g = S.game;
+  const end = g.matchEnd || {};
+  const winner = end.winner !== undefined ? end.winner : (g.roundEnd ? g.roundEnd.winner : 0);
+  return h("div", { class: "end" },
+    h("section", { class: "panel end-card" },
+      h("h1", {}, _("The match is over")),
+      h("p", { class: "winner lead", testid: "winner", data: { seat: winner } }, _("{name} wins the match!", { name: seatName(winner) })),
+      g.roundEnd ? hands(g.roundEnd) : null,
+      h("h2", {}, _("Final scores")), h("div", { testid: "final-scores" }, scoreList("final-score-list")),
+      verifyLink(false),
+      h("button", { type: "button", class: "primary big", testid: "play-again", onclick: leaveRoom }, _("Play again"))),
+    fairness(),
+    h("aside", { class: "side" }, logBox(), chatBox()));
+}

@@ -1,0 +1,74 @@
+// Translation: _("text", {name}) and ngettext(singular, plural, n, {name}); the
+// messages of each language come from /i18n/LANG.json (gettext catalogues, web domain).
+export const LANGS = ["en", "ru", "ka", "da"];
+export const LANG_NAMES = { en: "English", ru: "Русский", ka: "ქართული", da: "Dansk" };
+
+// Plural forms by the catalogue's Plural-Forms expression (no eval under the CSP).
+const RULES = {
+  "n != 1": (n) => (n !== 1 ? 1 : 0),
+  "(n != 1)": (n) => (n !== 1 ? 1 : 0),
+  "n % 10 == 1 && n % 100 != 11 ? 0 : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? 1 : 2":
+    (n) => (n % 10 === 1 && n % 100 !== 11 ? 0
+      : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? 1 : 2),
+};
+
+let current = "en";
+let messages = {};
+let plural = RULES["n != 1"];
+const cache = {};
+
+function fill(text, params) {
+  if (!params) return text;
+  return text.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
+    (whole, key) => (key in params ? String(params[key]) : whole));
+}
+
+export function _(message, params) {
+  const text = messages[message];
+  return fill(typeof text === "string" && text ? text : message, params);
+}
+
+export function ngettext(singular, pluralText, n, params) {
+  const forms = messages[singular];
+  let text = n === 1 ? singular : pluralText;
+  if (Array.isArray(forms)) {
+    const form = forms[plural(n)];
+    if (form) text = form;
+  }
+  return fill(text, { n, ...(params || {}) });
+}
+
+export function language() {
+  return current;
+}
+
+export function pickLanguage() {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked && LANGS.includes(asked)) return asked;
+  let kept = null;
+  try { kept = localStorage.getItem("unokit.lang"); } catch { kept = null; }
+  if (kept && LANGS.includes(kept)) return kept;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const code = String(tag).toLowerCase().split(/[-_]/)[0];
+    if (LANGS.includes(code)) return code;
+  }
+  return "en";
+}
+
+export async function setLanguage(lang, remember = false) {
+  if (!LANGS.includes(lang)) lang = "en";
+  if (lang === "en") {
+    cache.en = { messages: {}, plural: "n != 1" };
+  } else if (!cache[lang]) {
+    const response = await fetch("/i18n/" + lang + ".json");
+    if (!response.ok) throw new Error("no language " + lang);
+    cache[lang] = await response.json();
+  }
+  current = lang;
+  messages = cache[lang].messages || {};
+  plural = RULES[cache[lang].plural] || RULES["n != 1"];
+  document.documentElement.lang = lang;
+  if (remember) {
+    try { localStorage.setItem("unokit.lang", lang); } catch { /* private mode */ }
+  }
+}

@@ -1,0 +1,140 @@
+// The lobby: quick play, a new room, joining by code, the open rooms.
+import { h, option } from "./dom.js";
+import { _, ngettext } from "./i18n.js";
+import { S, createRoom, enterRoom, formRules, playNow, render, saveName } from "./app.js";
+import { effective, overridesText, presetMeaning, presetName } from "./rules.js";
+
+const OVERRIDES = [
+  ["jump_in", true], ["seven_swap", true], ["zero_rotate", true], ["draw_two_on_draw_two", "stack"],
+  ["draw_four_on_draw_four", "stack"], ["draw", "until_playable"], ["uno_slap", true], ["five_exchange", true],
+];
+
+function overrideLabel(key) {
+  switch (key) {
+    case "jump_in": return _("Jump-in");
+    case "seven_swap": return _("7 swaps hands");
+    case "zero_rotate": return _("0 passes hands on");
+    case "draw_two_on_draw_two": return _("Draw Twos stack");
+    case "draw_four_on_draw_four": return _("Wild Draw Fours stack");
+    case "draw": return _("Draw until playable");
+    case "uno_slap": return _("UNO slap");
+    case "five_exchange": return _("5 gives a card away");
+    default: return key;
+  }
+}
+
+export function botLevelName(level) {
+  switch (level) {
+    case "easy": return _("Easy");
+    case "normal": return _("Normal");
+    case "hard": return _("Hard");
+    default: return level;
+  }
+}
+
+export function timerName(seconds) {
+  return Number(seconds) ? ngettext("{n} second", "{n} seconds", Number(seconds)) : _("No timer");
+}
+
+function field(label, control, id) {
+  return h("div", { class: "field" }, h("label", { for: id }, label), control);
+}
+
+function setForm(key, value) {
+  S.form[key] = value;
+  render();
+}
+
+function toggleOverride(key, value, on) {
+  const base = effective({ preset: S.form.preset });
+  if (on && JSON.stringify(base[key]) !== JSON.stringify(value)) S.form.overrides[key] = value;
+  else if (!on) {
+    const official = key === "draw" ? "one" : key.startsWith("draw_") ? "none" : false;
+    if (JSON.stringify(base[key]) !== JSON.stringify(official)) S.form.overrides[key] = official;
+    else delete S.form.overrides[key];
+  }
+  render();
+}
+
+function explained() {
+  const all = effective(formRules());
+  const changes = overridesText(formRules());
+  return h("div", { class: "explained", testid: "preset-explained", "aria-live": "polite" },
+    h("p", {}, h("strong", {}, presetName(S.form.preset) + ": "), presetMeaning(S.form.preset)),
+    changes.length ? h("p", {}, _("Changed here:")) : h("p", { class: "muted" }, _("No changes to the preset.")),
+    changes.length ? h("ul", {}, changes.map((t) => h("li", {}, t))) : null,
+    h("p", { class: "muted" }, ngettext("Match to {n} point.", "Match to {n} points.", all.target_score)));
+}
+
+function createForm() {
+  const presets = S.presets.length ? S.presets.map((p) => p.name) : ["online", "official"];
+  const all = effective(formRules());
+  const seatsFixed = all.teams === "pairs";
+  const seatChoices = seatsFixed ? [4, 6, 8, 10] : [2, 3, 4, 5, 6, 7, 8, 9, 10];
+  if (!seatChoices.includes(Number(S.form.seats))) S.form.seats = seatChoices.includes(4) ? 4 : seatChoices[0];
+  return h("form", { class: "panel create", "aria-labelledby": "create-title", onsubmit: (ev) => { ev.preventDefault(); createRoom(); } },
+    h("h2", { id: "create-title" }, _("New room")),
+    field(_("Rules"), h("select", { id: "preset-select", testid: "preset-select", onchange: (ev) => { S.form.preset = ev.target.value; S.form.overrides = {}; render(); } },
+      presets.map((name) => option(name, presetName(name), name === S.form.preset))), "preset-select"),
+    h("fieldset", { class: "overrides" }, h("legend", {}, _("House rules")),
+      OVERRIDES.map(([key, value]) => {
+        const id = "rule-" + key;
+        const on = JSON.stringify(all[key]) === JSON.stringify(value);
+        return h("div", { class: "check" },
+          h("input", { type: "checkbox", id, checked: on, onchange: (ev) => toggleOverride(key, value, ev.target.checked) }),
+          h("label", { for: id }, overrideLabel(key)));
+      }),
+      field(_("Silence rule"), h("select", { id: "rule-silence", onchange: (ev) => { if (ev.target.value === "off" && effective({ preset: S.form.preset }).silence === "off") delete S.form.overrides.silence; else S.form.overrides.silence = ev.target.value; render(); } },
+        option("off", _("Off"), all.silence === "off"), option("twos", _("After a Draw Two"), all.silence === "twos"), option("wilds", _("After a wild"), all.silence === "wilds")), "rule-silence"),
+      field(_("Match to"), h("select", { id: "rule-target", onchange: (ev) => { S.form.overrides.target_score = Number(ev.target.value); render(); } },
+        [100, 200, 300, 500].map((n) => option(String(n), ngettext("{n} point", "{n} points", n), all.target_score === n))), "rule-target")),
+    explained(),
+    h("div", { class: "row" },
+      field(_("Seats"), h("select", { id: "seats-select", testid: "seats-select", onchange: (ev) => setForm("seats", Number(ev.target.value)) },
+        seatChoices.map((n) => option(String(n), String(n), n === Number(S.form.seats)))), "seats-select"),
+      field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
+        ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
+      field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", Number(ev.target.value)) },
+        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
+    h("div", { class: "check" },
+      h("input", { type: "checkbox", id: "fill-bots", checked: !!S.form.bots, onchange: (ev) => setForm("bots", ev.target.checked) }),
+      h("label", { for: "fill-bots" }, _("Fill the other seats with bots (one stays free for a friend)"))),
+    h("button", { class: "primary", type: "submit", testid: "create-submit" }, _("Create room")));
+}
+
+function openRooms() {
+  const rooms = S.openRooms || [];
+  return h("section", { class: "panel", "aria-labelledby": "open-title" },
+    h("h2", { id: "open-title" }, _("Open rooms")),
+    h("ul", { class: "open-rooms", testid: "open-rooms" },
+      rooms.length ? rooms.map((room) => h("li", { class: "open-room", testid: "open-room", data: { code: room.code } },
+        h("span", { class: "code" }, room.code),
+        h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + (room.rules || "")),
+        h("button", { type: "button", class: "secondary", data: { code: room.code }, "aria-label": _("Join room {code}", { code: room.code }), onclick: () => { saveName(); enterRoom(room.code); } }, _("Join"))))
+        : h("li", { class: "muted empty" }, _("No open rooms right now. Create one!"))));
+}
+
+export function lobbyView() {
+  return h("div", { class: "lobby" },
+    h("section", { class: "hero" },
+      h("div", { class: "hero-cards", "aria-hidden": "true" },
+        ["c-R", "c-Y", "c-G", "c-B"].map((c, i) => h("span", { class: "card mini " + c, vars: { i } }, h("span", { class: "oval" })))),
+      h("h1", {}, _("UNO with friends and bots")),
+      h("p", { class: "lead" }, _("Play in the browser, on a phone or a desktop. No sign-up.")),
+      h("div", { class: "field name" }, h("label", { for: "name-input" }, _("Your name")),
+        h("input", { id: "name-input", testid: "name-input", type: "text", maxlength: "32", autocomplete: "nickname", value: S.name,
+          placeholder: _("Player"), oninput: (ev) => { S.name = ev.target.value; } })),
+      h("button", { class: "primary big", type: "button", testid: "play-now", onclick: playNow }, _("Play now")),
+      h("p", { class: "muted" }, _("A quick match against three bots."))),
+    h("div", { class: "lobby-grid" },
+      createForm(),
+      h("div", { class: "stack" },
+        h("form", { class: "panel", "aria-labelledby": "join-title", onsubmit: (ev) => { ev.preventDefault(); if (S.joinCode.trim()) { saveName(); enterRoom(S.joinCode); } } },
+          h("h2", { id: "join-title" }, _("Join a room")),
+          h("div", { class: "row" },
+            h("label", { for: "join-code-input", class: "visually-hidden" }, _("Room code")),
+            h("input", { id: "join-code-input", testid: "join-code-input", type: "text", maxlength: "16", autocomplete: "off", value: S.joinCode,
+              placeholder: _("Room code"), oninput: (ev) => { S.joinCode = ev.target.value; } }),
+            h("button", { class: "secondary", type: "submit", testid: "join-submit" }, _("Join")))),
+        openRooms())));
+}

@@ -1,0 +1,158 @@
+// The server: its HTTP API and the game's WebSocket, with reconnect and resume.
+// A dropped connection comes back by itself (backoff via setTimeout) and resumes with
+// the seat token and the last event seen; unanswered messages are sent again with
+// their ids (the server applies each id at most once).
+
+export async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  if (!response.ok) {
+    const error = new Error((data && data.message) || response.statusText);
+    error.code = (data && data.error) || "http_" + response.status;
+    throw error;
+  }
+  return data;
+}
+
+export function tokenKey(code) {
+  return "unokit.token." + code;
+}
+
+function stored(key) {
+  try { return localStorage.getItem(key); } catch { return null; }
+}
+
+function store(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch { /* private mode: the seat lasts as long as the page */ }
+}
+
+const BACKOFF = [250, 500, 1000, 2000, 4000, 8000];
+
+export class Link {
+  // on: {message(msg), state(online|reconnecting|offline), answer(id, msg, sent)}
+  constructor(code, options, on) {
+    this.code = code;
+    this.options = options; // {name, spectate, lang}
+    this.on = on;
+    this.ws = null;
+    this.lastSeq = -1;
+    this.pending = new Map(); // id -> message, until acked or refused
+    this.counter = 0;
+    this.prefix = Math.random().toString(36).slice(2, 8);
+    this.tries = 0;
+    this.stopped = false;
+    this.ready = false;
+    this.timer = null;
+    this.pinger = null;
+  }
+
+  get token() {
+    return stored(tokenKey(this.code));
+  }
+
+  open() {
+    this.stopped = false;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(scheme + "//" + location.host + "/ws");
+    this.ws = ws;
+    this.ready = false;
+    ws.onopen = () => {
+      const hello = { type: "hello", room: this.code, v: 1, lang: this.options.lang || "" };
+      const token = this.token;
+      if (token && !this.options.spectate) {
+        hello.token = token;
+        hello.last_seq = this.lastSeq;
+      } else if (this.options.spectate) {
+        hello.spectate = true;
+        hello.last_seq = this.lastSeq;
+      } else if (this.options.name) {
+        hello.name = this.options.name;
+      }
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (event) => {
+      let msg;
+      try { msg = JSON.parse(event.data); } catch { return; }
+      this.receive(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.ready = false;
+      clearInterval(this.pinger);
+      if (this.stopped) {
+        this.on.state("offline");
+        return;
+      }
+      this.on.state("reconnecting");
+      const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
+      this.tries += 1;
+      this.timer = setTimeout(() => this.open(), wait);
+    };
+  }
+
+  receive(msg) {
+    if (msg.type === "welcome") {
+      this.ready = true;
+      this.tries = 0;
+      if (msg.token) store(tokenKey(this.code), msg.token);
+      this.on.state("online");
+      this.on.message(msg);
+      for (const sent of this.pending.values()) this.ws.send(JSON.stringify(sent));
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.raw({ type: "ping", id: "" }), 25000);
+      return;
+    }
+    if (msg.type === "events") {
+      for (const e of msg.events || []) this.lastSeq = Math.max(this.lastSeq, e.seq);
+    }
+    if (msg.type === "error" && !this.ready) {
+      // the hello was refused: a stale token starts over as a new player
+      if (msg.code === "bad_token") {
+        store(tokenKey(this.code), null);
+        this.lastSeq = -1;
+        this.on.message({ type: "reset" });
+      } else {
+        this.stopped = true;
+      }
+    }
+    if (msg.type === "bye" && msg.reconnect === false) {
+      this.stopped = true;
+      if (/kick|sent you away|left/i.test(msg.reason || "")) store(tokenKey(this.code), null);
+    }
+    if ((msg.type === "ack" || msg.type === "error" || msg.type === "snapshot") && msg.id) {
+      const sent = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      if (this.on.answer) this.on.answer(msg.id, msg, sent);
+    }
+    this.on.message(msg);
+  }
+
+  raw(msg) {
+    if (this.ws && this.ready) this.ws.send(JSON.stringify(msg));
+  }
+
+  // Send a message with a fresh id; it is sent again after a reconnect until answered.
+  send(msg) {
+    this.counter += 1;
+    const full = { ...msg, id: this.prefix + "-" + this.counter };
+    if (msg.type !== "snapshot") this.pending.set(full.id, full);
+    if (this.ws && this.ready) this.ws.send(JSON.stringify(full));
+    return full.id;
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+}

@@ -1,0 +1,92 @@
+// The room before the match: seats, the host's controls, the rules, the spectators and
+// the fairness commitment.
+import { h, option } from "./dom.js";
+import { _, ngettext } from "./i18n.js";
+import { S, send, seatName } from "./app.js";
+import { presetName, summary } from "./rules.js";
+import { botLevelName, timerName } from "./lobby.js";
+
+let botLevel = "normal";
+
+export function isHost() {
+  if (!S.room || S.seat === null) return false;
+  const mine = S.room.seats[S.seat];
+  return !!(mine && mine.host);
+}
+
+export function rulesSummary() {
+  const text = summary(S.room ? S.room.rules : {});
+  return h("section", { class: "panel rules", testid: "rules-summary", "aria-labelledby": "rules-title" },
+    h("h2", { id: "rules-title" }, _("Rules: {preset}", { preset: presetName(text.preset) })),
+    h("p", {}, text.meaning),
+    h("ul", {}, text.lines.map((line) => h("li", {}, line))));
+}
+
+export function fairness() {
+  const commitment = (S.room && S.room.commitment) || "";
+  return h("section", { class: "panel fairness", testid: "fairness-commitment", data: { commitment } },
+    h("h2", {}, _("Fair deal")),
+    h("p", {}, _("The server committed to its secret seed before the deal. After the match anyone can check that the cards were not changed.")),
+    h("code", { class: "hex" }, commitment));
+}
+
+function seatItem(info, host) {
+  const you = info.seat === S.seat;
+  const kindText = info.kind === "bot" ? _("Bot ({level})", { level: botLevelName(info.bot || "normal") })
+    : info.kind === "human" ? (info.connected ? _("Player") : _("Player, not connected")) : _("Empty seat");
+  return h("li", { class: "seat kind-" + info.kind + (you ? " you" : ""), testid: "seat",
+    data: { seat: info.seat, kind: info.kind, you: you ? "true" : null, host: info.host ? "true" : null, away: info.away ? "true" : null } },
+  h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "empty" ? "·" : info.kind === "bot" ? "⚙" : (info.name || "?").slice(0, 1).toUpperCase()),
+  h("span", { class: "seat-text" },
+    h("span", { class: "seat-name" }, info.kind === "empty" ? _("Seat {n}", { n: info.seat + 1 }) : seatName(info.seat),
+      you ? h("span", { class: "tag" }, _("you")) : null, info.host ? h("span", { class: "tag host" }, _("host")) : null,
+      info.away ? h("span", { class: "tag" }, _("away")) : null),
+    h("span", { class: "muted" }, kindText)),
+  host && info.kind === "bot" ? h("button", { type: "button", class: "secondary small", testid: "remove-bot", data: { seat: info.seat },
+    "aria-label": _("Remove the bot from seat {n}", { n: info.seat + 1 }), onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove")) : null,
+  host && info.kind === "human" && !you ? h("button", { type: "button", class: "secondary small", testid: "kick", data: { seat: info.seat },
+    "aria-label": _("Send {name} away", { name: seatName(info.seat) }), onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick")) : null);
+}
+
+export function hostControls(room) {
+  const full = room.seats.every((s) => s.kind !== "empty");
+  return h("section", { class: "panel host-controls", "aria-labelledby": "host-title" },
+    h("h2", { id: "host-title" }, _("You are the host")),
+    h("div", { class: "row" },
+      h("label", { for: "add-bot-level", class: "visually-hidden" }, _("Bot level")),
+      h("select", { id: "add-bot-level", testid: "add-bot-level", onchange: (ev) => { botLevel = ev.target.value; } },
+        ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === botLevel))),
+      h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: botLevel }) }, _("Add a bot"))),
+    h("div", { class: "row" },
+      h("label", { for: "set-timer" }, _("Turn timer")),
+      h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: Number(ev.target.value) }) },
+        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === room.turn_timer)))),
+    h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
+    full ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
+}
+
+export function roomView() {
+  const room = S.room;
+  if (!room) {
+    return h("div", { class: "room connecting" }, h("p", { class: "lead" }, _("Joining room {code}…", { code: S.code || "" })));
+  }
+  const invite = location.origin + "/r/" + room.code;
+  const host = isHost();
+  return h("div", { class: "room" },
+    h("section", { class: "panel room-head" },
+      h("h1", {}, _("Room"), " ", h("span", { class: "code", testid: "room-code" }, room.code)),
+      h("p", {}, _("Send this link to friends:")),
+      h("div", { class: "row invite" },
+        h("label", { for: "invite-link", class: "visually-hidden" }, _("Invite link")),
+        h("input", { id: "invite-link", testid: "invite-link", type: "text", readonly: true, value: invite, onfocus: (ev) => ev.target.select() }),
+        h("button", { type: "button", class: "secondary", onclick: () => { if (navigator.clipboard) navigator.clipboard.writeText(invite).catch(() => null); } }, _("Copy"))),
+      h("p", { class: "muted" }, timerName(room.turn_timer), " · ",
+        h("span", { testid: "spectators", data: { count: room.spectators || 0 } }, ngettext("{n} spectator", "{n} spectators", room.spectators || 0)),
+        S.spectator ? " · " + _("You are watching") : "")),
+    h("section", { class: "panel", "aria-labelledby": "seats-title" },
+      h("h2", { id: "seats-title" }, _("Seats")),
+      h("ul", { class: "seats" }, room.seats.map((info) => seatItem(info, host)))),
+    host ? hostControls(room) : h("p", { class: "panel muted" }, _("Waiting for the host to start the match.")),
+    rulesSummary(),
+    fairness());
+}

@@ -1,0 +1,256 @@
+// The table: the hand, the piles, the opponents, the prompts, the chat, log and scores.
+import { h } from "./dom.js";
+import { _, ngettext } from "./i18n.js";
+import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
+import { choices, textsFor } from "./game.js";
+import { S, act, closeDialogs, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
+import { effective } from "./rules.js";
+
+function turnOrder() {
+  const count = S.room ? S.room.seats.length : S.game.sizes.length;
+  const me = S.seat === null ? -1 : S.seat;
+  const seats = [];
+  for (let i = 1; i <= count; i++) {
+    const seat = (Math.max(me, 0) + i) % count;
+    if (seat !== me) seats.push(seat);
+  }
+  if (me < 0) seats.sort((a, b) => a - b);
+  return seats;
+}
+
+function unoState(seat) {
+  const g = S.game;
+  if (g.sizes[seat] === 1 && g.called[seat]) return "called";
+  if (g.catchable[seat] || choices(g.legal).catches.includes(seat)) return "open";
+  return "none";
+}
+
+function opponent(seat) {
+  const g = S.game;
+  const info = (S.room && S.room.seats[seat]) || {};
+  const count = g.sizes[seat] || 0;
+  const uno = unoState(seat);
+  const current = g.lead === seat && g.phase !== "round_over";
+  const backs = Math.min(count, 7);
+  return h("li", { class: "opponent" + (current ? " current" : "") + (g.fx.penalty[seat] ? " penalty" : "") + (g.out[seat] ? " out" : ""),
+    testid: "opponent", data: { seat, uno, current: current ? "true" : null, away: info.away ? "true" : null, bot: info.kind === "bot" ? "true" : null },
+    "aria-label": seatName(seat) + ", " + ngettext("{n} card", "{n} cards", count) + (current ? ", " + _("to play") : "") },
+  h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "bot" ? "⚙" : seatName(seat).slice(0, 1).toUpperCase()),
+  h("span", { class: "opp-name" }, seatName(seat)),
+  h("span", { class: "fan", "aria-hidden": "true" }, Array.from({ length: backs }, (_x, i) => h("span", { class: "mini-back", vars: { i } }))),
+  h("span", { class: "card-count", testid: "card-count", data: { count } }, String(count)),
+  uno === "called" ? h("span", { class: "badge uno" }, "UNO!") : uno === "open" ? h("span", { class: "badge open" }, _("1 card, no UNO!")) : null,
+  info.away ? h("span", { class: "badge" }, _("away")) : null,
+  info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null);
+}
+
+function centre() {
+  const g = S.game;
+  const c = choices(g.legal);
+  const colour = g.colour || "";
+  return h("div", { class: "centre" },
+    h("button", { type: "button", class: "pile", testid: "draw-pile", disabled: c.draw ? null : true, onclick: () => act("draw"),
+      "aria-label": g.pending && g.pendingSeat === S.seat ? ngettext("Take {n} card", "Take {n} cards", g.pending) : _("Draw a card") },
+    cardBack(), g.pending ? h("span", { class: "pending" }, "+" + g.pending) : null),
+    h("div", { class: "discard" },
+      g.top ? cardFace(g.top, "div", { testid: "top-card", data: { card: g.top }, class: g.fx.top ? "played" : "", role: "img", "aria-label": _("Top card: {card}", { card: cardName(g.top) }) })
+        : h("div", { class: "card empty", testid: "top-card", "aria-label": _("No card yet"), role: "img" })),
+    h("div", { class: "state" },
+      h("div", { class: "current-colour c-" + (colour || "W"), testid: "current-colour", data: { colour: colour || null } },
+        h("span", { class: "swatch", "aria-hidden": "true" }, SYMBOLS[colour] || SYMBOLS.W),
+        h("span", {}, _("Colour: {colour}", { colour: colourName(colour) }))),
+      h("div", { class: "direction", testid: "direction", data: { direction: g.direction } },
+        h("span", { class: "arrow", "aria-hidden": "true" }, g.direction === "cw" ? "↻" : "↺"),
+        h("span", {}, g.direction === "cw" ? _("Clockwise") : _("Counter-clockwise")))));
+}
+
+function statusLine() {
+  const g = S.game;
+  const me = S.seat;
+  const mine = me !== null && S.room ? S.room.seats[me] : null;
+  const rules = effective(S.room ? S.room.rules : {});
+  const playable = g.legal.length && S.game.hand.some((card) => textsFor(g.legal, card).length);
+  let text;
+  if (g.must) text = g.phase === "choose_color" ? _("Your turn: name a colour") : _("Your turn");
+  else if (g.lead !== null && g.lead !== undefined) text = _("Waiting for {name}", { name: seatName(g.lead) });
+  else text = _("Dealing…");
+  const timer = S.timer;
+  const left = timer ? Math.max(0, Math.ceil((timer.deadline - Date.now()) / 1000)) : 0;
+  return h("div", { class: "status" },
+    g.must ? h("span", { class: "your-turn", testid: "your-turn", data: { active: "true" } }, text)
+      : h("span", { class: "waiting" }, text),
+    !g.must && playable ? h("span", { class: "badge jump" }, rules.jump_in ? _("Jump in!") : _("You may act now")) : null,
+    g.pending && g.pendingSeat === me ? h("span", { class: "badge warn" }, ngettext("You face {n} card: draw or answer it.", "You face {n} cards: draw or answer them.", g.pending)) : null,
+    g.silence ? h("span", { class: "badge warn" }, _("Silence!")) : null,
+    h("span", { class: "turn-timer", testid: "turn-timer", hidden: timer ? null : true, role: "timer",
+      data: { seat: timer ? timer.seat : null, deadline: timer ? Math.round(timer.deadline) : null },
+      "aria-label": timer ? _("Time left for {name}", { name: seatName(timer.seat) }) : null },
+    h("span", { class: "ring", "aria-hidden": "true" }), h("span", { class: "secs" }, String(left))),
+    h("span", { class: "autopilot", testid: "autopilot", hidden: (mine && mine.away) || S.autoplayed ? null : true },
+      "⚙ " + (mine && mine.away ? _("Autopilot: a bot plays for you until you act") : _("The time ran out: a bot played for you"))));
+}
+
+function actions() {
+  const g = S.game;
+  const c = choices(g.legal);
+  const unoOn = c.uno || c.unoWithPlay;
+  return h("div", { class: "actions", role: "group", "aria-label": _("Actions") },
+    h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
+      "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
+    c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
+    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, onclick: () => act("catch " + seat) },
+      _("Catch {name}!", { name: seatName(seat) }))),
+    c.slap ? h("button", { type: "button", class: "danger big", testid: "slap-button", onclick: () => act("slap") }, _("Slap!")) : null,
+    c.next ? h("button", { type: "button", class: "primary", testid: "next-round", onclick: () => act("next") }, _("Next round")) : null);
+}
+
+function challengePrompt() {
+  const c = choices(S.game.legal);
+  if (!c.challenge) return null;
+  return h("div", { class: "prompt", role: "group", "aria-label": _("Wild Draw Four") },
+    h("p", {}, _("A Wild Draw Four! Challenge it if you think they had the colour.")),
+    h("button", { type: "button", class: "danger", testid: "challenge-button", onclick: () => act("challenge") }, _("Challenge")),
+    h("button", { type: "button", class: "secondary", testid: "accept-button", onclick: () => act("draw") }, _("Accept and draw")));
+}
+
+function hand() {
+  const g = S.game;
+  const n = g.hand.length;
+  const fresh = g.fx.drawn;
+  return h("div", { class: "hand-wrap" },
+    h("h2", { class: "visually-hidden", id: "hand-title" }, _("Your hand")),
+    h("div", { class: "hand", testid: "hand", role: "group", "aria-labelledby": "hand-title", vars: { n } },
+      g.hand.map((card, i) => {
+        const playable = textsFor(g.legal, card).length > 0;
+        return cardFace(card, "button", {
+          type: "button", testid: "card", class: (playable ? "playable" : "") + (i >= n - fresh ? " enter" : ""),
+          data: { card, playable: String(playable) }, vars: { i, d: i - (n - 1) / 2 },
+          "aria-label": cardName(card) + (playable ? ", " + _("playable") : ""),
+          onclick: () => playCard(card),
+        });
+      })),
+    S.spectator ? h("p", { class: "muted" }, _("You are watching.")) : null);
+}
+
+function scores() {
+  const g = S.game;
+  const count = S.room ? S.room.seats.length : 0;
+  return h("section", { class: "panel scores", "aria-labelledby": "scores-title" },
+    h("h2", { id: "scores-title" }, _("Scores"), " · ", _("Round {n}", { n: g.round || 1 })),
+    h("ol", { testid: "scores", class: "score-list" }, Array.from({ length: count }, (_x, seat) =>
+      h("li", { testid: "score", data: { seat, points: g.scores[seat] || 0 } }, h("span", {}, seatName(seat)), h("b", {}, String(g.scores[seat] || 0))))));
+}
+
+function sendChat() {
+  const text = S.chatDraft.trim();
+  if (!text) return;
+  if (text.length > 200) { toast("too_long", _("A chat line is at most 200 characters.")); return; }
+  send({ type: "chat", text });
+  S.chatDraft = "";
+  render();
+}
+
+export function chatBox() {
+  const rules = effective(S.room ? S.room.rules : {});
+  let warning = null;
+  if (rules.silence !== "off") {
+    warning = S.game.silence
+      ? h("p", { class: "silence active", role: "alert" }, ngettext("Silence! Speaking now costs {n} card.", "Silence! Speaking now costs {n} cards.", rules.silence_penalty))
+      : h("p", { class: "silence muted" }, ngettext("Silence rule: during a silence, speaking costs {n} card.", "Silence rule: during a silence, speaking costs {n} cards.", rules.silence_penalty));
+  }
+  return h("section", { class: "panel chat", "aria-labelledby": "chat-title" },
+    h("h2", { id: "chat-title" }, _("Chat")),
+    parts.chatLog,
+    warning,
+    h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); sendChat(); } },
+      h("label", { for: "chat-input", class: "visually-hidden" }, _("Message")),
+      h("input", { id: "chat-input", testid: "chat-input", type: "text", maxlength: "200", autocomplete: "off", value: S.chatDraft,
+        placeholder: _("Say something…"), oninput: (ev) => { S.chatDraft = ev.target.value; } }),
+      h("button", { type: "submit", class: "secondary", testid: "chat-send" }, _("Send"))));
+}
+
+export function logBox() {
+  return h("section", { class: "panel log-box", "aria-labelledby": "log-title" },
+    h("h2", { id: "log-title" }, _("What happened")), parts.log);
+}
+
+function dialog(testid, title, body) {
+  return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": testid + "-title", testid },
+    h("h2", { id: testid + "-title" }, title), body,
+    h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
+}
+
+function dialogs() {
+  const g = S.game;
+  const c = choices(g.legal);
+  if (S.picker || (g.must && c.colours.length)) {
+    return dialog("colour-picker", _("Name a colour"), h("div", { class: "colours" },
+      COLOURS.map((letter, i) => h("button", { type: "button", class: "colour c-" + letter, testid: "colour-" + letter,
+        onclick: () => pickColour(letter), "aria-keyshortcuts": String(i + 1) + " " + letter.toLowerCase() },
+      h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))));
+  }
+  if (S.targetPick) {
+    const seats = [...new Set(S.targetPick.texts.map((t) => Number(t.split("@")[1].split(/[/!]/)[0])))];
+    return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "seven-title", testid: "seven-target" },
+      h("h2", { id: "seven-title" }, S.targetPick.card.slice(1) === "7" ? _("Swap hands with…") : _("Choose a player")),
+      h("div", { class: "targets" }, seats.map((seat) => h("button", { type: "button", class: "secondary", testid: "target-seat", data: { seat }, onclick: () => pickTarget(seat) },
+        seatName(seat) + " · " + ngettext("{n} card", "{n} cards", g.sizes[seat] || 0)))),
+      h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
+  }
+  const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
+  if (gives.length) {
+    return dialog("exchange", _("Give a card away"), h("div", { class: "hand small" },
+      gives.map((card) => cardFace(card, "button", { type: "button", testid: "card", data: { card, playable: "true" }, onclick: () => giveCard(card) }))));
+  }
+  return null;
+}
+
+export function verifyLink(hidden) {
+  const code = S.room ? S.room.code : S.code;
+  return h("a", { class: "verify", testid: "verify-link", href: "/api/rooms/" + code + "/verify", target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
+}
+
+export function tableView() {
+  return h("div", { class: "table-layout" },
+    h("section", { class: "felt", "aria-label": _("Table") },
+      h("ul", { class: "opponents" }, turnOrder().map(opponent)),
+      centre(),
+      statusLine(),
+      challengePrompt(),
+      actions(),
+      hand()),
+    h("aside", { class: "side" }, scores(), logBox(), chatBox(), verifyLink(true)),
+    dialogs());
+}
+
+// Shortcuts on the table; true when the key was used.
+export function tableKeys(ev) {
+  if (S.screen !== "table" && S.screen !== "round-end" && S.screen !== "match-end") return false;
+  const g = S.game;
+  const c = choices(g.legal);
+  const key = ev.key;
+  const cards = Array.from(document.querySelectorAll('[data-testid="hand"] [data-testid="card"]'));
+  const picking = S.picker || (g.must && c.colours.length);
+  if (picking) {
+    const letter = { 1: "R", 2: "Y", 3: "G", 4: "B", r: "R", y: "Y", g: "G", b: "B" }[key.toLowerCase()];
+    if (letter) { pickColour(letter); return true; }
+  }
+  if (key === "ArrowLeft" || key === "ArrowRight") {
+    if (!cards.length) return false;
+    let at = cards.indexOf(document.activeElement);
+    if (at < 0) at = Math.max(0, cards.findIndex((el) => el.dataset.playable === "true"));
+    else at = (at + (key === "ArrowRight" ? 1 : -1) + cards.length) % cards.length;
+    cards[at].focus();
+    return true;
+  }
+  const run = (ok, fn) => { if (ok) fn(); return true; };
+  switch (key.toLowerCase()) {
+    case "d": return run(c.draw, () => act("draw"));
+    case "p": return run(c.pass, () => act("pass"));
+    case "u": return run(c.uno || c.unoWithPlay, pressUno);
+    case "c": return run(c.catches.length, () => act("catch " + c.catches[0]));
+    case "n": return run(c.next, () => act("next"));
+    case "s": return run(c.slap, () => act("slap"));
+    default: return false;
+  }
+}
