@@ -79,9 +79,22 @@ def signature(page: Any) -> str:
     return json.dumps(page.evaluate(STATE_JS), separators=(",", ":"))
 
 
+class Stuck(AssertionError):
+    """Nothing changed on a page that was watched for a change."""
+
+
 def wait_change(page: Any, before: str, timeout: float = 20_000) -> None:
-    """Wait until what ``page`` shows differs from ``before`` (a :func:`signature`)."""
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=timeout)
+    """Wait until what ``page`` shows differs from ``before`` (a :func:`signature`).
+
+    Raises:
+        Stuck: not within ``timeout`` ms (the message holds what the page shows).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(CHANGED_JS, arg=before, timeout=timeout)
+    except PlaywrightTimeout:
+        raise Stuck(f"nothing changed in {timeout / 1000:.0f} s on {page.url}: {before}"
+                    ) from None
 
 
 def my_seat(st: dict[str, Any]) -> int | None:
@@ -133,6 +146,8 @@ class Player:
         self.prefer = prefer
         self.toasts: list[str] = []
         self.actions: list[str] = []
+        self.seat: int | None = None
+        """The page's seat, as last seen at the table (end screens show no opponents)."""
 
     # ------------------------------------------------------------ input
     def press(self, testid: str, key: str | None = None, *, within: str | None = None,
@@ -274,7 +289,11 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
                 on_state(player, st)
         if done(states):
             return states
-        seats = [my_seat(st) for st in states]
+        for player, st in zip(players, states, strict=True):
+            seat = my_seat(st)
+            if seat is not None:
+                player.seat = seat
+        seats = [p.seat for p in players]
         for player, st, seat in zip(players, states, seats, strict=True):
             if st["toast"] and (not player.toasts or player.toasts[-1] != st["toast"]):
                 player.toasts.append(st["toast"])
