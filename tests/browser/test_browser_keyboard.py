@@ -50,8 +50,13 @@ def test_a_game_played_only_with_the_keyboard(server: ServerProcess, contexts: A
     keys.press("Enter")
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "room")
     expect(by_id(page, "seat")).to_have_count(2)
-    expect(page.locator('[data-testid="seat"][data-kind="empty"]')).to_have_count(0)
     expect(by_id(page, "seat", seat="0")).to_have_attribute("data-you", "true")
+    # the host fills the free seat with a bot
+    if page.locator('[data-testid="seat"][data-kind="empty"]').count():
+        tab_to(page, '[data-testid="add-bot"]')
+        keys.press("Enter")
+    expect(page.locator('[data-testid="seat"][data-kind="empty"]')).to_have_count(0)
+    expect(by_id(page, "seat", seat="1")).to_have_attribute("data-kind", "bot")
 
     tab_to(page, '[data-testid="start-match"]')
     keys.press("Enter")
