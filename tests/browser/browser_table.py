@@ -10,6 +10,7 @@ for the bots) until a condition holds. Every wait is a wait for a condition in t
 from __future__ import annotations
 
 import json
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -67,7 +68,8 @@ SIGNATURE_JS = "(" + STATE_JS + ")()"
 
 CHANGED_JS = "(before) => JSON.stringify(" + SIGNATURE_JS + ") !== before"
 
-PLAYED_SCREENS = ("table", "round-end", "match-end")
+SEATS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+"""Each page's seat, as last seen at the table (the end screens show no opponents)."""
 
 
 def state(page: Any) -> dict[str, Any]:
@@ -146,8 +148,6 @@ class Player:
         self.prefer = prefer
         self.toasts: list[str] = []
         self.actions: list[str] = []
-        self.seat: int | None = None
-        """The page's seat, as last seen at the table (end screens show no opponents)."""
 
     # ------------------------------------------------------------ input
     def press(self, testid: str, key: str | None = None, *, within: str | None = None,
@@ -292,8 +292,8 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
         for player, st in zip(players, states, strict=True):
             seat = my_seat(st)
             if seat is not None:
-                player.seat = seat
-        seats = [p.seat for p in players]
+                SEATS[player.page] = seat
+        seats = [SEATS.get(p.page) for p in players]
         for player, st, seat in zip(players, states, seats, strict=True):
             if st["toast"] and (not player.toasts or player.toasts[-1] != st["toast"]):
                 player.toasts.append(st["toast"])
