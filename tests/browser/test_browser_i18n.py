@@ -62,6 +62,7 @@ NOT_WORDS = [
     re.compile(r"^https?://\S+$"),  # links
     re.compile(r"^[A-Z2-9]{6}$"),  # room codes
     re.compile(r"^UNO!?$"),  # the game's name
+    re.compile(r"^unokit( · [A-Z2-9]{6})?$"),  # the program's name (and a room's code)
 ]
 
 
@@ -119,9 +120,10 @@ def check_screen(page: Any, name: str, allowed: set[str], artifacts: Path,
         left = untranslated(english, shown, lang, allowed)
         if left:
             problems[f"{name} in {lang}"] = left
-        if lang in SCRIPTS:
-            assert any(SCRIPTS[lang].search(t) for t in shown), f"{name} in {lang}: {shown}"
-        assert shown & translated(lang), f"{name} in {lang}: no text of its catalogue"
+        if lang in SCRIPTS and not any(SCRIPTS[lang].search(t) for t in shown):
+            problems.setdefault(f"{name} in {lang}", []).append("(no text in its script)")
+        if not shown & translated(lang):
+            problems.setdefault(f"{name} in {lang}", []).append("(no text of its catalogue)")
         shot(page, artifacts, f"{name}-{lang}")
     switch(page, "en")
 
