@@ -132,7 +132,9 @@ SYMBOLS_JS = r"""
   return cards.map(c => {
     const sym = c.querySelector('[data-testid="colour-symbol"]');
     const box = sym ? sym.getBoundingClientRect() : null;
-    const label = (sym && sym.getAttribute('aria-label')) || c.getAttribute('aria-label') || '';
+    const hidden = c.querySelector('.visually-hidden, .sr-only');
+    const label = (sym && sym.getAttribute('aria-label')) || c.getAttribute('aria-label')
+                  || (hidden && hidden.textContent.trim()) || '';
     return {card: c.dataset.card, shape: shape(sym), label: label,
             shown: !!box && box.width > 0 && box.height > 0};
   });
