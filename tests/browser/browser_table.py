@@ -274,8 +274,12 @@ def focus_card(page: Any, card: str) -> None:
 
 def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]], bool],
                *, max_steps: int = 600, on_state: Callable[[Player, dict[str, Any]], None]
-               | None = None) -> list[dict[str, Any]]:
+               | None = None, others: Callable[[list[dict[str, Any]]], bool] | None = None,
+               ) -> list[dict[str, Any]]:
     """Play every page's seat until ``done(states)`` holds; the last states.
+
+    ``others(states)`` plays the seats that are not pages (a terminal): it returns
+    whether it acted or waited for something new, and is asked at every step.
 
     Each step reads every page; one that must act acts, then its page is watched until
     it shows the result. When no page must act (a bot's turn, or a page still behind),
@@ -289,6 +293,8 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
                 on_state(player, st)
         if done(states):
             return states
+        if others is not None and others(states):
+            continue
         for player, st in zip(players, states, strict=True):
             seat = my_seat(st)
             if seat is not None:
