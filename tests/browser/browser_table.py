@@ -339,4 +339,4 @@ def my_turn(states: list[dict[str, Any]]) -> bool:
 
 def shot(page: Any, artifacts: Path, name: str) -> None:
     """A screenshot of the page, ``test-artifacts/browser/NAME.png``."""
-    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True, animations="disabled")
