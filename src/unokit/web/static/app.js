@@ -45,8 +45,8 @@ const quiet = new Set(); // ids whose refusal needs no toast (the automatic cont
 
 // Persistent parts: moved into each new layout, so their content and live regions stay.
 export const parts = {
-  log: h("ol", { class: "log", testid: "log", role: "log", "aria-live": "polite", tabindex: "0" }),
-  chatLog: h("ol", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", tabindex: "0" }),
+  log: h("div", { class: "log", testid: "log", role: "log", "aria-live": "polite", "aria-labelledby": "log-title", tabindex: "0" }),
+  chatLog: h("div", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" }),
   toast: h("div", { class: "toast", testid: "toast", role: "alert", hidden: true }),
   announce: h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" }),
 };
@@ -93,7 +93,7 @@ function errorText(code, message) {
 
 function addLog(e) {
   const text = describe(e, names());
-  parts.log.appendChild(h("li", { testid: "log-line", data: { seq: e.seq, kind: e.kind } }, text));
+  parts.log.appendChild(h("p", { testid: "log-line", data: { seq: e.seq, kind: e.kind } }, text));
   while (parts.log.childElementCount > 200) parts.log.firstElementChild.remove();
   parts.log.scrollTop = parts.log.scrollHeight;
 }
@@ -109,7 +109,7 @@ function addChat(msg) {
   S.chatSeen.add(key);
   S.chat.push(msg);
   const who = msg.name || (msg.seat === null || msg.seat === undefined ? _("Spectator") : seatName(msg.seat));
-  parts.chatLog.appendChild(h("li", { testid: "chat-line", data: { seat: msg.seat } },
+  parts.chatLog.appendChild(h("p", { testid: "chat-line", data: { seat: msg.seat } },
     h("b", {}, who + ": "), msg.text));
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
 }

@@ -58,8 +58,12 @@ function face(value) {
 export function cardFace(code, tag = "div", attrs = {}) {
   const { colour, value } = parse(code);
   const shown = face(value);
-  return h(tag, { ...attrs, class: "card c-" + colour + (attrs.class ? " " + attrs.class : ""),
-    "aria-label": attrs["aria-label"] || cardName(code) },
+  const label = attrs["aria-label"] || cardName(code);
+  const rest = { ...attrs };
+  delete rest["aria-label"];
+  return h(tag, { ...rest, class: "card c-" + colour + (attrs.class ? " " + attrs.class : ""),
+    "aria-label": tag === "button" ? null : label },
+  tag === "button" ? h("span", { class: "visually-hidden" }, label) : null,
   h("span", { class: "corner tl", "aria-hidden": "true" }, shown),
   h("span", { class: "oval", "aria-hidden": "true" }, h("span", { class: "val" }, shown)),
   h("span", { class: "corner br", "aria-hidden": "true" }, shown),

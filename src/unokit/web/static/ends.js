@@ -13,7 +13,7 @@ function hands(end) {
   return h("ul", { class: "round-hands" }, Array.from({ length: count }, (_x, seat) => {
     const cards = end.hands ? end.hands[seat] || [] : null;
     const points = (end.points || [])[seat] || 0;
-    return h("li", { testid: "round-hand", data: { seat, points }, class: seat === end.winner ? "winner" : "" },
+    return h("li", { testid: "round-hand", data: { seat, points }, class: seat === end.winner ? "won" : "" },
       h("div", { class: "who" }, h("b", {}, seatName(seat)), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
         h("span", { class: "pts" }, ngettext("{n} point", "{n} points", points))),
       cards === null ? h("span", { class: "muted" }, _("Hands are hidden from spectators."))

@@ -6,6 +6,8 @@ import { choices, textsFor } from "./game.js";
 import { S, act, closeDialogs, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
 import { effective } from "./rules.js";
 
+const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
+
 function turnOrder() {
   const count = S.room ? S.room.seats.length : S.game.sizes.length;
   const me = S.seat === null ? -1 : S.seat;
@@ -49,9 +51,9 @@ function centre() {
   const c = choices(g.legal);
   const colour = g.colour || "";
   return h("div", { class: "centre" },
-    h("button", { type: "button", class: "pile", testid: "draw-pile", disabled: c.draw ? null : true, onclick: () => act("draw"),
-      "aria-label": g.pending && g.pendingSeat === S.seat ? ngettext("Take {n} card", "Take {n} cards", g.pending) : _("Draw a card") },
-    cardBack(), g.pending ? h("span", { class: "pending" }, "+" + g.pending) : null),
+    h("button", { type: "button", class: "pile", testid: "draw-pile", disabled: c.draw ? null : true, onclick: () => act("draw") },
+      h("span", { class: "visually-hidden" }, g.pending && g.pendingSeat === S.seat ? ngettext("Take {n} card", "Take {n} cards", g.pending) : _("Draw a card")),
+      cardBack(), g.pending ? h("span", { class: "pending", "aria-hidden": "true" }, "+" + g.pending) : null),
     h("div", { class: "discard" },
       g.top ? cardFace(g.top, "div", { testid: "top-card", data: { card: g.top }, class: g.fx.top ? "played" : "", role: "img", "aria-label": _("Top card: {card}", { card: cardName(g.top) }) })
         : h("div", { class: "card empty", testid: "top-card", "aria-label": _("No card yet"), role: "img" })),
@@ -185,7 +187,7 @@ function dialogs() {
   const c = choices(g.legal);
   if (S.picker || (g.must && c.colours.length)) {
     return dialog("colour-picker", _("Name a colour"), h("div", { class: "colours" },
-      COLOURS.map((letter, i) => h("button", { type: "button", class: "colour c-" + letter, testid: "colour-" + letter,
+      COLOURS.map((letter, i) => h("button", { type: "button", class: "colour c-" + letter, testid: COLOUR_IDS[letter],
         onclick: () => pickColour(letter), "aria-keyshortcuts": String(i + 1) + " " + letter.toLowerCase() },
       h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))));
   }

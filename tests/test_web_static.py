@@ -1,0 +1,272 @@
+"""The web client's files and routes: the page at ``/`` and ``/r/CODE`` (an API client
+still gets the room's JSON there), the static files with their MIME types, cache and
+security headers, the language catalogues as JSON, the first load within 300 KB
+(measured by following the page's links and the modules' static imports), no outside
+address in any file, every ``data-testid`` of the DOM contract (docs/web.md) present,
+the rules tables the client copies equal to the engine's, and a smoke test in
+Chromium: the lobby, the language switch, and a play-now match on the table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from unokit import i18n
+from unokit.engine.rules import KEYS, PRESETS
+from unokit.server.app import create_app
+from unokit.server.settings import Settings
+from unokit.web import CSP, STATIC
+
+FIRST_LOAD_LIMIT = 300 * 1024
+"""The most bytes the first load of the page may transfer (uncompressed, to be safe)."""
+
+CONTRACT_TESTIDS = [
+    "screen", "lang-switch", "connection-status", "toast", "name-input", "play-now",
+    "preset-select", "preset-explained", "seats-select", "bot-level-select", "timer-select",
+    "create-submit", "join-code-input", "join-submit", "open-rooms", "open-room", "room-code",
+    "invite-link", "seat", "start-match", "add-bot", "add-bot-level", "remove-bot", "kick",
+    "set-timer", "rules-summary", "spectators", "fairness-commitment", "hand", "card",
+    "colour-symbol", "top-card", "current-colour", "direction", "your-turn", "draw-pile",
+    "pass", "opponent", "card-count", "colour-picker", "colour-R", "colour-Y", "colour-G",
+    "colour-B", "uno-button", "catch-button", "challenge-button", "accept-button",
+    "slap-button", "seven-target", "target-seat", "exchange", "next-round", "chat-input",
+    "chat-send", "chat-log", "chat-line", "log", "log-line", "scores", "score", "turn-timer",
+    "autopilot", "verify-link", "round-hand", "final-scores", "winner", "play-again",
+]
+"""Every ``data-testid`` of the DOM contract (docs/web.md), which the browser tests use."""
+
+SCREENS = ["lobby", "room", "table", "round-end", "match-end"]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(database_url="sqlite://", bot_delay=0))) as http:
+        yield http
+
+
+def static_files() -> list[Path]:
+    return sorted(p for p in STATIC.rglob("*") if p.is_file())
+
+
+# ---------------------------------------------------------------- routes
+def test_the_page_is_served_at_the_root_with_a_csp_without_inline_script(
+        client: TestClient) -> None:
+    answer = client.get("/")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    policy = answer.headers["content-security-policy"]
+    assert policy == CSP
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert "<script>" not in answer.text and "<script type=\"module\">" not in answer.text
+
+
+def test_an_invite_link_is_the_page_for_a_browser_and_json_for_an_api_client(
+        client: TestClient) -> None:
+    made = client.post("/api/rooms", json={"rules": "official,players=2"})
+    code = made.json()["code"]
+    page = client.get(f"/r/{code}", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert '<div id="app">' in page.text
+    api = client.get(f"/r/{code}", headers={"Accept": "*/*"})
+    assert api.headers["content-type"] == "application/json"
+    assert api.json()["code"] == code
+    assert client.get("/r/NOSUCH", headers={"Accept": "application/json"}).status_code == 404
+
+
+def test_static_files_have_their_mime_types_and_cache_headers(client: TestClient) -> None:
+    js = client.get("/static/app.js")
+    assert js.status_code == 200
+    assert js.headers["content-type"].split(";")[0] in ("text/javascript", "application/javascript")
+    assert js.headers["cache-control"] == "no-cache" and js.headers["etag"]
+    again = client.get("/static/app.js", headers={"If-None-Match": js.headers["etag"]})
+    assert again.status_code == 304
+    assert client.get("/static/app.css").headers["content-type"].startswith("text/css")
+    assert client.get("/static/favicon.svg").headers["content-type"] == "image/svg+xml"
+    assert client.get("/static/nothing.js").status_code == 404
+
+
+def test_a_language_is_its_plural_rule_and_its_messages(client: TestClient) -> None:
+    answer = client.get("/i18n/ru.json")
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["lang"] == "ru"
+    assert body["plural"] == i18n.plural_rule("ru")
+    assert body["messages"] == i18n.catalogue("ru", "web")
+    assert body["messages"]["Play now"] == "Играть сейчас"
+    for lang in i18n.LANGUAGES:
+        assert client.get(f"/i18n/{lang}.json").status_code == 200
+    assert client.get("/i18n/xx.json").status_code == 404
+
+
+def test_the_client_knows_every_plural_rule_of_the_catalogues() -> None:
+    source = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    for lang in i18n.LANGUAGES:
+        assert json.dumps(i18n.plural_rule(lang)) in source, lang
+
+
+# ---------------------------------------------------------------- the first load
+IMPORT = re.compile(
+    r"""^\s*(?:import\s*|(?:import|export)\s[^;'"()=]*?\sfrom\s*)["']([^"']+)["']""", re.M)
+HTML_LINK = re.compile(r"""<(?:script|link|img)\b[^>]*?(?:src|href)="([^"]+)\"""")
+CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']""")
+
+
+def _local(base: str, ref: str) -> str | None:
+    if ref.startswith(("data:", "#")):
+        return None
+    if ref.startswith("/static/"):
+        return ref[len("/static/"):]
+    if ref.startswith("./") or not ref.startswith("/"):
+        parent = str(Path(base).parent)
+        joined = Path(parent) / ref
+        return str(Path(*[p for p in joined.parts if p != "."]))
+    raise AssertionError(f"{base} links {ref}, which is not a static file")
+
+
+def first_load() -> dict[str, int]:
+    """Every file the page loads at once (name under static/ -> bytes)."""
+    seen: dict[str, int] = {}
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    todo = [name for ref in HTML_LINK.findall(html) if (name := _local("index.html", ref))]
+    seen["index.html"] = len(html.encode())
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = STATIC / name
+        assert path.is_file(), f"{name} is linked but missing"
+        text = path.read_bytes()
+        seen[name] = len(text)
+        if name.endswith(".js"):
+            found = IMPORT.findall(text.decode())
+        elif name.endswith(".css"):
+            found = [a or b for a, b in CSS_URL.findall(text.decode())]
+        else:
+            found = []
+        todo += [n for ref in found if (n := _local(name, ref))]
+    return seen
+
+
+def test_the_first_load_is_at_most_300_kb() -> None:
+    files = first_load()
+    assert {"index.html", "app.js", "app.css", "i18n.js", "table.js"} <= set(files)
+    # every module of the client is reached by the static imports
+    modules = {p.name for p in STATIC.glob("*.js")}
+    assert modules <= set(files), modules - set(files)
+    largest_language = max(len(json.dumps({"lang": lang, "plural": i18n.plural_rule(lang),
+                                           "messages": i18n.catalogue(lang, "web")},
+                                          ensure_ascii=False).encode())
+                           for lang in i18n.LANGUAGES)
+    total = sum(files.values()) + largest_language
+    assert total <= FIRST_LOAD_LIMIT, f"{total} bytes: {files}"
+
+
+def test_no_file_refers_to_an_outside_address() -> None:
+    namespace = "http://www.w3.org/2000/svg"  # the SVG namespace name, never fetched
+    for path in static_files():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix in (".js", ".css"):
+            text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+            text = re.sub(r"(?m)(^|[^:\"'])//.*$", r"\1", text)
+        text = text.replace(namespace, "")
+        assert not re.search(r"https?://", text), path.name
+        assert "//cdn" not in text and "fonts.googleapis" not in text, path.name
+
+
+def test_no_font_file_is_shipped_and_the_fonts_are_named() -> None:
+    assert not [p for p in static_files() if p.suffix in (".woff", ".woff2", ".ttf", ".otf")]
+    css = (STATIC / "app.css").read_text(encoding="utf-8")
+    assert '"Noto Sans", "Noto Sans Georgian", "DejaVu Sans", system-ui, sans-serif' in css
+
+
+# ---------------------------------------------------------------- the DOM contract
+def all_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in static_files()
+                     if p.suffix in (".js", ".html"))
+
+
+def test_every_testid_of_the_dom_contract_is_in_the_client() -> None:
+    text = all_text()
+    missing = [name for name in CONTRACT_TESTIDS if f'"{name}"' not in text]
+    assert not missing, missing
+    for screen in SCREENS:
+        assert f'"{screen}"' in text, screen
+
+
+def test_the_dom_contract_is_documented() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "web.md").read_text(encoding="utf-8")
+    missing = [name for name in CONTRACT_TESTIDS if f"`{name}`" not in doc]
+    assert not missing, missing
+
+
+def test_index_html_holds_no_visible_text() -> None:
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    body = html.split("<body>", 1)[1]
+    visible = re.sub(r"<[^>]+>", "", body).strip()
+    assert visible == ""
+
+
+def test_the_rule_tables_of_the_client_are_the_engines() -> None:
+    source = (STATIC / "rules.js").read_text(encoding="utf-8")
+
+    def block(name: str) -> object:
+        match = re.search(rf"// {name}-BEGIN\nexport const {name} = (.*?);\n// {name}-END",
+                          source, re.S)
+        assert match, name
+        return json.loads(match.group(1))
+
+    assert block("PRESETS") == PRESETS
+    assert block("DEFAULTS") == {k.name: k.default for k in KEYS if k.kind != "cards"}
+
+
+# ---------------------------------------------------------------- in a browser
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--disable-quic"]
+
+
+def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    from server_harness import running_server, server_settings
+
+    async def scenario() -> None:
+        settings = server_settings(f"sqlite:///{tmp_path / 'web.db'}", bot_delay=0.05)
+        async with running_server(settings) as server, async_playwright() as p:
+            browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
+                                              args=BROWSER_ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 360, "height": 640})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                await page.goto(server.url + "/?lang=ru")
+                button = page.locator('[data-testid="play-now"]')
+                await button.wait_for()
+                assert await button.inner_text() == "Играть сейчас"
+                assert await page.get_attribute("html", "lang") == "ru"
+                await page.select_option('[data-testid="lang-switch"]', "da")
+                await page.wait_for_function("document.documentElement.lang === 'da'")
+                assert await button.inner_text() != "Играть сейчас"
+                await page.fill('[data-testid="name-input"]', "Ann")
+                await button.click()
+                await page.locator('[data-screen="table"] [data-testid="hand"] '
+                                   '[data-testid="card"]').first.wait_for(timeout=20000)
+                assert "/r/" in page.url
+                cards = page.locator('[data-testid="hand"] [data-testid="card"]')
+                assert await cards.count() >= 1
+                symbol = cards.first.locator('[data-testid="colour-symbol"]')
+                assert await symbol.inner_text() in "●▲■◆★"
+                assert await page.locator('[data-testid="opponent"]').count() == 3
+                await page.locator('[data-testid="log-line"]').first.wait_for()
+                assert not errors, errors
+            finally:
+                await browser.close()
+
+    asyncio.run(scenario())
