@@ -73,14 +73,46 @@ def source_messages() -> frozenset[str]:
         return frozenset(str(m.id) for m in read_po(pot) if m.id and isinstance(m.id, str))
 
 
-def _same_in(lang: str) -> set[str]:
-    """Messages whose translation in ``lang`` is the English text itself."""
-    same: set[str] = set()
+PLACEHOLDER = r"\S+(?: \S+)?"
+"""What a ``{placeholder}`` stands for when a shown text is matched to its message: a
+word or two (a name such as "Bot 2", a number, a card)."""
+
+
+@cache
+def _same_in(lang: str) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
+    """The messages whose translation in ``lang`` is the English text itself: the plain
+    ones, and patterns of those with ``{placeholders}``."""
+    plain: set[str] = set()
     for domain in ("web", "unokit"):
         for msgid, text in i18n.catalogue(lang, domain).items():
-            if isinstance(text, str) and text == msgid:
-                same.add(msgid)
-    return same
+            forms = [text] if isinstance(text, str) else list(text)
+            if all(form in (msgid, _plurals(domain).get(msgid)) for form in forms):
+                plain.add(msgid)
+                if msgid in _plurals(domain):
+                    plain.add(_plurals(domain)[msgid])
+    patterns = tuple(_pattern(m) for m in sorted(plain)
+                     if "{" in m and re.search(r"[^\W\d_]", re.sub(r"\{\w+\}", "", m)))
+    return frozenset(m.rstrip(":.!? ") for m in plain if "{" not in m), patterns
+
+
+def _pattern(msgid: str) -> re.Pattern[str]:
+    """A message with placeholders as a pattern of the texts it gives."""
+    parts = re.split(r"\{\w+\}", msgid)
+    return re.compile("^" + PLACEHOLDER.join(re.escape(part) for part in parts) + "$")
+
+
+@cache
+def _plurals(domain: str) -> dict[str, str]:
+    """Singular message id to plural id, in ``domain``'s template."""
+    with (i18n.LOCALE_DIR / f"{domain}.pot").open("rb") as pot:
+        return {str(m.id[0]): str(m.id[1]) for m in read_po(pot) if isinstance(m.id, tuple)}
+
+
+def _same(text: str, lang: str) -> bool:
+    """Whether ``text`` is a message ``lang`` translates to the English text itself."""
+    plain, patterns = _same_in(lang)
+    bare = text.rstrip(":.!? ")
+    return bare in plain or any(p.match(text) or p.match(bare) for p in patterns)
 
 
 @cache
@@ -97,11 +129,11 @@ def texts(page: Any) -> set[str]:
 def untranslated(english: set[str], other: set[str], lang: str,
                  allowed: set[str]) -> list[str]:
     """Texts of ``other`` (the screen in ``lang``) that are still its English texts."""
-    ok = allowed | _same_in(lang) | set(i18n.LANGUAGE_NAMES.values())
+    ok = allowed | set(i18n.LANGUAGE_NAMES.values())
     left = {t for t in english & other if t not in ok and not any(p.match(t) for p in NOT_WORDS)}
     # an English message of the catalogue shown as it is, whatever the screen
     left |= {t for t in other & source_messages() if t not in ok}
-    return sorted(left)
+    return sorted(t for t in left if not _same(t, lang))
 
 
 def switch(page: Any, lang: str) -> None:
