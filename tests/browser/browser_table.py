@@ -99,6 +99,22 @@ def wait_change(page: Any, before: str, timeout: float = 20_000) -> None:
                     ) from None
 
 
+def wait_js(page: Any, js: str, arg: Any = None, *, what: str,
+            timeout: float = 20_000) -> None:
+    """Wait until the page function ``js(arg)`` is true.
+
+    Raises:
+        Stuck: not within ``timeout`` ms (the message says ``what`` was awaited and
+            what the page shows).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+    except PlaywrightTimeout:
+        raise Stuck(f"{what}: not within {timeout / 1000:.0f} s on {page.url}: "
+                    f"{json.dumps(state(page))}") from None
+
+
 def my_seat(st: dict[str, Any]) -> int | None:
     """The page's own seat at the table: the one seat that is not an opponent."""
     seats = {o["seat"] for o in st["opponents"]}

@@ -18,6 +18,7 @@ from browser_table import (
     signature,
     state,
     wait_change,
+    wait_js,
 )
 from playwright.sync_api import expect
 
@@ -56,10 +57,10 @@ def _at_my_turn(server: ServerProcess, contexts: Any, name: str, *, turn_timer: 
 def _move_taken(page: Any, st: dict[str, Any]) -> None:
     """Play or draw once from ``st`` (the page's turn); the server takes it: the hand
     changes and no error shows."""
-    Player(page).act(st)
-    page.wait_for_function("(n) => document.querySelectorAll("
-                           "'[data-testid=\"hand\"] [data-testid=\"card\"]').length !== n",
-                           arg=len(st["hand"]))
+    done = Player(page).act(st)
+    wait_js(page, "(n) => document.querySelectorAll("
+            "'[data-testid=\"hand\"] [data-testid=\"card\"]').length !== n",
+            len(st["hand"]), what=f"the hand to change after {done}")
     assert state(page)["toast"] in (None, ""), state(page)["toast"]
 
 
@@ -78,7 +79,7 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "table")
     expect(by_id(page, "your-turn")).to_be_visible()
     expect(by_id(page, "turn-timer")).to_have_attribute("data-deadline", _digits())
-    page.wait_for_function(SAME_HAND_JS, arg=_cards(before))
+    wait_js(page, SAME_HAND_JS, _cards(before), what=f"the hand {_cards(before)}")
     after = state(page)
     assert my_seat(after) == my_seat(before)
     assert _cards(after) == _cards(before)
@@ -110,7 +111,7 @@ def test_a_connection_dropped_for_30_seconds_resumes(server: ServerProcess,
                          ".dataset.state") == "online":
             break
     expect(status).to_have_attribute("data-state", "online")
-    page.wait_for_function(SAME_HAND_JS, arg=_cards(before))
+    wait_js(page, SAME_HAND_JS, _cards(before), what=f"the hand {_cards(before)}")
     after = state(page)
     assert after["my_turn"] and _cards(after) == _cards(before)
     _one_human(server, code)
@@ -123,7 +124,7 @@ def test_a_second_tab_takes_the_seat_over(server: ServerProcess, contexts: Any) 
     second = first.context.new_page()
     enter_room(second, server, code)
     expect(by_id(second, "screen")).to_have_attribute("data-screen", "table")
-    second.wait_for_function(SAME_HAND_JS, arg=_cards(before))
+    wait_js(second, SAME_HAND_JS, _cards(before), what=f"the hand {_cards(before)}")
     taken = state(second)
     assert my_seat(taken) == my_seat(before)
     assert taken["my_turn"], "the second tab does not see that the seat is to play"
@@ -136,7 +137,7 @@ def test_a_second_tab_takes_the_seat_over(server: ServerProcess, contexts: Any) 
         states[0]["screen"] != "table" or states[0]["my_turn"]))
     now = state(second)
     if now["screen"] == "table":
-        first.wait_for_function(SAME_HAND_JS, arg=_cards(now))
+        wait_js(first, SAME_HAND_JS, _cards(now), what=f"the hand {_cards(now)}")
         assert state(first)["top"] == now["top"]
     else:
         expect(by_id(first, "screen")).to_have_attribute("data-screen", now["screen"])
@@ -151,7 +152,7 @@ def test_the_game_resumes_after_kill_9(server: ServerProcess, contexts: Any) -> 
     server.start()  # the same port and data directory
     assert server.get("/readyz")["restored"] >= 1
     expect(status).to_have_attribute("data-state", "online", timeout=60_000)
-    page.wait_for_function(SAME_HAND_JS, arg=_cards(before))
+    wait_js(page, SAME_HAND_JS, _cards(before), what=f"the hand {_cards(before)}")
     assert page.evaluate("() => window.__not_reloaded === true"), "the page was reloaded"
     after = state(page)
     assert after["my_turn"] and my_seat(after) == my_seat(before)
