@@ -16,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # the script says how to install it, and the PostgreSQL tests fail.
 PYTEST := bash scripts/pg_test_server.sh run $(BIN)/python -m pytest -n 2
 
-.PHONY: venv run test lint typecheck pytest lock catalogues clean
+.PHONY: venv run play test lint typecheck pytest lock catalogues clean
 
 venv: $(STAMP)
 
@@ -26,7 +26,12 @@ $(STAMP): requirements/lock.txt pyproject.toml
 	$(BIN)/pip install --no-deps --no-build-isolation -e .
 	touch $@
 
+# Serve the game (SQLite in ./unokit-data) and print the address to open in a browser.
 run: venv
+	$(BIN)/unokit serve
+
+# The terminal game against bots.
+play: venv
 	$(BIN)/unokit play
 
 test: venv

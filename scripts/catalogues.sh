@@ -15,6 +15,17 @@ keywords=(-k N_ -k translate:2 -k translate_plural:2,3)
 "$pybabel" -q extract -F babel-web.cfg -k _ -k ngettext:1,2 --no-location --sort-output \
     --project unokit --copyright-holder "unokit" -o "$dir/web.pot" src/unokit/web/static
 
+# A template or catalogue whose only change is its POT-Creation-Date keeps its old text,
+# so that running this twice changes nothing.
+keep_if_only_dated() {
+    if git ls-files --error-unmatch "$1" >/dev/null 2>&1 \
+            && git diff --quiet -I '^"POT-Creation-Date: ' -- "$1"; then
+        git checkout --quiet -- "$1"
+    fi
+}
+
+keep_if_only_dated "$dir/unokit.pot"
+keep_if_only_dated "$dir/web.pot"
 for domain in unokit web; do
     for lang in ru ka da; do
         if [[ -f "$dir/$lang/LC_MESSAGES/$domain.po" ]]; then
@@ -23,6 +34,7 @@ for domain in unokit web; do
         else
             "$pybabel" -q init -D "$domain" -i "$dir/$domain.pot" -d "$dir" -l "$lang"
         fi
+        keep_if_only_dated "$dir/$lang/LC_MESSAGES/$domain.po"
     done
     "$pybabel" -q compile -D "$domain" -d "$dir" --statistics
 done

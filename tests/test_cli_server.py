@@ -104,13 +104,14 @@ async def test_serve_and_a_remote_bot_play_a_match(tmp_path: Path) -> None:
     # the processes write to files: a pipe nobody reads while the match runs would fill
     # and stop them
     server_log = (tmp_path / "server.log").open("wb")
+    server_out = (tmp_path / "server.out").open("wb")
     bot_log = (tmp_path / "bot.log").open("wb")
     url = f"http://127.0.0.1:{port}"
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "unokit.cli", "serve", "--port", str(port), "--data-dir",
         str(tmp_path / "data"), "--bot-delay", "0", "--round-pause", "0",
         "--catch-grace", "0.05", "--log-level", "info", env=_env(),
-        stdout=server_log, stderr=asyncio.subprocess.STDOUT)
+        stdout=server_out, stderr=server_log)
     bot: asyncio.subprocess.Process | None = None
     try:
         await _wait_ready(url, server)
@@ -148,6 +149,7 @@ async def test_serve_and_a_remote_bot_play_a_match(tmp_path: Path) -> None:
             server.send_signal(signal.SIGINT)
         await asyncio.wait_for(server.wait(), 60)
         server_log.close()
+        server_out.close()
         bot_log.close()
     logs = (tmp_path / "server.log").read_text()
     # stopped by Ctrl-C: uvicorn ends with 0, or with 130 (128 + SIGINT) after a clean
@@ -155,6 +157,9 @@ async def test_serve_and_a_remote_bot_play_a_match(tmp_path: Path) -> None:
     assert server.returncode in (0, 130), logs[-2000:]
     assert "Application shutdown complete." in logs
     assert (tmp_path / "data" / "unokit.db").exists()
-    # structured logs: one JSON object a line
+    # the address to open, for a person, on stdout
+    said = (tmp_path / "server.out").read_text().splitlines()
+    assert said == [f"unokit is serving the game: open {url}/ in a browser (Ctrl-C stops it)"]
+    # structured logs on stderr: one JSON object a line
     records = [json.loads(line) for line in logs.splitlines() if line.strip()]
     assert any(r.get("msg") == "listening" for r in records), records[:5]

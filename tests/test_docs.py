@@ -67,9 +67,11 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert lines[0] == "# unokit"
     assert lines[4:8] == [
         "```",
-        "make run    # set up .venv and play UNO against bots in the terminal",
+        "make run    # set up .venv and serve the game: open the address it prints, press"
+        ' "Play now"',
         "make test   # set up .venv and run the whole test suite",
         "```",
     ]
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "\t$(BIN)/unokit play\n" in makefile
+    assert "run: venv\n\t$(BIN)/unokit serve\n" in makefile
+    assert "play: venv\n\t$(BIN)/unokit play\n" in makefile

@@ -6,6 +6,8 @@ sends an action with a fresh client action id and waits for its ack, raising
 :class:`ActionRefused` for an error. When the connection drops, :meth:`reconnect` comes
 back with the seat token, resumes after the last event seen and sends again, with the
 same ids, every action still unanswered (so that none is applied twice).
+:meth:`chat` writes a line in the table chat; the lines received are kept in
+:attr:`chat_lines` (each once, though a new connection gets the room's last lines again).
 
     client = await GameClient.join("http://127.0.0.1:8000", "ABCDEF", name="Ann")
     await client.wait_for(lambda c: c.must)
@@ -88,6 +90,9 @@ class GameClient:
         self.bye: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
         """Errors without an id (or for ids nobody waits for)."""
+        self.chat_lines: list[dict[str, Any]] = []
+        """The table chat's lines received (``seat``, ``name``, ``text``, ``at``), oldest
+        first, each once."""
         self.received: list[bytes] = []
         """Every message received, as sent (when ``keep_raw``)."""
         self.keep_raw = False
@@ -214,6 +219,11 @@ class GameClient:
             self.reveal = _as_dict(message)
         elif isinstance(message, P.Bye):
             self.bye = _as_dict(message)
+        elif isinstance(message, P.Chat) and (
+                not self.chat_lines or message.at > self.chat_lines[-1]["at"]):
+            # ``at`` rises within a room: the last lines sent again after a hello, which
+            # are already here, are not kept twice
+            self.chat_lines.append(_as_dict(message))
         self._changed.set()
         for listener in self.listeners:
             listener.set()
@@ -261,6 +271,16 @@ class GameClient:
         """The full view of this seat now."""
         answer = await self.request(P.SnapshotRequest(id=self.new_id()))
         return answer.view  # type: ignore[no-any-return]
+
+    async def chat(self, text: str, *, msg_id: str | None = None) -> int:
+        """Write ``text`` in the table chat; the sequence number of its ack (under the
+        silence rule a line may cost a ``say``: see docs/protocol.md).
+
+        Raises:
+            ActionRefused: refused (``bad_request``, ``not_seated``, ``rate_limited``).
+        """
+        ack = await self.request(P.SendChat(id=msg_id or self.new_id(), text=text))
+        return int(ack.seq)
 
     async def command(self, kind: type, **fields: Any) -> int:
         """A host command or other message with an id (``P.Start``, ``P.AddBot``, ...)."""

@@ -18,6 +18,14 @@ Traceback (most recent call last):
 unokit.server.protocol.ProtocolError: too_large: a message is at most 4096 bytes
 >>> encode(Ack(id="a1", seq=42))
 b'{"type":"ack","id":"a1","seq":42}'
+
+The tag ``chat`` names a client's line (:class:`SendChat`) and the server's
+(:class:`Chat`); each direction has its own decoder:
+
+>>> decode_client(b'{"type": "chat", "id": "c1", "text": "hi"}')
+SendChat(id='c1', text='hi')
+>>> decode_server(b'{"type": "chat", "seat": 0, "name": "Ann", "text": "hi", "at": 1}')
+Chat(seat=0, name='Ann', text='hi', at=1)
 """
 
 from __future__ import annotations
@@ -120,6 +128,17 @@ class SnapshotRequest(_Client, tag="snapshot"):
     id: str
 
 
+class SendChat(_Client, tag="chat"):
+    """A line for the table chat (seated players only): 1-200 characters once line
+    breaks and other runs of white space are made single spaces and the ends stripped;
+    no control characters. Answered by an :class:`Ack` once the line is stored, and
+    sent to everyone as :class:`Chat`. Under the ``silence`` rule, a line written
+    while a silence holds first costs the writer the ``say`` action (its penalty)."""
+
+    id: str
+    text: str
+
+
 class Ping(_Client, tag="ping"):
     """Keep the connection alive; answered by :class:`Pong`."""
 
@@ -127,11 +146,11 @@ class Ping(_Client, tag="ping"):
 
 
 ClientMessage = (Hello | Act | Contribute | Start | AddBot | RemoveBot | Kick | SetTimer
-                 | Leave | SnapshotRequest | Ping)
+                 | Leave | SnapshotRequest | SendChat | Ping)
 """Every message a client may send."""
 
 _IDENTIFIED = (Act, Contribute, Start, AddBot, RemoveBot, Kick, SetTimer, Leave,
-               SnapshotRequest)
+               SnapshotRequest, SendChat)
 
 
 class _Server(msgspec.Struct, tag_field="type", omit_defaults=True):
@@ -251,6 +270,18 @@ class Bye(_Server, tag="bye"):
     reconnect: bool = True
 
 
+class Chat(_Server, tag="chat"):
+    """A line of the table chat, to every connection of the room (spectators too):
+    who wrote it (``seat`` and the ``name`` they had then), the text, and the server
+    time in milliseconds since the epoch (``at``, rising within a room: it tells
+    lines apart). After the welcome the room's last lines come this way too."""
+
+    seat: int
+    name: str
+    text: str
+    at: int
+
+
 class Pong(_Server, tag="pong"):
     """The answer to :class:`Ping`."""
 
@@ -258,7 +289,7 @@ class Pong(_Server, tag="pong"):
 
 
 ServerMessage = (Welcome | Ack | Error | Events | RoomState | Snapshot | Timer | Reveal
-                 | Bye | Pong)
+                 | Bye | Chat | Pong)
 """Every message the server sends."""
 
 

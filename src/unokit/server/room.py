@@ -51,6 +51,7 @@ from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.formats.record import Record
 from unokit.server import protocol as P
+from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import Lobby
 from unokit.server.seating import (
@@ -78,7 +79,7 @@ TRANSIENT = frozenset({"not_stored", "closing", "rate_limited"})
 resent id with them."""
 
 
-class Room(Lobby):
+class Room(Lobby, Talk):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
 
@@ -123,6 +124,7 @@ class Room(Lobby):
         self.on_finished: Callable[[Room], None] | None = None
         self.auto_start = False
         """Start the match as soon as every seat is taken ("play now")."""
+        self._chat_setup()
 
     # ------------------------------------------------------------ creating
     @classmethod
@@ -181,6 +183,7 @@ class Room(Lobby):
                 room.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 room.status = "finished"
+        room._chat_setup(stored.chat)
         return room
 
     def _begin(self, seed: int) -> None:
@@ -278,6 +281,8 @@ class Room(Lobby):
         self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
         self.status, self.grace, self.bots = twin.status, None, {}
         self.called_ahead = set()
+        self.chat_lines, self.chat_next, self.chat_at = (twin.chat_lines, twin.chat_next,
+                                                         twin.chat_at)
         self.answers.update(twin.answers)
         for waiting in held:  # nothing of them was kept: say so, so that they come again
             self._error(waiting.conn, waiting.seat, waiting.msg_id, "not_stored",
@@ -410,6 +415,7 @@ class Room(Lobby):
                 conn.deliver(self._timer_message())
         if self.status == "finished":
             conn.deliver(self._reveal_message())
+        self._send_recent_chat(conn)
         self._broadcast_room()
         if (self.auto_start and self.status == "lobby"
                 and all(s.kind != EMPTY for s in self.seats)):
@@ -436,6 +442,9 @@ class Room(Lobby):
             return
         if isinstance(message, P.SnapshotRequest):
             self._snapshot(conn, message.id)
+            return
+        if isinstance(message, P.SendChat):
+            await self._chat(conn, seat, message)
             return
         if seat < 0:
             self._error(conn, seat, msg_id, "not_seated", "spectators cannot act")
@@ -502,8 +511,11 @@ class Room(Lobby):
         """Apply a held action and answer it (ack or error); whether it was applied."""
         if self._call_ahead(held):
             return False
+        if isinstance(held, ChatHeld) and not self._silenced(held.seat):
+            return await self._post_line(held)  # a chat line that costs nothing
+        chat = held.text if isinstance(held, ChatHeld) else None
         try:
-            seq = await self._apply(held.seat, held.action, held.origin, held.msg_id)
+            seq = await self._apply(held.seat, held.action, held.origin, held.msg_id, chat)
         except IllegalActionError as exc:
             self._error(held.conn, held.seat, held.msg_id, "illegal", exc.reason)
         except StoreError as exc:
@@ -529,9 +541,11 @@ class Room(Lobby):
                          P.encode(P.Ack(id=held.msg_id, seq=self.last_seq())))
         return True
 
-    async def _apply(self, seat: int, action: int, origin: str,
-                     client_id: str | None) -> int:
+    async def _apply(self, seat: int, action: int, origin: str, client_id: str | None,
+                     chat: str | None = None) -> int:
         """Apply, commit, then broadcast one action; the last event's sequence number.
+        With ``chat`` (the ``say`` of a line that broke a silence), the line is committed
+        with the action and sent after its events.
 
         Raises:
             IllegalActionError: not legal now (nothing changed).
@@ -548,16 +562,19 @@ class Room(Lobby):
         events = driver.apply(action)
         seq = events[-1].seq if events else self.last_seq()
         at = time.time()
+        line = None if chat is None else self._new_line(seat, chat, client_id, seq)
         try:
             await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, format_action(action), seat, origin, client_id, seq,
-                at))
+                at), line)
         except StoreError:
             self._rollback()
             raise
         self.last_commit = at
         self._count_origin(seat, origin)
         self._broadcast_events(events)
+        if line is not None:
+            self._took_line(line)
         if origin == "player" and self._was_away.pop(seat, False):
             self._broadcast_room()
         loop = asyncio.get_running_loop()

@@ -23,6 +23,7 @@ from typing import Any
 
 import uvicorn
 
+from unokit.i18n import _
 from unokit.server.app import create_app
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
@@ -78,6 +79,12 @@ class _Server(uvicorn.Server):
             await room.stop()
         await asyncio.sleep(0)
         await super().shutdown(sockets)
+
+    async def startup(self, sockets: list[Any] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(_("unokit is serving the game: open {url} in a browser (Ctrl-C stops it)",
+                    url=self.rooms.settings.base_url + "/"), flush=True)
 
 
 def serve(settings: Settings) -> None:

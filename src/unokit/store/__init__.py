@@ -7,7 +7,9 @@ URL. See docs/server.md.
 
 from unokit.store.db import default_url, migrate, open_engine
 from unokit.store.store import (
+    RECENT_CHAT,
     ActionData,
+    ChatData,
     NewRoom,
     SeatData,
     Store,
@@ -16,7 +18,9 @@ from unokit.store.store import (
 )
 
 __all__ = [
+    "RECENT_CHAT",
     "ActionData",
+    "ChatData",
     "NewRoom",
     "SeatData",
     "Store",

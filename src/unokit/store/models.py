@@ -1,5 +1,5 @@
-"""The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions and the
-players' contributions to a fair deal.
+"""The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions, the
+players' contributions to a fair deal and the lines of the table chat.
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -7,7 +7,7 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)
-['actions', 'contributions', 'rooms', 'seats']
+['actions', 'chat', 'contributions', 'rooms', 'seats']
 """
 
 from __future__ import annotations
@@ -97,3 +97,25 @@ class ContributionRow(Base):
                                          primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     value: Mapped[str] = mapped_column(String(128))
+
+
+class ChatRow(Base):
+    """One line of a room's table chat, in the order the room took them (revision 0002)."""
+
+    __tablename__ = "chat"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """0, 1, 2, ...: the line's place in the room's chat."""
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    """The writer's name when the line was written."""
+    text: Mapped[str] = mapped_column(Text)
+    """The line as the room took it (1-200 characters)."""
+    at: Mapped[int] = mapped_column(BigInteger)
+    """Server time of the line, in milliseconds since the epoch (rising within a room)."""
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The client message id it came with, for answering a resent line."""
+    seq: Mapped[int] = mapped_column(BigInteger)
+    """The sequence number its ack carried."""

@@ -4,7 +4,9 @@ Rooms hand their writes to a :class:`Store` and await them. One writer thread ta
 write that is waiting, runs them in one transaction and commits, so that a thousand rooms
 share each disk sync and no room's event loop ever waits for the disk. A write that
 fails is retried alone, so one room's bad write never fails another's. Reads for a
-restart (:meth:`Store.load_rooms`) go through the same thread.
+restart (:meth:`Store.load_rooms`) go through the same thread. The table chat keeps
+every line players wrote (:meth:`Store.append_chat`); a room comes back with its
+:data:`RECENT_CHAT` last lines.
 
 >>> import asyncio
 >>> async def demo():
@@ -12,11 +14,13 @@ restart (:meth:`Store.load_rooms`) go through the same thread.
 ...     room = await store.create_room(NewRoom(code="ABCD", rules="{}", turn_timer=0,
 ...         public=True, server_seed="00" * 32, commitment="ab" * 32, seats=2))
 ...     await store.append_action(room, ActionData(0, "0:R5", 0, "player", "c1", 9, 1.0))
+...     await store.append_chat(room, ChatData(0, 0, "Ann", "hi all", 1700000000000,
+...                                            "c2", 9))
 ...     [stored] = await store.load_rooms()
 ...     await store.close()
-...     return stored.code, [a.action for a in stored.actions]
+...     return stored.code, [a.action for a in stored.actions], [c.text for c in stored.chat]
 >>> asyncio.run(demo())
-('ABCD', ['0:R5'])
+('ABCD', ['0:R5'], ['hi all'])
 """
 
 from __future__ import annotations
@@ -32,10 +36,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import ColumnElement, Connection, Table, and_, delete, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Table,
+    and_,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from unokit.store.db import migrate, open_engine
-from unokit.store.models import ActionRow, ContributionRow, RoomRow, SeatRow
+from unokit.store.models import ActionRow, ChatRow, ContributionRow, RoomRow, SeatRow
 
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
@@ -44,9 +59,12 @@ ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 CONTRIBUTIONS: Table = ContributionRow.__table__  # type: ignore[assignment]
+CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
+RECENT_CHAT = 50
+"""The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
 
 
 class StoreError(RuntimeError):
@@ -89,9 +107,23 @@ class ActionData(NamedTuple):
     at: float
 
 
+class ChatData(NamedTuple):
+    """One chat line as stored (see :class:`unokit.store.models.ChatRow`)."""
+
+    n: int
+    seat: int
+    name: str
+    text: str
+    at: int
+    """Milliseconds since the epoch."""
+    client_id: str | None
+    seq: int
+
+
 @dataclass
 class StoredRoom:
-    """A room as loaded for a restart: its row, seats, contributions and actions."""
+    """A room as loaded for a restart: its row, seats, contributions, actions and last
+    chat lines."""
 
     id: int
     code: str
@@ -106,12 +138,15 @@ class StoredRoom:
     seats: list[SeatData] = field(default_factory=list)
     contributions: dict[int, str] = field(default_factory=dict)
     actions: list[ActionData] = field(default_factory=list)
+    chat: list[ChatData] = field(default_factory=list)
+    """The room's :data:`RECENT_CHAT` last chat lines, oldest first."""
 
 
 _Job = tuple[Callable[[Connection], Any] | None, "concurrent.futures.Future[Any]",
              dict[str, Any] | None]
-"""A write: a function of the connection, or (with no function) a row of ``actions``,
-which a batch inserts all at once; and the future its caller waits on."""
+"""A write: a function of the connection, a row of ``actions`` (which a batch inserts
+all at once, before it runs the functions), or both in the same transaction; and the
+future its caller waits on."""
 
 
 class Store:
@@ -270,14 +305,27 @@ class Store:
                 status="playing", seed=str(seed), started_at=time.time()))
         await self.run(write)
 
-    async def append_action(self, room_id: int, action: ActionData) -> None:
+    async def append_action(self, room_id: int, action: ActionData,
+                            chat: ChatData | None = None) -> None:
         """Store one accepted action (after the ones before it). The actions of one batch
-        go in with one statement."""
+        go in with one statement. With ``chat``, that chat line is committed in the same
+        transaction (a line that broke a silence and the ``say`` it cost)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._jobs.put((None, future, {"room_id": room_id, **action._asdict()}))
+        write = None if chat is None else self._chat_writer(room_id, chat)
+        self._jobs.put((write, future, {"room_id": room_id, **action._asdict()}))
         await asyncio.wrap_future(future)
+
+    @staticmethod
+    def _chat_writer(room_id: int, line: ChatData) -> Callable[[Connection], None]:
+        def write(connection: Connection) -> None:
+            connection.execute(insert(CHAT).values(room_id=room_id, **line._asdict()))
+        return write
+
+    async def append_chat(self, room_id: int, line: ChatData) -> None:
+        """Store one chat line (after the ones before it)."""
+        await self.run(self._chat_writer(room_id, line))
 
     async def set_timer(self, room_id: int, seconds: int) -> None:
         """Store a room's turn timer."""
@@ -298,7 +346,7 @@ class Store:
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""
         def write(connection: Connection) -> None:
-            for table in (ACTIONS, CONTRIBUTIONS, SEATS):
+            for table in (ACTIONS, CHAT, CONTRIBUTIONS, SEATS):
                 connection.execute(delete(table).where(table.c.room_id == room_id))
             connection.execute(delete(ROOMS).where(ROOMS.c.id == room_id))
         await self.run(write)
@@ -308,8 +356,9 @@ class Store:
                          code: str | None = None,
                          finished_since: float | None = None) -> list[StoredRoom]:
         """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
-        with its seats, contributions and actions in order; with ``finished_since``, also
-        the rooms finished at or after that time (seconds since the epoch)."""
+        with its seats, contributions and actions in order and its :data:`RECENT_CHAT` last
+        chat lines; with ``finished_since``, also the rooms finished at or after that time
+        (seconds since the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
             live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
@@ -340,6 +389,14 @@ class Store:
                                           .order_by(ACTIONS.c.room_id, ACTIONS.c.n)):
                 rooms[row.room_id].actions.append(ActionData(
                     row.n, row.action, row.seat, row.origin, row.client_id, row.seq, row.at))
+            last = (select(CHAT.c.room_id, func.max(CHAT.c.n).label("last"))
+                    .where(CHAT.c.room_id.in_(ids)).group_by(CHAT.c.room_id).subquery())
+            for row in connection.execute(
+                    select(CHAT).join(last, CHAT.c.room_id == last.c.room_id)
+                    .where(CHAT.c.n > last.c.last - RECENT_CHAT)
+                    .order_by(CHAT.c.room_id, CHAT.c.n)):
+                rooms[row.room_id].chat.append(ChatData(
+                    row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq))
             return list(rooms.values())
         return await self.run(read)
 

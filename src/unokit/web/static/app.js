@@ -55,6 +55,8 @@ export const parts = {
 export function seatName(seat) {
   const info = S.room && S.room.seats && S.room.seats[seat];
   if (info && info.kind === "bot") return _("Bot {n}", { n: seat + 1 });
+  const plain = info && info.name ? /^Player (\d+)$/.exec(info.name) : null;
+  if (plain) return _("Player {n}", { n: plain[1] });
   if (info && info.name) return info.name;
   return _("Seat {n}", { n: seat + 1 });
 }
@@ -474,6 +476,8 @@ export function render() {
   const root = document.getElementById("app");
   root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
   S.game.fx = { top: false, drawn: 0, penalty: {} };
+  parts.log.scrollTop = parts.log.scrollHeight;
+  parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
   restoreFocus(key);
   const dialog = root.querySelector('[role="dialog"]');
   if (dialog && !dialog.contains(document.activeElement)) {

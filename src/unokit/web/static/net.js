@@ -104,8 +104,8 @@ export class Link {
       this.tries = 0;
       if (msg.token) store(tokenKey(this.code), msg.token);
       this.on.state("online");
-      this.on.message(msg);
       for (const sent of this.pending.values()) this.ws.send(JSON.stringify(sent));
+      this.on.message(msg);
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.raw({ type: "ping", id: "" }), 25000);
       return;

@@ -80,7 +80,7 @@ export function roomView() {
         h("label", { for: "invite-link", class: "visually-hidden" }, _("Invite link")),
         h("input", { id: "invite-link", testid: "invite-link", type: "text", readonly: true, value: invite, onfocus: (ev) => ev.target.select() }),
         h("button", { type: "button", class: "secondary", onclick: () => { if (navigator.clipboard) navigator.clipboard.writeText(invite).catch(() => null); } }, _("Copy"))),
-      h("p", { class: "muted" }, timerName(room.turn_timer), " · ",
+      h("p", { class: "muted" }, _("Turn timer") + ": " + timerName(room.turn_timer), " · ",
         h("span", { testid: "spectators", data: { count: room.spectators || 0 } }, ngettext("{n} spectator", "{n} spectators", room.spectators || 0)),
         S.spectator ? " · " + _("You are watching") : "")),
     h("section", { class: "panel", "aria-labelledby": "seats-title" },

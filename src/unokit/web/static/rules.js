@@ -128,7 +128,7 @@ export function presetName(name) {
     case "attack": return _("UNO Attack");
     case "h2o": return _("UNO H2O");
     case "pairs": return _("Pairs");
-    case "online": return _("Online");
+    case "online": return _("Online game");
     default: return name;
   }
 }

@@ -164,6 +164,7 @@ export function chatBox() {
     h("h2", { id: "chat-title" }, _("Chat")),
     parts.chatLog,
     warning,
+    S.spectator ? h("p", { class: "muted" }, _("Spectators read the chat; only players write.")) : null,
     h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); sendChat(); } },
       h("label", { for: "chat-input", class: "visually-hidden" }, _("Message")),
       h("input", { id: "chat-input", testid: "chat-input", type: "text", maxlength: "200", autocomplete: "off", value: S.chatDraft,
