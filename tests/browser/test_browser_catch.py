@@ -49,12 +49,12 @@ def test_the_nearest_seat_after_the_target_wins_a_catch_race(
             [Player(ann, call_uno=False, prefer=target), Player(bob, prefer=catcher)],
             lambda states: 0 in states[1]["catch_targets"])
         assert [o["count"] for o in states[1]["opponents"] if o["seat"] == 0] == [1]
-        shot(bob, artifacts, "catch-open")
 
         # the farther seat catches first, then the nearer one
         cy.wait_for(lambda c: "catch 0" in c.legal)
         far = cy.submit(cy.c.act("catch 0"))
         Player(bob).press("catch-button", target="0")
+        shot(bob, artifacts, "catch-held")  # both catches wait for the grace's end
         with pytest.raises(ActionRefused) as refused:
             far.result(timeout=30)
         assert refused.value.code == "caught", refused.value
