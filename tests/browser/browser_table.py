@@ -180,10 +180,14 @@ class Player:
             else:
                 tab_to(self.page, selector)
                 self.page.keyboard.press("Enter")
-        elif self.mode == "tap":
-            target.tap()
         else:
-            target.click()
+            # a card of a fanned hand shows only a part: press where it shows
+            spot = target.evaluate(VISIBLE_SPOT_JS)
+            position = None if spot is None else {"x": spot[0], "y": spot[1]}
+            if self.mode == "tap":
+                target.tap(position=position)
+            else:
+                target.click(position=position)
 
     def play_card(self, card: str) -> None:
         if self.mode != "keys":
@@ -241,6 +245,26 @@ class Player:
             return "pass"
         self.press("draw-pile", "d")
         return "draw"
+
+
+VISIBLE_SPOT_JS = r"""
+(el) => {
+  const box = el.getBoundingClientRect();
+  if (!box.width || !box.height) return null;
+  const cx = box.width / 2, cy = box.height / 2;
+  const hit = (x, y) => { const top = document.elementFromPoint(box.left + x, box.top + y);
+                          return !!top && (top === el || el.contains(top)); };
+  if (hit(cx, cy)) return null;  // the centre shows: a plain click
+  for (const fy of [0.5, 0.3, 0.7, 0.15, 0.85]) {
+    for (let fx = 0.05; fx < 1; fx += 0.05) {
+      if (hit(box.width * fx, box.height * fy)) return [box.width * fx, box.height * fy];
+    }
+  }
+  return null;
+}
+"""
+"""Where an element shows on the screen (a point relative to it), when something
+covers its centre; ``None`` when its centre shows or nothing of it does."""
 
 
 def _selector(testid: str, **attrs: str) -> str:
