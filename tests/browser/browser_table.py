@@ -63,6 +63,35 @@ STATE_JS = r"""
 }
 """
 
+WIRE_JS = r"""
+(() => {
+  // counts the game messages the page sends with an id and the answers it gets, so a
+  // test can wait until the server has answered what a click sent
+  const Base = window.WebSocket;
+  const wire = window.__unokit_wire = {sent: 0, answered: 0};
+  class Counted extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        try {
+          const msg = JSON.parse(event.data);
+          if (msg.id && ['ack', 'error', 'snapshot'].includes(msg.type)) wire.answered += 1;
+        } catch (e) { /* not JSON */ }
+      });
+    }
+    send(data) {
+      try {
+        const msg = JSON.parse(data);
+        if (msg.id && !['ping', 'hello'].includes(msg.type)) wire.sent += 1;
+      } catch (e) { /* not JSON */ }
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Counted;
+})();
+"""
+"""An init script for every context (tests/browser/conftest.py): see :func:`wait_settled`."""
+
 SIGNATURE_JS = "(" + STATE_JS + ")()"
 """An expression: the state, to compare before and after something happens."""
 
@@ -97,6 +126,37 @@ def wait_change(page: Any, before: str, timeout: float = 20_000) -> None:
     except PlaywrightTimeout:
         raise Stuck(f"nothing changed in {timeout / 1000:.0f} s on {page.url}: {before}"
                     ) from None
+
+
+SETTLED_JS = "(a) => { const w = window.__unokit_wire || {sent: 0, answered: 0}; " \
+    "if (w.sent > a.sent) return w.answered >= w.sent; " \
+    "return JSON.stringify(" + SIGNATURE_JS + ") !== a.before; }"
+
+
+def sent(page: Any) -> int:
+    """How many messages with an id the page has sent so far."""
+    return int(page.evaluate("() => (window.__unokit_wire || {sent: 0}).sent"))
+
+
+def wait_settled(page: Any, before: str, sent_before: int, *, what: str = "",
+                 timeout: float = 20_000) -> None:
+    """Wait until what an action did has come back: when it sent messages, until the
+    server answered every message sent (its events come before the answer); when it
+    sent none (a wild's colour picker opened), until the page shows something new.
+    Then let the page draw twice.
+
+    Raises:
+        Stuck: not within ``timeout`` ms.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(SETTLED_JS, arg={"sent": sent_before, "before": before},
+                               timeout=timeout)
+    except PlaywrightTimeout:
+        raise Stuck(f"{what or 'an action'}: no answer in {timeout / 1000:.0f} s on "
+                    f"{page.url}: {json.dumps(state(page))}") from None
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(() => r(true))))")
 
 
 def wait_js(page: Any, js: str, arg: Any = None, *, what: str,
@@ -345,8 +405,9 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
                 player.toasts.append(st["toast"])
             if actionable(st, seat):
                 before = json.dumps(st, separators=(",", ":"))
-                player.act(st)
-                wait_change(player.page, before)
+                count = sent(player.page)
+                done = player.act(st)
+                wait_settled(player.page, before, count, what=done)
                 break
         else:
             watch = players[0]

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from browser_server import ROOT, ServerProcess
+from browser_table import WIRE_JS
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -62,6 +63,7 @@ def contexts(browser: Any) -> Iterator[Callable[..., Any]]:
         options.setdefault("viewport", {"width": 1280, "height": 800})
         context = browser.new_context(**options)
         context.set_default_timeout(EXPECT_TIMEOUT_MS)
+        context.add_init_script(WIRE_JS)
         made.append(context)
         return context
 

@@ -15,10 +15,11 @@ from browser_table import (
     my_seat,
     my_turn,
     play_until,
+    sent,
     signature,
     state,
-    wait_change,
     wait_js,
+    wait_settled,
 )
 from playwright.sync_api import expect
 
@@ -130,9 +131,9 @@ def test_a_second_tab_takes_the_seat_over(server: ServerProcess, contexts: Any) 
     assert taken["my_turn"], "the second tab does not see that the seat is to play"
     _one_human(server, code)
     # the second tab plays; the first follows along with the seat's new hand
-    mark = signature(second)
-    Player(second).act(taken)
-    wait_change(second, mark)
+    mark, count = signature(second), sent(second)
+    done = Player(second).act(taken)
+    wait_settled(second, mark, count, what=done)
     play_until([Player(second)], lambda states: bool(
         states[0]["screen"] != "table" or states[0]["my_turn"]))
     now = state(second)
