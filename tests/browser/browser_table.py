@@ -406,8 +406,8 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
             if actionable(st, seat):
                 before = json.dumps(st, separators=(",", ":"))
                 count = sent(player.page)
-                done = player.act(st)
-                wait_settled(player.page, before, count, what=done)
+                did = player.act(st)
+                wait_settled(player.page, before, count, what=did)
                 break
         else:
             watch = players[0]
