@@ -4,7 +4,8 @@ security headers, the language catalogues as JSON, the first load within 300 KB
 (measured by following the page's links and the modules' static imports), no outside
 address in any file, every ``data-testid`` of the DOM contract (docs/web.md) present,
 the rules tables the client copies equal to the engine's, and a smoke test in
-Chromium: the lobby, the language switch, and a play-now match on the table."""
+Chromium: the lobby, the language switch, a play-now match on the table, and no
+motion under ``prefers-reduced-motion``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from unokit import i18n
+from unokit.engine.events import EventKind
 from unokit.engine.rules import KEYS, PRESETS
 from unokit.server.app import create_app
 from unokit.server.settings import Settings
@@ -114,7 +116,9 @@ def test_the_client_knows_every_plural_rule_of_the_catalogues() -> None:
 # ---------------------------------------------------------------- the first load
 IMPORT = re.compile(
     r"""^\s*(?:import\s*|(?:import|export)\s[^;'"()=]*?\sfrom\s*)["']([^"']+)["']""", re.M)
-HTML_LINK = re.compile(r"""<(?:script|link|img)\b[^>]*?(?:src|href)="([^"]+)\"""")
+HTML_LINK = re.compile(
+    r"""<(?:script|link|img)\b(?![^>]*modulepreload)[^>]*?(?:src|href)="([^"]+)\"""")
+PRELOAD = re.compile(r"""<link rel="modulepreload" href="/static/([^"]+)">""")
 CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']""")
 
 
@@ -160,6 +164,9 @@ def test_the_first_load_is_at_most_300_kb() -> None:
     # every module of the client is reached by the static imports
     modules = {p.name for p in STATIC.glob("*.js")}
     assert modules <= set(files), modules - set(files)
+    # index.html preloads each module (no waterfall of imports), and only those
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert set(PRELOAD.findall(html)) == modules - {"app.js"}
     largest_language = max(len(json.dumps({"lang": lang, "plural": i18n.plural_rule(lang),
                                            "messages": i18n.catalogue(lang, "web")},
                                           ensure_ascii=False).encode())
@@ -226,13 +233,20 @@ def test_the_rule_tables_of_the_client_are_the_engines() -> None:
     assert block("DEFAULTS") == {k.name: k.default for k in KEYS if k.kind != "cards"}
 
 
+def test_the_log_describes_every_kind_of_event() -> None:
+    source = (STATIC / "describe.js").read_text(encoding="utf-8")
+    missing = [kind.value for kind in EventKind if f'case "{kind.value}"' not in source]
+    assert not missing, missing
+
+
 # ---------------------------------------------------------------- in a browser
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--disable-quic"]
 
 
-def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -> None:
+def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
+        tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
     from server_harness import running_server, server_settings
@@ -253,7 +267,7 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -
                 assert await page.get_attribute("html", "lang") == "ru"
                 await page.select_option('[data-testid="lang-switch"]', "da")
                 await page.wait_for_function("document.documentElement.lang === 'da'")
-                assert await button.inner_text() != "Играть сейчас"
+                assert await button.inner_text() == "Spil nu"
                 await page.fill('[data-testid="name-input"]', "Ann")
                 await button.click()
                 await page.locator('[data-screen="table"] [data-testid="hand"] '
@@ -265,6 +279,13 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish(tmp_path: Path) -
                 assert await symbol.inner_text() in "●▲■◆★"
                 assert await page.locator('[data-testid="opponent"]').count() == 3
                 await page.locator('[data-testid="log-line"]').first.wait_for()
+                # every message shown so far has its Danish text
+                assert await page.get_attribute("html", "data-i18n-missing") == "0"
+                await page.emulate_media(reduced_motion="reduce")
+                motion = await page.evaluate(
+                    "() => { const s = getComputedStyle(document.querySelector("
+                    "'[data-testid=card]')); return [s.animationName, s.transitionDuration]; }")
+                assert motion == ["none", "0s"], motion
                 assert not errors, errors
             finally:
                 await browser.close()

@@ -146,6 +146,10 @@ function onMessage(msg) {
       g.must = !!msg.must;
       if (S.timer && S.timer.seat !== g.lead) S.timer = null;
       if (!choices(g.legal).unoWithPlay && !g.legal.includes("uno")) S.unoArmed = false;
+      for (const key of ["picker", "targetPick", "exchangePick"]) {
+        const pick = S[key];
+        if (pick && !pick.texts.some((t) => g.legal.includes(t))) S[key] = null;
+      }
       if (g.needSnapshot && link) {
         g.needSnapshot = false;
         link.send({ type: "snapshot" });
@@ -164,6 +168,7 @@ function onMessage(msg) {
       break;
     case "reveal":
       S.reveal = msg;
+      checkDeal(S.code);
       break;
     case "chat":
       addChat(msg);
@@ -186,7 +191,13 @@ function onMessage(msg) {
       if (msg.code !== "bad_token") toast(msg.code, errorText(msg.code, msg.message));
       break;
     case "bye":
-      if (msg.reconnect === false) toast("bye", msg.reason || _("The connection was closed."));
+      if (msg.reconnect === false) {
+        toast("bye", msg.reason || _("The connection was closed."));
+        if (S.room && S.room.status === "lobby") {
+          leaveRoom();
+          return;
+        }
+      }
       break;
     default:
       break;
@@ -194,9 +205,8 @@ function onMessage(msg) {
   render();
 }
 
-function onAnswer(id, msg, sent) {
-  if (msg.type === "error" && sent && sent.type === "contribute") return true;
-  return false;
+function onAnswer(id) {
+  inflight.delete(id);
 }
 
 function contribute() {
@@ -210,6 +220,19 @@ function contribute() {
   }
 }
 
+// After the reveal: run the fairness checks of the finished match (GET .../verify).
+async function checkDeal(code) {
+  try {
+    const report = await api("/api/rooms/" + code + "/verify");
+    if (S.code === code) {
+      S.verify = report;
+      render();
+    }
+  } catch {
+    S.verify = null;
+  }
+}
+
 export function enterRoom(code, { spectate = false, push = true } = {}) {
   if (link) link.close();
   code = String(code || "").trim().toUpperCase();
@@ -219,11 +242,13 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   S.game = newGame();
   S.timer = null;
   S.reveal = null;
+  S.verify = null;
   S.chat = [];
   S.chatSeen = new Set();
   S.picker = S.targetPick = S.exchangePick = null;
   parts.log.replaceChildren();
   parts.chatLog.replaceChildren();
+  inflight.clear();
   if (push && location.pathname !== "/r/" + code) {
     history.pushState({}, "", "/r/" + code + location.search);
   }
@@ -253,11 +278,17 @@ export function send(msg) {
   return link.send(msg);
 }
 
+// Actions sent and not answered yet (id -> text): the same action is not sent twice
+// while the first waits (a catch held during the catch grace, say).
+export const inflight = new Map();
+
 export function act(text) {
   S.autoplayed = false;
   S.picker = S.targetPick = S.exchangePick = null;
   if (text.endsWith("!")) S.unoArmed = false;
-  send({ type: "act", action: text });
+  if ([...inflight.values()].includes(text)) return;
+  const id = send({ type: "act", action: text });
+  if (id) inflight.set(id, text);
   render();
 }
 
@@ -339,6 +370,7 @@ export function closeDialogs() {
 
 // ---------------------------------------------------------------- lobby data
 export async function refreshLobby() {
+  const before = JSON.stringify([S.presets, S.openRooms, S.conn]);
   try {
     if (!S.presets.length) S.presets = await api("/api/presets");
     S.openRooms = await api("/api/rooms");
@@ -346,7 +378,8 @@ export async function refreshLobby() {
   } catch {
     S.conn = "offline";
   }
-  if (!S.code) render();
+  // redraw only on a change, so that an open drop-down of the form stays open
+  if (!S.code && JSON.stringify([S.presets, S.openRooms, S.conn]) !== before) render();
 }
 
 export async function playNow() {
@@ -392,8 +425,8 @@ export function currentScreen() {
 
 function focusKey(el) {
   if (!el || el === document.body || !el.dataset) return null;
-  const testid = el.dataset.testid || el.id;
-  if (!testid) return null;
+  const testid = el.dataset.testid;
+  if (!testid) return el.id ? { id: el.id } : null;
   const key = { testid, card: el.dataset.card, seat: el.dataset.seat, target: el.dataset.target, code: el.dataset.code };
   const same = document.querySelectorAll('[data-testid="' + testid + '"]');
   key.index = Array.prototype.indexOf.call(same, el);
@@ -405,6 +438,11 @@ function focusKey(el) {
 
 function restoreFocus(key) {
   if (!key) return;
+  if (key.id) {
+    const el = document.getElementById(key.id);
+    if (el) el.focus({ preventScroll: true });
+    return;
+  }
   const all = Array.from(document.querySelectorAll('[data-testid="' + key.testid + '"]'));
   let el = all.find((x) => x.dataset.card === key.card && x.dataset.seat === key.seat && x.dataset.target === key.target && x.dataset.code === key.code);
   if (key.card && all.length) {
@@ -436,7 +474,16 @@ function renderStatus() {
 function header() {
   const select = h("select", {
     testid: "lang-switch", id: "lang-switch", "aria-label": _("Language"),
-    onchange: async (ev) => { await setLanguage(ev.target.value, true); relog(); render(); },
+    onchange: async (ev) => {
+      await setLanguage(ev.target.value, true);
+      const url = new URL(location.href);
+      if (url.searchParams.has("lang")) {
+        url.searchParams.set("lang", ev.target.value);
+        history.replaceState(history.state, "", url.pathname + url.search);
+      }
+      relog();
+      render();
+    },
   }, LANGS.map((code) => option(code, LANG_NAMES[code], code === language())));
   return h("header", { class: "bar" },
     h("a", { class: "brand", href: "/", onclick: (ev) => { ev.preventDefault(); leaveRoom(); } },
@@ -465,13 +512,20 @@ export function render() {
   const key = focusKey(document.activeElement);
   const screen = currentScreen();
   S.screen = screen;
-  document.title = screen === "lobby" ? "unokit" : "unokit · " + (S.code || "");
-  let view;
-  if (screen === "lobby") view = lobbyView();
-  else if (screen === "room") view = roomView();
-  else if (screen === "table") view = tableView();
-  else if (screen === "round-end") view = roundEndView();
-  else view = matchEndView();
+  const yourTurn = screen === "table" && S.game.must;
+  document.title = (yourTurn ? "● " + _("Your turn") + " · " : "") + (screen === "lobby" ? "unokit" : "unokit · " + (S.code || ""));
+  let view = null;
+  try {
+    if (screen === "lobby") view = lobbyView();
+    else if (screen === "room") view = roomView();
+    else if (screen === "table") view = tableView();
+    else if (screen === "round-end") view = roundEndView();
+    else view = matchEndView();
+  } catch (err) {
+    // keep the last good screen rather than a blank page; the next update tries again
+    console.error(err);
+    return;
+  }
   const main = h("main", { id: "main", testid: "screen", data: { screen }, class: "screen-" + screen }, view);
   const root = document.getElementById("app");
   root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));

@@ -55,6 +55,9 @@ export function matchEndView() {
       g.roundEnd ? hands(g.roundEnd) : null,
       h("h2", {}, _("Final scores")), h("div", { testid: "final-scores" }, scoreList("final-score-list")),
       verifyLink(false),
+      S.verify ? h("p", { class: "verify-result " + (S.verify.passed ? "ok" : "bad"), role: "status" },
+        S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)
+          : "✗ " + _("A check of the deal failed: {names}.", { names: S.verify.checks.filter((c) => !c.passed).map((c) => c.name).join(", ") })) : null,
       h("button", { type: "button", class: "primary big", testid: "play-again", onclick: leaveRoom }, _("Play again"))),
     fairness(),
     h("aside", { class: "side" }, logBox(), chatBox()));

@@ -88,7 +88,7 @@ export function apply(g, e, me) {
       }
       g.called[p] = false;
       delete g.catchable[p];
-      if (e.reason && e.reason !== "turn") g.fx.penalty[p] = true;
+      if (e.reason && e.reason !== "turn") g.fx.penalty[p] = (g.fx.penalty[p] || 0) + n;
       if (p !== me) for (const seat of Object.keys(g.catchable)) if (Number(seat) !== p) delete g.catchable[seat];
       g.pending = 0;
       break;

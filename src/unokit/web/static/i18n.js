@@ -23,18 +23,27 @@ function fill(text, params) {
     (whole, key) => (key in params ? String(params[key]) : whole));
 }
 
+// Messages shown without a translation in the current language (tests read the count
+// in <html data-i18n-missing>: 0 when the language is complete).
+const missing = new Set();
+
+function miss(message) {
+  if (current === "en" || missing.has(message)) return;
+  missing.add(message);
+  document.documentElement.dataset.i18nMissing = String(missing.size);
+}
+
 export function _(message, params) {
   const text = messages[message];
+  if (!(typeof text === "string" && text)) miss(message);
   return fill(typeof text === "string" && text ? text : message, params);
 }
 
 export function ngettext(singular, pluralText, n, params) {
   const forms = messages[singular];
   let text = n === 1 ? singular : pluralText;
-  if (Array.isArray(forms)) {
-    const form = forms[plural(n)];
-    if (form) text = form;
-  }
+  if (Array.isArray(forms) && forms[plural(n)]) text = forms[plural(n)];
+  else miss(singular);
   return fill(text, { n, ...(params || {}) });
 }
 
@@ -66,6 +75,8 @@ export async function setLanguage(lang, remember = false) {
   }
   current = lang;
   messages = cache[lang].messages || {};
+  missing.clear();
+  document.documentElement.dataset.i18nMissing = "0";
   plural = RULES[cache[lang].plural] || RULES["n != 1"];
   document.documentElement.lang = lang;
   if (remember) {

@@ -32,6 +32,15 @@ export function botLevelName(level) {
   }
 }
 
+// A timer's option value: "off" or the seconds.
+export function timerValue(seconds) {
+  return Number(seconds) ? String(seconds) : "off";
+}
+
+export function timerSeconds(value) {
+  return value === "off" ? 0 : Number(value) || 0;
+}
+
 export function timerName(seconds) {
   return Number(seconds) ? ngettext("{n} second", "{n} seconds", Number(seconds)) : _("No timer");
 }
@@ -94,10 +103,10 @@ function createForm() {
         seatChoices.map((n) => option(String(n), String(n), n === Number(S.form.seats)))), "seats-select"),
       field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
         ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
-      field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", Number(ev.target.value)) },
-        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
+      field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", timerSeconds(ev.target.value)) },
+        [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
     h("div", { class: "check" },
-      h("input", { type: "checkbox", id: "fill-bots", checked: !!S.form.bots, onchange: (ev) => setForm("bots", ev.target.checked) }),
+      h("input", { type: "checkbox", id: "fill-bots", testid: "fill-bots", checked: !!S.form.bots, onchange: (ev) => setForm("bots", ev.target.checked) }),
       h("label", { for: "fill-bots" }, _("Fill the other seats with bots (one stays free for a friend)"))),
     h("button", { class: "primary", type: "submit", testid: "create-submit" }, _("Create room")));
 }
@@ -110,7 +119,8 @@ function openRooms() {
       rooms.length ? rooms.map((room) => h("li", { class: "open-room", testid: "open-room", data: { code: room.code } },
         h("span", { class: "code" }, room.code),
         h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + (room.rules || "")),
-        h("button", { type: "button", class: "secondary", data: { code: room.code }, "aria-label": _("Join room {code}", { code: room.code }), onclick: () => { saveName(); enterRoom(room.code); } }, _("Join"))))
+        h("button", { type: "button", class: "secondary", data: { code: room.code }, onclick: () => { saveName(); enterRoom(room.code); } },
+          _("Join"), h("span", { class: "visually-hidden" }, " " + room.code))))
         : h("li", { class: "muted empty" }, _("No open rooms right now. Create one!"))));
 }
 
@@ -123,7 +133,8 @@ export function lobbyView() {
       h("p", { class: "lead" }, _("Play in the browser, on a phone or a desktop. No sign-up.")),
       h("div", { class: "field name" }, h("label", { for: "name-input" }, _("Your name")),
         h("input", { id: "name-input", testid: "name-input", type: "text", maxlength: "32", autocomplete: "nickname", value: S.name,
-          placeholder: _("Player"), oninput: (ev) => { S.name = ev.target.value; } })),
+          placeholder: _("Player"), oninput: (ev) => { S.name = ev.target.value; },
+          onkeydown: (ev) => { if (ev.key === "Enter") playNow(); } })),
       h("button", { class: "primary big", type: "button", testid: "play-now", onclick: playNow }, _("Play now")),
       h("p", { class: "muted" }, _("A quick match against three bots."))),
     h("div", { class: "lobby-grid" },

@@ -4,7 +4,7 @@ import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, send, seatName } from "./app.js";
 import { presetName, summary } from "./rules.js";
-import { botLevelName, timerName } from "./lobby.js";
+import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
 
 let botLevel = "normal";
 
@@ -43,9 +43,9 @@ function seatItem(info, host) {
       info.away ? h("span", { class: "tag" }, _("away")) : null),
     h("span", { class: "muted" }, kindText)),
   host && info.kind === "bot" ? h("button", { type: "button", class: "secondary small", testid: "remove-bot", data: { seat: info.seat },
-    "aria-label": _("Remove the bot from seat {n}", { n: info.seat + 1 }), onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove")) : null,
+    onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null,
   host && info.kind === "human" && !you ? h("button", { type: "button", class: "secondary small", testid: "kick", data: { seat: info.seat },
-    "aria-label": _("Send {name} away", { name: seatName(info.seat) }), onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick")) : null);
+    onclick: () => send({ type: "kick", seat: info.seat }) }, _("Kick"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null);
 }
 
 export function hostControls(room) {
@@ -59,8 +59,8 @@ export function hostControls(room) {
       h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: botLevel }) }, _("Add a bot"))),
     h("div", { class: "row" },
       h("label", { for: "set-timer" }, _("Turn timer")),
-      h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: Number(ev.target.value) }) },
-        [0, 15, 30, 60].map((n) => option(String(n), timerName(n), n === room.turn_timer)))),
+      h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: timerSeconds(ev.target.value) }) },
+        [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === room.turn_timer)))),
     h("button", { type: "button", class: "primary big", testid: "start-match", disabled: full ? null : true, onclick: () => send({ type: "start" }) }, _("Start the match")),
     full ? null : h("p", { class: "muted" }, _("Every seat needs a player or a bot before the start.")));
 }
@@ -87,6 +87,7 @@ export function roomView() {
       h("h2", { id: "seats-title" }, _("Seats")),
       h("ul", { class: "seats" }, room.seats.map((info) => seatItem(info, host)))),
     host ? hostControls(room) : h("p", { class: "panel muted" }, _("Waiting for the host to start the match.")),
+    S.seat !== null ? h("div", { class: "leave" }, h("button", { type: "button", class: "ghost", testid: "leave-room", onclick: () => send({ type: "leave" }) }, _("Leave the room"))) : null,
     rulesSummary(),
     fairness());
 }

@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
-import { S, act, closeDialogs, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
+import { S, act, closeDialogs, inflight, giveCard, parts, pickColour, pickTarget, playCard, pressUno, render, send, seatName, toast } from "./app.js";
 import { effective } from "./rules.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -84,6 +84,7 @@ function statusLine() {
     !g.must && playable ? h("span", { class: "badge jump" }, rules.jump_in ? _("Jump in!") : _("You may act now")) : null,
     g.pending && g.pendingSeat === me ? h("span", { class: "badge warn" }, ngettext("You face {n} card: draw or answer it.", "You face {n} cards: draw or answer them.", g.pending)) : null,
     g.silence ? h("span", { class: "badge warn" }, _("Silence!")) : null,
+    me !== null && g.fx.penalty[me] ? h("span", { class: "penalty-flash", "aria-hidden": "true" }, "+" + g.fx.penalty[me]) : null,
     h("span", { class: "turn-timer", testid: "turn-timer", hidden: timer ? null : true, role: "timer",
       data: { seat: timer ? timer.seat : null, deadline: timer ? Math.round(timer.deadline) : null },
       "aria-label": timer ? _("Time left for {name}", { name: seatName(timer.seat) }) : null },
@@ -100,7 +101,7 @@ function actions() {
     h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
-    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, onclick: () => act("catch " + seat) },
+    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, "aria-disabled": [...inflight.values()].includes("catch " + seat) ? "true" : null, onclick: () => act("catch " + seat) },
       _("Catch {name}!", { name: seatName(seat) }))),
     c.slap ? h("button", { type: "button", class: "danger big", testid: "slap-button", onclick: () => act("slap") }, _("Slap!")) : null,
     c.next ? h("button", { type: "button", class: "primary", testid: "next-round", onclick: () => act("next") }, _("Next round")) : null);
@@ -115,18 +116,51 @@ function challengePrompt() {
     h("button", { type: "button", class: "secondary", testid: "accept-button", onclick: () => act("draw") }, _("Accept and draw")));
 }
 
+const ORDER = "RYGBW";
+const VALUES = "0123456789SR+2+4WCD1D2SWSH";
+
+function sortKey(card) {
+  const colour = card.startsWith("W") ? "W" : card[0];
+  const value = card.startsWith("W") ? card : card.slice(1);
+  return ORDER.indexOf(colour) * 100 + Math.max(0, VALUES.indexOf(value));
+}
+
+function me() {
+  const g = S.game;
+  if (S.seat === null) return null;
+  const count = g.hand.length;
+  const called = count === 1 && g.called[S.seat];
+  return h("div", { class: "me" },
+    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, _("you")),
+    h("span", { class: "muted" }, ngettext("{n} card", "{n} cards", count)),
+    called ? h("span", { class: "badge uno" }, "UNO!") : null);
+}
+
+// A card's place in the fanned hand: a gentle arc, flatter as the hand grows.
+function fan(i, n) {
+  const d = i - (n - 1) / 2;
+  const step = Math.min(2.2, 20 / Math.max(n, 1));
+  const dip = Math.min(0.7, 30 / Math.max(n * n, 1));
+  return { i, rot: (d * step).toFixed(2) + "deg", dip: (d * d * dip).toFixed(1) + "px" };
+}
+
 function hand() {
   const g = S.game;
   const n = g.hand.length;
   const fresh = g.fx.drawn;
+  const newest = new Set(g.hand.slice(n - fresh));
+  const cards = [...g.hand].sort((a, b) => sortKey(a) - sortKey(b));
   return h("div", { class: "hand-wrap" },
     h("h2", { class: "visually-hidden", id: "hand-title" }, _("Your hand")),
+    me(),
     h("div", { class: "hand", testid: "hand", role: "group", "aria-labelledby": "hand-title", vars: { n } },
-      g.hand.map((card, i) => {
+      cards.map((card, i) => {
         const playable = textsFor(g.legal, card).length > 0;
+        const enter = newest.has(card);
+        if (enter) newest.delete(card);
         return cardFace(card, "button", {
-          type: "button", testid: "card", class: (playable ? "playable" : "") + (i >= n - fresh ? " enter" : ""),
-          data: { card, playable: String(playable) }, vars: { i, d: i - (n - 1) / 2 },
+          type: "button", testid: "card", class: (playable ? "playable" : "") + (enter ? " enter" : ""),
+          data: { card, playable: String(playable) }, vars: fan(i, n),
           "aria-label": cardName(card) + (playable ? ", " + _("playable") : ""),
           onclick: () => playCard(card),
         });
@@ -193,14 +227,17 @@ function dialogs() {
       h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))));
   }
   if (S.targetPick) {
-    const seats = [...new Set(S.targetPick.texts.map((t) => Number(t.split("@")[1].split(/[/!]/)[0])))];
+    const pick = S.targetPick;
+    const seats = [...new Set(pick.texts.filter((t) => t.includes("@")).map((t) => Number(t.split("@")[1].split(/[/!,]/)[0])))];
+    const plain = pick.texts.find((t) => !t.includes("@") && !t.endsWith("!")) || pick.texts.find((t) => !t.includes("@"));
     return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "seven-title", testid: "seven-target" },
       h("h2", { id: "seven-title" }, S.targetPick.card.slice(1) === "7" ? _("Swap hands with…") : _("Choose a player")),
       h("div", { class: "targets" }, seats.map((seat) => h("button", { type: "button", class: "secondary", testid: "target-seat", data: { seat }, onclick: () => pickTarget(seat) },
         seatName(seat) + " · " + ngettext("{n} card", "{n} cards", g.sizes[seat] || 0)))),
+      plain ? h("button", { type: "button", class: "secondary", onclick: () => act(S.unoArmed && pick.texts.includes(plain + "!") ? plain + "!" : plain) }, _("Just play it")) : null,
       h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
   }
-  const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
+  const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.filter((t) => t.includes("/")).map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
   if (gives.length) {
     return dialog("exchange", _("Give a card away"), h("div", { class: "hand small" },
       gives.map((card) => cardFace(card, "button", { type: "button", testid: "card", data: { card, playable: "true" }, onclick: () => giveCard(card) }))));
