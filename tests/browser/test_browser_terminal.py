@@ -160,9 +160,16 @@ def test_the_terminal_game_and_a_browser_play_one_match(
             current = [o["seat"] for o in states[0]["opponents"] if o["current"]]
             if current == [1]:  # the page says the terminal plays: wait for the watcher
                 seen = c.last_seq
-                watcher.wait_for(lambda c: c.last_seq > seen or (
-                    c.lead == 1 and c.phase in ACTING_PHASES and c.last_seq != acted[0]),
-                    timeout=30)
+                try:
+                    watcher.wait_for(lambda c: c.last_seq > seen or (
+                        c.lead == 1 and c.phase in ACTING_PHASES and c.last_seq != acted[0]),
+                        timeout=30)
+                except TimeoutError:
+                    raise AssertionError(
+                        f"the page shows the terminal to play, the room does not: lead "
+                        f"{c.lead}, phase {c.phase}, last event {c.last_seq}, the terminal "
+                        f"acted at {acted[0]}; page {states[0]}\n{terminal.output()}"
+                    ) from None
                 return True
             return False
 
