@@ -243,8 +243,15 @@ class Player:
         else:
             # a card of a fanned hand may show only a part: press where it shows (found
             # by the page's own hit test, and pressed at once)
-            target.scroll_into_view_if_needed()
-            spot = target.evaluate(VISIBLE_SPOT_JS)
+            from playwright.sync_api import Error as PlaywrightError
+            for attempt in range(6):  # the page may draw the control anew meanwhile
+                try:
+                    target.scroll_into_view_if_needed()
+                    spot = target.evaluate(VISIBLE_SPOT_JS)
+                    break
+                except PlaywrightError as exc:
+                    if "not attached" not in str(exc) or attempt == 5:
+                        raise
             if spot is None:
                 target.tap() if self.mode == "tap" else target.click()
             elif self.mode == "tap":
