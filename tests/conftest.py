@@ -25,6 +25,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import dbs  # beside the tests, on the path just set
 
+# The tests read English: the terminal's language does not reach them (the tests of the
+# languages set their own, tests/test_i18n_cli.py).
+os.environ["UNOKIT_LANG"] = "en"
+
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=_SLOW_OK,
@@ -88,3 +92,13 @@ def table_timers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, Any]]:
 
     monkeypatch.setattr(TableScreen, "set_timer", fake_timer)
     return timers
+
+
+@pytest.fixture(autouse=True)
+def _english() -> Iterator[None]:
+    """Every test starts, and leaves, the current language (``unokit.i18n._``) English."""
+    from unokit import i18n
+
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")

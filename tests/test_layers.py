@@ -5,7 +5,8 @@
 A module may import modules of its own package, and of the layers below its own. Within a
 layer, packages do not import each other, except where ``SIDEWAYS`` says so (the RL fast
 backend runs the simulator's compiled kernel; the simulator never imports the RL package;
-the client speaks the server's protocol models; the server never imports the client).
+the client speaks the server's protocol models; the server never imports the client;
+the terminal game plays online through the client).
 Every import statement counts, those inside functions and under ``TYPE_CHECKING`` too.
 The engine imports nothing outside the standard library, and importing it loads no
 third-party module.
@@ -51,7 +52,8 @@ LAYERS: dict[str, int] = {
 }
 """The layer of each part of the package: a part imports only parts of lower layers."""
 
-SIDEWAYS = {("unokit.rl", "unokit.sim"), ("unokit.client", "unokit.server")}
+SIDEWAYS = {("unokit.rl", "unokit.sim"), ("unokit.client", "unokit.server"),
+            ("unokit.tui", "unokit.client")}
 """Imports allowed between two parts of one layer: (importer, imported)."""
 
 

@@ -35,10 +35,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -57,6 +58,16 @@ from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules, 
 from unokit.engine.scoring import partner
 from unokit.formats.fairdeal import verify_record
 from unokit.formats.record import Record, events_digest, replay_steps
+from unokit.i18n import (
+    LANGUAGES,
+    N_,
+    _,
+    current_language,
+    language_from_env,
+    ngettext,
+    pick_language,
+    set_language,
+)
 from unokit.server.command import serve_command
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
@@ -85,23 +96,60 @@ def _plain_flags(params: list[Any]) -> list[Any]:
     return params
 
 
+@contextlib.contextmanager
+def _translated_help(objects: Sequence[Any]) -> Iterator[None]:
+    """The help texts of ``objects`` (commands, options, arguments) in the current
+    language while a help screen is made: Typer reads them when the module is imported,
+    so they are kept in English (marked with ``N_``) and translated only here."""
+    saved = [(obj, obj.help) for obj in objects if getattr(obj, "help", None)]
+    for obj, text in saved:
+        obj.help = _(text)
+    try:
+        yield
+    finally:
+        for obj, text in saved:
+            obj.help = text
+
+
 class _Command(typer.core.TyperCommand):
-    """A command whose flags show no type in the help."""
+    """A command whose flags show no type in the help, and whose help is in the
+    current language."""
 
     def get_params(self, ctx: Any) -> Any:
         return _plain_flags(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _translated_help([self, *self.get_params(ctx)]):
+            super().format_help(ctx, formatter)
 
 
 class _Group(TyperGroup):
     """The ``unokit`` group: a usage error is one line ``error: ...`` on stderr with
-    status 2, as the commands' own errors are; flags show no type in the help."""
+    status 2, as the commands' own errors are; flags show no type in the help. The
+    messages and help screens are in the terminal's language (``UNOKIT_LANG``, else
+    ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``) or the one ``--lang`` names."""
 
     def get_params(self, ctx: Any) -> Any:
         return _plain_flags(super().get_params(ctx))
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _translated_help([self, *self.get_params(ctx), *self.commands.values()]):
+            super().format_help(ctx, formatter)
+
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
+        before = current_language()
+        set_language(language_from_env())
+        try:
+            return self._main(args, prog_name, complete_var, standalone_mode,
+                              windows_expand_args, **extra)
+        finally:
+            set_language(before)
+
+    def _main(self, args: Sequence[str] | None, prog_name: str | None,
+              complete_var: str | None, standalone_mode: bool, windows_expand_args: bool,
+              **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args,
                                 **extra)
@@ -109,10 +157,11 @@ class _Group(TyperGroup):
             code = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                 **extra)
         except typer.TyperException as exc:  # click's usage errors (bad or missing options)
-            typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
+            typer.echo(_("error: {message}", message=_one_line(exc.format_message())),
+                       err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
-            typer.echo("error: aborted", err=True)
+            typer.echo(_("error: {message}", message=_("aborted")), err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -120,8 +169,8 @@ class _Group(TyperGroup):
 app = typer.Typer(
     name="unokit",
     cls=_Group,
-    help="UNO: rule sets and scenarios, game records, the terminal game, bots and their "
-    "arena, and the fast simulator.",
+    help=N_("UNO: rule sets and scenarios, game records, the terminal game, bots and "
+            "their arena, and the fast simulator."),
     add_completion=False,
     invoke_without_command=True,
     pretty_exceptions_enable=False,
@@ -133,7 +182,7 @@ def _console() -> Console:
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {_one_line(message)}", err=True)
+    typer.echo(_("error: {message}", message=_one_line(message)), err=True)
     raise typer.Exit(code)
 
 
@@ -144,14 +193,29 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
+def _lang_callback(value: str | None) -> None:
+    if value is None:
+        return
+    if pick_language(value) != value.strip().lower().replace("_", "-").split("-")[0]:
+        _fail(_("--lang {value}: one of {languages}", value=value,
+                languages=", ".join(LANGUAGES)))
+    set_language(value)
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version_callback, is_eager=True,
-                     help="Print the version and exit."),
+                     help=N_("Print the version and exit.")),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option("--lang", callback=_lang_callback, is_eager=True, metavar="LANG",
+                     help=N_("The language of the messages: en, ru, ka or da (the "
+                             "terminal's language, LANG, by default).")),
+    ] = None,
 ) -> None:
     """UNO engine tools."""
     if ctx.invoked_subcommand is None:  # no command: the help, as a usage error
@@ -180,24 +244,25 @@ def describe_values(spec: KeySpec) -> str:
     return span + (" or none" if spec.kind == "optional_int" else "")
 
 
-@app.command("rules", cls=_Command)
+@app.command("rules", cls=_Command, help=N_(
+    "List the presets and every rule key, or the values of one preset or rule set."))
 def rules_command(
     preset: Annotated[str | None, typer.Argument(
-        help="Show the values of this preset or rule set (e.g. 'official,players=3').")
+        help=N_("Show the values of this preset or rule set (e.g. 'official,players=3')."))
     ] = None,
 ) -> None:
     """List the presets and every rule key, or the values of one preset or rule set."""
     console = _console()
     if preset is None:
-        table = Table(title="Presets")
+        table = Table(title=_("Presets"))
         table.add_column("preset", no_wrap=True)
         table.add_column("meaning")
         table.add_column("changes to official", overflow="fold")
         for name, overrides in PRESETS.items():
             changes = ", ".join(f"{k}={format_value(v)}" for k, v in overrides.items())
-            table.add_row(name, PRESET_MEANINGS.get(name, ""), changes or "-")
+            table.add_row(name, _(PRESET_MEANINGS.get(name, "")), changes or "-")
         console.print(table)
-        keys = Table(title="Rule keys (defaults of the official preset)")
+        keys = Table(title=_("Rule keys (defaults of the official preset)"))
         for column in ("key", "default", "values"):
             keys.add_column(column, no_wrap=column == "key", overflow="fold")
         keys.add_column("section", justify="right")
@@ -206,19 +271,20 @@ def rules_command(
             keys.add_row(spec.name, format_value(spec.default), describe_values(spec),
                          str(spec.section), spec.meaning)
         console.print(keys)
-        console.print("A rule set is a preset plus overrides, e.g. "
-                      "'official,players=3,target_score=200' or "
-                      "'official,extra_cards={WC:4}'.", markup=False)
+        console.print(_("A rule set is a preset plus overrides, e.g. {example} or {other}.",
+                        example="'official,players=3,target_score=200'",
+                        other="'official,extra_cards={WC:4}'"), markup=False)
         return
     if preset in PRESETS:
         rules = Rules.preset(preset)
-        title = f"Preset {preset}: {PRESET_MEANINGS.get(preset, '')}"
+        title = _("Preset {preset}: {meaning}", preset=preset,
+                  meaning=_(PRESET_MEANINGS.get(preset, "")))
     else:
         try:
             rules = Rules.load(preset)
         except RulesError as exc:
-            _fail(f"{exc}; presets: {', '.join(PRESETS)}")
-        title = f"Rule set {rules.to_string()}"
+            _fail(_("{problem}; presets: {presets}", problem=exc, presets=", ".join(PRESETS)))
+        title = _("Rule set {rules}", rules=rules.to_string())
     table = Table(title=title)
     table.add_column("key", no_wrap=True)
     table.add_column("value")
@@ -230,7 +296,7 @@ def rules_command(
         table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
                       format_value(spec.default), spec.meaning)
     console.print(table)
-    console.print("* differs from the official rules.", markup=False)
+    console.print(_("* differs from the official rules."), markup=False)
 
 
 def _differs(value: Any, default: Any) -> bool:
@@ -250,9 +316,10 @@ def scenario_line(result: ScenarioResult) -> str:
     return f"FAIL {name}: {_one_line(result.message)}"
 
 
-@app.command("scenario", cls=_Command)
+@app.command("scenario", cls=_Command, help=N_(
+    "Run rule scenario files: one PASS or FAIL line each; exit 1 if any fails."))
 def scenario_command(
-    paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders of them.")],
+    paths: Annotated[list[Path], typer.Argument(help=N_("Scenario files or folders of them."))],
 ) -> None:
     """Run rule scenario files: one PASS or FAIL line each; exit 1 if any fails."""
     failed = 0
@@ -275,17 +342,19 @@ def scenario_command(
 # --------------------------------------------------------------------- replay
 def _check_seat(seat: int | None, players: int) -> None:
     if seat is not None and not 0 <= seat < players:
-        _fail(f"--as {seat}: there are seats 0..{players - 1}")
+        _fail(_("--as {seat}: there are seats 0..{last}", seat=seat, last=players - 1))
 
 
-@app.command("replay", cls=_Command)
+@app.command("replay", cls=_Command, help=N_(
+    "Check a game record and print its transcript (a spectator's view by default)."))
 def replay_command(
-    file: Annotated[Path, typer.Argument(help="A game record (JSON).")],
-    seat: Annotated[int | None, typer.Option("--as", help="Show this seat's view.")] = None,
+    file: Annotated[Path, typer.Argument(help=N_("A game record (JSON)."))],
+    seat: Annotated[int | None, typer.Option("--as", help=N_("Show this seat's view."))
+                    ] = None,
     markup: Annotated[bool, typer.Option(
-        "--color/--no-color", help="Colour card codes (on a terminal).")] = True,
+        "--color/--no-color", help=N_("Colour card codes (on a terminal)."))] = True,
     tui: Annotated[bool, typer.Option(
-        "--tui", help="Step through it in a terminal viewer (the same view).")] = False,
+        "--tui", help=N_("Step through it in a terminal viewer (the same view)."))] = False,
 ) -> None:
     """Check a game record and print its transcript (a spectator's view by default)."""
     try:
@@ -309,14 +378,16 @@ def replay_command(
         _fail(f"{file}: {exc}")
     console = _console()
     rules_text = game.rules.to_string() if game is not None else "?"
-    head = (f"{display_text(file)}: {len(record.actions)} actions, rules {rules_text}, "
-            f"seed {record.seed}")
+    head = ngettext("{file}: {n} action, rules {rules}, seed {seed}",
+                    "{file}: {n} actions, rules {rules}, seed {seed}", len(record.actions),
+                    file=display_text(file), rules=rules_text, seed=record.seed)
     console.print(head, markup=False)
-    console.print("Players: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)), markup=False)
+    console.print(_("Players: {players}", players=", ".join(
+        f"{i} {n}" for i, n in enumerate(names))), markup=False)
     for line in lines:
         console.print(line, markup=markup)
-    console.print(f"Replay OK: events digest {record.events_sha256[:16]}... matches.",
-                  markup=False)
+    console.print(_("Replay OK: events digest {digest}... matches.",
+                    digest=record.events_sha256[:16]), markup=False)
 
 
 # --------------------------------------------------------------------- verify
@@ -328,18 +399,22 @@ def parse_contribution(text: str) -> tuple[int, str]:
     """
     seat, colon, value = text.partition(":")
     if not colon or not seat.strip().isdigit() or len(seat.strip()) > 3:
-        _fail(f"--contribution {text!r}: expected SEAT:VALUE, e.g. 2:my-value")
+        _fail(_("--contribution {text}: expected SEAT:VALUE, e.g. 2:my-value", text=repr(text)))
     return int(seat), value
 
 
-@app.command("verify", cls=_Command)
+@app.command("verify", cls=_Command, help=N_(
+    "Check that a record's deal was provably fair: the server seed matches the "
+    "commitment, the seed follows from it and the contributions, and the record replays "
+    "from that seed. One line per check; exit 1 if any fails."))
 def verify_command(
-    file: Annotated[Path, typer.Argument(help="A game record (JSON) with a fairness block.")],
+    file: Annotated[Path, typer.Argument(
+        help=N_("A game record (JSON) with a fairness block."))],
     published: Annotated[str | None, typer.Option(
-        "--commitment", help="The commitment the server published before the match.")
+        "--commitment", help=N_("The commitment the server published before the match."))
     ] = None,
     contributed: Annotated[list[str] | None, typer.Option(
-        "--contribution", help="SEAT:VALUE that you contributed (may be repeated).")
+        "--contribution", help=N_("SEAT:VALUE that you contributed (may be repeated)."))
     ] = None,
 ) -> None:
     """Check that a record's deal was provably fair: the server seed matches the
@@ -358,11 +433,15 @@ def verify_command(
                    else f"FAIL {check.name}: {_one_line(check.reason)}")
     if not report.passed:
         failed = report.failed()
-        typer.echo(f"Not verified: {len(failed)} of {len(report.checks)} checks failed.")
+        typer.echo(ngettext("Not verified: {failed} of {n} check failed.",
+                            "Not verified: {failed} of {n} checks failed.",
+                            len(report.checks), failed=len(failed)))
         raise typer.Exit(1)
     count = len((record.fairness or {}).get("contributions", {}))
-    typer.echo(f"Verified: seed {record.seed} followed from the committed server seed and "
-               f"{count} contribution{'s' if count != 1 else ''}.")
+    typer.echo(ngettext("Verified: seed {seed} followed from the committed server seed and "
+                        "{n} contribution.",
+                        "Verified: seed {seed} followed from the committed server seed and "
+                        "{n} contributions.", count, seed=record.seed))
 
 
 # ------------------------------------------------------------------- selfplay
@@ -389,15 +468,16 @@ def winner_line(game: Game, names: Sequence[str]) -> str:
     >>> winner_line(game, ["Ann", "Bob", "Cid", "Dan"])
     'Winner: ... and ... (team ...) after 1 round'
     """
-    rounds = f"after {game.round_no} round{'s' if game.round_no != 1 else ''}"
+    rounds = ngettext("after {n} round", "after {n} rounds", game.round_no)
     winner = game.match_winner
     if winner < 0 or not game.is_over():
-        return f"Winner: none {rounds}"
+        return _("Winner: none {rounds}", rounds=rounds)
     mate = partner(game.rules, winner)
     if mate < 0:
-        return f"Winner: {names[winner]} {rounds}"
+        return _("Winner: {who} {rounds}", who=names[winner], rounds=rounds)
     low, high = sorted((winner, mate))
-    return f"Winner: {names[low]} and {names[high]} (team {low}) {rounds}"
+    return _("Winner: {who} and {mate} (team {team}) {rounds}", who=names[low],
+             mate=names[high], team=low, rounds=rounds)
 
 
 @app.command("selfplay", cls=_Command)
@@ -429,9 +509,10 @@ def selfplay_command(
         _fail(str(exc))
     kinds = [name.strip() for name in bots.split(",") if name.strip()]
     if not kinds:
-        _fail("--bots: give at least one bot name")
+        _fail(_("--bots: give at least one bot name"))
     if len(kinds) > rules.players:
-        _fail(f"--bots: {len(kinds)} bots for {rules.players} players")
+        _fail(_("--bots: {bots} bots for {players} players", bots=len(kinds),
+                players=rules.players))
     try:
         seats = [make_bot(kinds[seat % len(kinds)], seed * 16 + seat, rules=rules)
                  for seat in range(rules.players)]
@@ -444,10 +525,11 @@ def selfplay_command(
     names = list(NAMES[: rules.players])
     viewer: Viewer = EVERYONE if show_all else None
     console = _console()
-    console.print(f"Rules: {rules.to_string()}", markup=False)
-    console.print(f"Seed: {seed}", markup=False)
-    console.print("Players: " + ", ".join(f"{names[i]} ({display_name(bot.name)})"
-                                          for i, bot in enumerate(seats)), markup=False)
+    console.print(_("Rules: {rules}", rules=rules.to_string()), markup=False)
+    console.print(_("Seed: {seed}", seed=seed), markup=False)
+    console.print(_("Players: {players}", players=", ".join(
+        f"{names[i]} ({display_name(bot.name)})" for i, bot in enumerate(seats))),
+        markup=False)
     actions = 0
     try:
         for step in play(game, seats, max_actions=max_actions + 1):
@@ -463,20 +545,21 @@ def selfplay_command(
     except BotError as exc:
         _fail(str(exc), code=1)
     if not game.is_over():
-        console.print(f"Stopped after {actions} actions (--max-actions {max_actions}): the "
-                      "match is not over.", markup=False)
-    console.print("Final scores: " + ", ".join(f"{names[i]} {score}"
-                                               for i, score in enumerate(game.scores)),
-                  markup=False)
+        console.print(ngettext("Stopped after {n} action (--max-actions {limit}): the match "
+                               "is not over.", "Stopped after {n} actions (--max-actions "
+                               "{limit}): the match is not over.", actions, limit=max_actions),
+                      markup=False)
+    console.print(_("Final scores: {scores}", scores=", ".join(
+        f"{names[i]} {score}" for i, score in enumerate(game.scores))), markup=False)
     console.print(winner_line(game, names), markup=False)
     if save is not None:
         record = Record.from_game(game, players=names)
         try:
             record.save(save)
         except OSError as exc:
-            _fail(f"cannot write {save}: {exc.strerror or exc}")
-        console.print(f"Record saved to {save} (events digest "
-                      f"{events_digest(game.log)[:16]}...)", markup=False)
+            _fail(_("cannot write {file}: {problem}", file=save, problem=exc.strerror or exc))
+        console.print(_("Record saved to {file} (events digest {digest}...)", file=save,
+                        digest=events_digest(game.log)[:16]), markup=False)
 
 
 # ----------------------------------------------------------------------- soak
@@ -556,14 +639,28 @@ def _help(command: Any) -> str:
     return "\n\n".join(" ".join(part.split()) for part in doc.split("\n\n"))
 
 
+HELP = {
+    "play": N_("Play UNO against bots in the terminal; without options a setup screen "
+               "opens. With --server, play in an online room."),
+    "serve": N_("Run the game server: the HTTP API and the WebSocket game on "
+                "127.0.0.1:8000, with SQLite in ./unokit-data unless told otherwise. Ctrl-C "
+                "stops it gracefully."),
+    "bot": N_("Seat a unokit bot in a room of a unokit server as a remote player, and play "
+              "until the match ends."),
+}
+"""The help of the commands defined elsewhere, in English, for the catalogue (the
+others' help is their docstring)."""
+
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
                         ("play", play_command), ("simulate", simulate_command),
                         ("serve", serve_command), ("bot", bot_command)):
-    app.command(_name, help=_help(_command), cls=_Command)(_command)
+    app.command(_name, help=HELP.get(_name) or _help(_command), cls=_Command)(_command)
 
 
 def main() -> None:
-    """Run the command line (the ``unokit`` console script)."""
+    """Run the command line (the ``unokit`` console script), in the terminal's language
+    (``UNOKIT_LANG``, else ``LANG`` and the other locale variables)."""
+    set_language(language_from_env())
     app()
 
 

@@ -45,13 +45,14 @@ from unokit.arena import (
     plot_win_rates,
     run_arena,
 )
+from unokit.i18n import _
 
 TABLE_WIDTH = 120
 """Columns of the output where it goes to a file or pipe."""
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: {message}", message=message), err=True)
     raise typer.Exit(code)
 
 
@@ -260,11 +261,11 @@ def arena_command(
     _check_extras("arena", plot_path)
     specs = [spec.strip() for spec in bots.split(",")]
     if not any(specs):
-        _fail("--bots: give one bot name per seat")
+        _fail(_("--bots: give one bot name per seat"))
     if any(not spec for spec in specs):
         _fail(f"--bots {bots!r}: an empty bot name")
     if first_game < 0:
-        _fail(f"--first-game {first_game}: the first game must be 0 or more")
+        _fail(_("--first-game {first}: the first game must be 0 or more", first=first_game))
     _check_outputs(json_path, plot_path)
     try:
         check_arena(specs, rules_text, match)

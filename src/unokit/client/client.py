@@ -70,8 +70,10 @@ class GameClient:
     """One connection to one room, as a seat or a spectator."""
 
     def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
-                 spectate: bool = False, seat: int | None = None) -> None:
+                 spectate: bool = False, seat: int | None = None, lang: str = "") -> None:
         self.base = base
+        self.lang = lang
+        """The language of the server's error texts (``ru``; empty: English)."""
         self.room_code = room
         self.name = name
         self.token = token
@@ -130,7 +132,7 @@ class GameClient:
         hello = P.Hello(room=self.room_code, token=self.token, name=self.name,
                         spectate=self.spectate and self.token is None,
                         seat=self.wanted_seat if self.token is None else None,
-                        last_seq=self.last_seq)
+                        last_seq=self.last_seq, lang=self.lang)
         await self._ws.send(P.encode(hello).decode())
         welcome = await self._ws.recv()
         if self.keep_raw:
@@ -286,6 +288,22 @@ class GameClient:
         """A host command or other message with an id (``P.Start``, ``P.AddBot``, ...)."""
         ack = await self.request(kind(id=self.new_id(), **fields))
         return int(ack.seq)
+
+    async def start(self) -> int:
+        """The host starts the match (``start``)."""
+        return await self.command(P.Start)
+
+    async def add_bot(self, bot: str = "normal", seat: int | None = None) -> int:
+        """The host seats a bot (``add_bot``)."""
+        return await self.command(P.AddBot, bot=bot, seat=seat)
+
+    async def remove_bot(self, seat: int) -> int:
+        """The host takes the bot off ``seat`` (``remove_bot``)."""
+        return await self.command(P.RemoveBot, seat=seat)
+
+    async def set_timer(self, seconds: int) -> int:
+        """The host sets the turn timer (``set_timer``)."""
+        return await self.command(P.SetTimer, seconds=seconds)
 
     async def send_raw(self, text: str | bytes) -> None:
         """Send any text as is (for tests of what the server refuses)."""

@@ -7,18 +7,19 @@ from typing import Annotated
 import typer
 
 from unokit._extras import missing
+from unokit.i18n import N_, _
 
 
 def bot_command(
-    server: Annotated[str, typer.Option("--server", help="the server, e.g. "
-                                        "http://127.0.0.1:8000")],
-    room: Annotated[str, typer.Option("--room", help="the room code")],
-    bot: Annotated[str, typer.Option("--bot", help="a bot spec: easy, normal, hard, "
-                                     "random, playfirst, search, ...")] = "normal",
-    name: Annotated[str, typer.Option("--name", help="the seat's name")] = "",
+    server: Annotated[str, typer.Option("--server", help=N_("the server, e.g. "
+                                        "http://127.0.0.1:8000"))],
+    room: Annotated[str, typer.Option("--room", help=N_("the room code"))],
+    bot: Annotated[str, typer.Option("--bot", help=N_("a bot spec: easy, normal, hard, "
+                                     "random, playfirst, search, ..."))] = "normal",
+    name: Annotated[str, typer.Option("--name", help=N_("the seat's name"))] = "",
     token: Annotated[str | None, typer.Option(
-        "--token", help="take back a seat with its token")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="the bot's own random seed")] = 0,
+        "--token", help=N_("take back a seat with its token"))] = None,
+    seed: Annotated[int, typer.Option("--seed", help=N_("the bot's own random seed"))] = 0,
 ) -> None:
     """Seat a unokit bot in a room of a unokit server as a remote player, and play until
     the match ends."""
@@ -37,7 +38,7 @@ def bot_command(
     try:
         client = asyncio.run(run_bot(server, room, bot, name=name, token=token, seed=seed))
     except ClientError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(_("error: {message}", message=exc), err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"match over in room {room}; seat {client.seat}; last event "
-               f"{client.last_seq}")
+    typer.echo(_("match over in room {room}; seat {seat}; last event {seq}", room=room,
+                 seat=client.seat, seq=client.last_seq))

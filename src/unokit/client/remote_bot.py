@@ -28,6 +28,7 @@ from unokit.engine.actions import format_action, parse_action
 from unokit.engine.cards import COLOR_LETTERS, parse_card
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
+from unokit.i18n import current_language
 
 LOG = logging.getLogger("unokit.bot")
 
@@ -71,7 +72,8 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
     rules_bot = make_bot(bot, seed)  # checks the spec before joining
     del rules_bot
     if client is None:
-        client = await GameClient.join(base, room, name=name or f"{bot} bot", token=token)
+        client = await GameClient.join(base, room, name=name or f"{bot} bot", token=token,
+                                       lang=current_language())
     if client.seat is None:
         raise ClientError("the bot has no seat (the room is full)")
     seat = client.seat

@@ -37,12 +37,46 @@ class RulesError(UnoError):
         super().__init__(f"invalid rule set: {text}")
 
 
+class Reason(str):
+    """A sentence in English that also keeps its ``template`` and ``params``, so that a
+    layer above the engine may say it in another language (the engine itself knows
+    only English). It is a :class:`str`: the English sentence.
+
+    >>> why = Reason("seat {seat} holds no {card}", seat=1, card="R5")
+    >>> why, why.template, why.params
+    ('seat 1 holds no R5', 'seat {seat} holds no {card}', {'seat': 1, 'card': 'R5'})
+    """
+
+    template: str
+    params: dict[str, object]
+
+    def __new__(cls, template: str, /, **params: object) -> Reason:
+        self = super().__new__(cls, template.format(**params) if params else template)
+        self.template = template
+        self.params = params
+        return self
+
+
 class IllegalActionError(UnoError):
-    """An action that the rules do not allow now. The game is left unchanged."""
+    """An action that the rules do not allow now. The game is left unchanged.
+
+    ``reason`` says why in English; ``template`` and ``params`` are the same sentence
+    before its placeholders are filled (``template`` is ``reason`` itself when the
+    reason has no template), for a translation.
+
+    >>> err = IllegalActionError("0:R5", Reason("seat {seat} holds no {card}", seat=0,
+    ...                                         card="R5"))
+    >>> str(err)
+    'illegal action 0:R5: seat 0 holds no R5'
+    >>> err.template, err.params
+    ('seat {seat} holds no {card}', {'seat': 0, 'card': 'R5'})
+    """
 
     def __init__(self, action: str, reason: str) -> None:
         self.action = action
         self.reason = reason
+        self.template: str = getattr(reason, "template", reason)
+        self.params: dict[str, object] = dict(getattr(reason, "params", {}))
         super().__init__(f"illegal action {action}: {reason}")
 
 

@@ -119,12 +119,49 @@ def translate_plural(lang: str, singular: str, plural: str, n: int, /,
     return text.format(n=n, **params)
 
 
+def render(lang: str, template: str, params: Mapping[str, object] | None = None) -> str:
+    """``template`` in ``lang`` with ``params`` filled in; a parameter that is itself a
+    message with a template (an engine :class:`~unokit.engine.errors.Reason`, a room's
+    error) is said in ``lang`` too.
+
+    >>> render("en", "seat {seat} is not free", {"seat": 2})
+    'seat 2 is not free'
+    """
+    values = {key: localize(lang, value) if hasattr(value, "template") else value
+              for key, value in (params or {}).items()}
+    return translate(lang, template, **values)
+
+
+def localize(lang: str, message: object) -> str:
+    """A message in ``lang``: one that keeps its ``template`` and ``params`` (as
+    :class:`~unokit.engine.errors.Reason` and the server's errors do) is translated
+    and filled; any other is translated as it is (English when the catalogue lacks it).
+
+    >>> localize("en", "the match is over")
+    'the match is over'
+    """
+    template = getattr(message, "template", None)
+    if isinstance(template, str):
+        return render(lang, template, getattr(message, "params", None))
+    return translate(lang, str(message))
+
+
 def set_language(lang: str) -> str:
     """Make ``lang`` the language of :func:`_` (the terminal's, the command line's);
     returns the language chosen."""
     global _current
     _current = pick_language(lang)
     return _current
+
+
+def next_language(lang: str) -> str:
+    """The language after ``lang`` in :data:`LANGUAGES`, round (for a language switch).
+
+    >>> next_language("en"), next_language("da")
+    ('ru', 'en')
+    """
+    lang = pick_language(lang)
+    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)]
 
 
 def current_language() -> str:

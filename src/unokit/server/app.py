@@ -41,7 +41,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit import i18n, web
+from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
+from unokit.i18n import N_, localize, pick_language
 from unokit.server import protocol as P
 from unokit.server.fanout import SPECTATORS
 from unokit.server.room import Room
@@ -74,6 +76,9 @@ class Connection:
         self.tokens = self.burst
         self.stamp = asyncio.get_running_loop().time()
         self.refused = 0
+        self.lang = pick_language(websocket.headers.get("accept-language"))
+        """The language of the error texts: the hello's ``lang``, else the request's
+        ``Accept-Language``."""
 
     def deliver(self, data: bytes) -> None:
         """Queue a message; a client too far behind is closed."""
@@ -116,8 +121,10 @@ class Connection:
             await self.websocket.send_text(data.decode())
 
 
-def _error(code: str, message: str, msg_id: str | None = None) -> bytes:
-    return P.encode(P.Error(code=code, message=message, id=msg_id))
+def _error(conn: Connection, code: str, message: object, msg_id: str | None = None) -> bytes:
+    """An error for ``conn``, its text (a marked message or an error with a template) in
+    the connection's language."""
+    return P.encode(P.Error(code=code, message=localize(conn.lang, message), id=msg_id))
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -152,23 +159,26 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
     try:
         first = await asyncio.wait_for(websocket.receive_text(), HELLO_TIMEOUT)
     except TimeoutError:
-        conn.close(_error("bad_message", "say hello first (docs/protocol.md)"))
+        conn.close(_error(conn, "bad_message", N_("say hello first (docs/protocol.md)")))
         return
     try:
         hello = P.decode_client(first)
     except P.ProtocolError as exc:
-        conn.close(_error(exc.code, exc.message))
+        conn.close(_error(conn, exc.code, exc))
         return
     if not isinstance(hello, P.Hello):
-        conn.close(_error("bad_message", "the first message is a hello"))
+        conn.close(_error(conn, "bad_message", N_("the first message is a hello")))
         return
+    if hello.lang:
+        conn.lang = pick_language(hello.lang)
     if hello.v != P.VERSION:
-        conn.close(_error("version", f"this server speaks protocol version {P.VERSION}"))
+        conn.close(_error(conn, "version", Reason("this server speaks protocol version "
+                                                  "{version}", version=P.VERSION)))
         return
     try:
         room = rooms.get(hello.room)
     except RoomError as exc:
-        conn.close(_error(exc.code, exc.message))
+        conn.close(_error(conn, exc.code, exc))
         return
     conn.room = room
     room.submit("hello", conn, hello)
@@ -182,26 +192,29 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         if not conn.allow():
             conn.refused += 1
             msg_id = P.message_id(data)
-            conn.deliver(_error("rate_limited", "too many messages: slow down", msg_id))
+            conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
+                                msg_id))
         else:
             try:
                 parsed = P.decode_client(data)
             except P.ProtocolError as exc:
                 conn.refused += 1
                 msg_id = P.message_id(data)
-                conn.deliver(_error(exc.code, exc.message, msg_id))
+                conn.deliver(_error(conn, exc.code, exc, msg_id))
             else:
                 if isinstance(parsed, P.Hello):
                     conn.refused += 1
-                    conn.deliver(_error("bad_message", "already said hello"))
+                    conn.deliver(_error(conn, "bad_message", N_("already said hello")))
                 elif rooms.closing:
-                    conn.deliver(_error("closing", "the server is restarting: send it again "
-                                        "after reconnecting", getattr(parsed, "id", None)))
+                    conn.deliver(_error(conn, "closing", N_(
+                        "the server is restarting: send it again after reconnecting"),
+                        getattr(parsed, "id", None)))
                 else:
                     conn.refused = 0
                     room.submit("msg", conn, parsed)
         if conn.refused >= REFUSED_LIMIT:
-            conn.close(P.encode(P.Bye(reason="too many refused messages", reconnect=False)))
+            conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
+                                      reconnect=False)))
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -209,23 +222,25 @@ def _json(data: Any, status: int = 200) -> Response:
                     media_type="application/json")
 
 
-def _room_error(exc: RoomError) -> Response:
+def _room_error(exc: RoomError, request: Request) -> Response:
+    """The JSON error of ``exc``, its message in the request's ``Accept-Language``."""
     status = {"no_room": 404, "not_started": 409, "closing": 503}.get(exc.code, 400)
-    return _json({"error": exc.code, "message": exc.message}, status)
+    lang = pick_language(request.headers.get("accept-language"))
+    return _json({"error": exc.code, "message": exc.text(lang)}, status)
 
 
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > 64 * 1024:
-        raise RoomError("bad_request", "a request body is at most 64 KiB")
+        raise RoomError("bad_request", N_("a request body is at most 64 KiB"))
     if not raw:
         return {}
     try:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError:
-        raise RoomError("bad_request", "the body is not JSON") from None
+        raise RoomError("bad_request", N_("the body is not JSON")) from None
     if not isinstance(data, dict):
-        raise RoomError("bad_request", "the body is a JSON object")
+        raise RoomError("bad_request", N_("the body is a JSON object"))
     return data
 
 
@@ -234,14 +249,14 @@ def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...],
     value = data.get(name, default)
     if value is not None and (not isinstance(value, kind) or (isinstance(value, bool)
                               and kind is int)):
-        raise RoomError("bad_request", f"{name}: wrong type")
+        raise RoomError("bad_request", N_("{name}: wrong type"), name=name)
     return value
 
 
 def _rules_field(data: dict[str, Any]) -> str | dict[str, Any] | None:
     rules = data.get("rules")
     if rules is not None and not isinstance(rules, str | dict):
-        raise RoomError("bad_request", "rules: a rule string or an object")
+        raise RoomError("bad_request", N_("rules: a rule string or an object"))
     return rules
 
 
@@ -282,12 +297,12 @@ async def create_room(request: Request) -> Response:
         rules = _rules_field(data)
         bots = _field(data, "bots", list, [])
         if not all(isinstance(b, str) for b in bots):
-            raise RoomError("bad_request", "bots: a list of bot names")
+            raise RoomError("bad_request", N_("bots: a list of bot names"))
         room = await rooms.create(rules, seats=_field(data, "seats", int),
                                   turn_timer=_field(data, "turn_timer", int),
                                   public=_field(data, "public", bool, True), bots=bots)
     except RoomError as exc:
-        return _room_error(exc)
+        return _room_error(exc, request)
     return _json({"code": room.code, "invite": room.info().invite}, 201)
 
 
@@ -304,7 +319,7 @@ async def play_now(request: Request) -> Response:
                                   bots=[bot] * (parsed_players - 1))
         room.auto_start = True
     except RoomError as exc:
-        return _room_error(exc)
+        return _room_error(exc, request)
     return _json({"code": room.code, "invite": room.info().invite}, 201)
 
 
@@ -319,7 +334,7 @@ async def room_info(request: Request) -> Response:
     try:
         room = await request.app.state.rooms.find(request.path_params["code"])
     except RoomError as exc:
-        return _room_error(exc)
+        return _room_error(exc, request)
     return _json(room.info())
 
 
@@ -329,7 +344,7 @@ async def room_record(request: Request) -> Response:
         room = await request.app.state.rooms.find(request.path_params["code"])
         record = room.record()
     except RoomError as exc:
-        return _room_error(exc)
+        return _room_error(exc, request)
     return _json(record.to_dict())
 
 
@@ -340,7 +355,7 @@ async def room_verify(request: Request) -> Response:
         room = await request.app.state.rooms.find(request.path_params["code"])
         record = room.record()
     except RoomError as exc:
-        return _room_error(exc)
+        return _room_error(exc, request)
     report = verify_record(record, published=room.commitment)
     return _json({"passed": report.passed,
                   "checks": [{"name": c.name, "passed": c.passed, "reason": c.reason}

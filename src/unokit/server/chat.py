@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from unokit.engine.actions import say
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
+from unokit.i18n import N_
 from unokit.server import protocol as P
 from unokit.server.fanout import FanOut
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat
@@ -70,10 +71,11 @@ def check_text(text: str) -> str:
     """
     line = " ".join(text.split())
     if not 0 < len(line) <= CHAT_LIMIT:
-        raise RoomError("bad_request", f"a chat line is 1-{CHAT_LIMIT} characters")
+        raise RoomError("bad_request", N_("a chat line is 1-{limit} characters"),
+                        limit=CHAT_LIMIT)
     for char in line:
         if unicodedata.category(char) in REFUSED_CATEGORIES or char in BIDI_CONTROLS:
-            raise RoomError("bad_request", "a chat line has no control characters")
+            raise RoomError("bad_request", N_("a chat line has no control characters"))
     return line
 
 
@@ -140,7 +142,7 @@ class Talk:
         """Take a line from ``conn`` (answered with an ack or an error)."""
         if seat < 0:
             self._error(conn, seat, message.id, "not_seated",
-                        "spectators read the chat but do not write in it")
+                        N_("spectators read the chat but do not write in it"))
             return
         try:
             text = check_text(message.text)
@@ -160,8 +162,9 @@ class Talk:
         while times and times[0] <= now - self.chat_window:
             times.popleft()
         if len(times) >= CHAT_LINES:
-            raise RoomError("rate_limited", f"at most {CHAT_LINES} chat lines in "
-                            f"{self.chat_window:g} seconds: wait a moment")
+            raise RoomError("rate_limited", N_("at most {lines} chat lines in {seconds} seconds: "
+                                               "wait a moment"),
+                            lines=CHAT_LINES, seconds=f"{self.chat_window:g}")
         times.append(now)
 
     def _new_line(self, seat: int, text: str, client_id: str | None, seq: int) -> ChatData:

@@ -7,34 +7,35 @@ from typing import Annotated
 import typer
 
 from unokit._extras import missing
+from unokit.i18n import N_
 
-DataDir = Annotated[str | None, typer.Option("--data-dir", help="where the SQLite database "
-                                             "lives (UNOKIT_DATA_DIR; ./unokit-data)")]
+DataDir = Annotated[str | None, typer.Option("--data-dir", help=N_("where the SQLite database "
+                                             "lives (UNOKIT_DATA_DIR; ./unokit-data)"))]
 
 
 def serve_command(
-    host: Annotated[str | None, typer.Option(help="address to listen on (UNOKIT_HOST; "
-                                             "127.0.0.1)")] = None,
-    port: Annotated[int | None, typer.Option(help="port (UNOKIT_PORT; 8000)")] = None,
+    host: Annotated[str | None, typer.Option(help=N_("address to listen on (UNOKIT_HOST; "
+                                             "127.0.0.1)"))] = None,
+    port: Annotated[int | None, typer.Option(help=N_("port (UNOKIT_PORT; 8000)"))] = None,
     database_url: Annotated[str | None, typer.Option(
-        "--database-url", help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
-        "(UNOKIT_DATABASE_URL; SQLite in the data directory)")] = None,
+        "--database-url", help=N_("SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+        "(UNOKIT_DATABASE_URL; SQLite in the data directory)"))] = None,
     data_dir: DataDir = None,
     log_level: Annotated[str | None, typer.Option(
-        "--log-level", help="debug, info, warning or error (UNOKIT_LOG_LEVEL)")] = None,
+        "--log-level", help=N_("debug, info, warning or error (UNOKIT_LOG_LEVEL)"))] = None,
     turn_timer: Annotated[int | None, typer.Option(
-        "--turn-timer", help="a new room's turn timer: 0 (off), 15, 30 or 60 s "
-        "(UNOKIT_TURN_TIMER)")] = None,
+        "--turn-timer", help=N_("a new room's turn timer: 0 (off), 15, 30 or 60 s "
+        "(UNOKIT_TURN_TIMER)"))] = None,
     catch_grace: Annotated[float | None, typer.Option(
-        "--catch-grace", help="seconds a late UNO call still counts before a catch "
-        "(UNOKIT_CATCH_GRACE; 1.0)")] = None,
+        "--catch-grace", help=N_("seconds a late UNO call still counts before a catch "
+        "(UNOKIT_CATCH_GRACE; 1.0)"))] = None,
     bot_delay: Annotated[float | None, typer.Option(
-        "--bot-delay", help="seconds a bot waits before acting (UNOKIT_BOT_DELAY; 0.8)")]
+        "--bot-delay", help=N_("seconds a bot waits before acting (UNOKIT_BOT_DELAY; 0.8)"))]
     = None,
     round_pause: Annotated[float | None, typer.Option(
-        "--round-pause", help="seconds between rounds (UNOKIT_ROUND_PAUSE; 10)")] = None,
+        "--round-pause", help=N_("seconds between rounds (UNOKIT_ROUND_PAUSE; 10)"))] = None,
     public_url: Annotated[str | None, typer.Option(
-        "--public-url", help="the address invite links start with (UNOKIT_PUBLIC_URL)")]
+        "--public-url", help=N_("the address invite links start with (UNOKIT_PUBLIC_URL)"))]
     = None,
 ) -> None:
     """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with

@@ -16,6 +16,7 @@ from unokit.engine.game import Game
 from unokit.engine.phases import ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
+from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.seating import (
     BOT,
@@ -25,6 +26,7 @@ from unokit.server.seating import (
     RoomError,
     Seat,
     check_name,
+    language,
     token_hash,
 )
 from unokit.server.settings import TURN_TIMERS
@@ -57,16 +59,16 @@ class Lobby:
     async def _join(self, hello: P.Hello) -> tuple[int, str]:
         between = self.game is not None and self.game.phase is ROUND_OVER
         if self.status != "lobby" and not between:
-            raise RoomError("room_full", "the match is under way: watch it with spectate")
+            raise RoomError("room_full", N_("the match is under way: watch it with spectate"))
         free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
         if hello.seat is not None:
             if hello.seat not in free:
-                raise RoomError("room_full", f"seat {hello.seat} is not free")
+                raise RoomError("room_full", N_("seat {seat} is not free"), seat=hello.seat)
             seat = hello.seat
         elif free:
             seat = free[0]
         else:
-            raise RoomError("room_full", "every seat is taken: watch with spectate")
+            raise RoomError("room_full", N_("every seat is taken: watch with spectate"))
         name = check_name(hello.name, seat)
         token = secrets.token_urlsafe(18)
         new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
@@ -82,9 +84,9 @@ class Lobby:
 
     def _host(self, seat: int) -> None:
         if not self.seats[seat].host:
-            raise RoomError("not_host", "only the host may do that")
+            raise RoomError("not_host", N_("only the host may do that"))
         if not self._between_rounds():
-            raise RoomError("mid_round", "only before the match or between rounds")
+            raise RoomError("mid_round", N_("only before the match or between rounds"))
 
     async def _host_command(self, seat: int, message: P.ClientMessage) -> None:
         self._host(seat)
@@ -95,28 +97,30 @@ class Lobby:
         elif isinstance(message, P.RemoveBot):
             target = self._seat(message.seat)
             if self.seats[target].kind != BOT:
-                raise RoomError("bad_request", f"seat {target} has no bot")
+                raise RoomError("bad_request", N_("seat {seat} has no bot"), seat=target)
             await self._set_seat(target, Seat())
         elif isinstance(message, P.Kick):
             target = self._seat(message.seat)
             if self.seats[target].kind != HUMAN or target == seat:
-                raise RoomError("bad_request", f"seat {target} has no other player")
+                raise RoomError("bad_request", N_("seat {seat} has no other player"),
+                                seat=target)
             await self._set_seat(target, Seat())
-            bye = P.encode(P.Bye(reason="the host sent you away", reconnect=False))
             for conn in [c for c in self.conns if c.viewer == target]:
                 self._gone(conn)
-                conn.close(bye)
+                conn.close(P.encode(P.Bye(reason=localize(language(conn), N_(
+                    "the host sent you away")), reconnect=False)))
         elif isinstance(message, P.SetTimer):
             if message.seconds not in TURN_TIMERS:
-                raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 "
-                                "seconds")
+                raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 "
+                                                   "seconds"))
             self.turn_timer = message.seconds
             await self.store.set_timer(self.id, message.seconds)
         self._broadcast_room()
 
     def _seat(self, seat: int) -> int:
         if not 0 <= seat < len(self.seats):
-            raise RoomError("bad_request", f"no seat {seat}: seats 0..{len(self.seats) - 1}")
+            raise RoomError("bad_request", N_("no seat {seat}: seats 0..{last}"), seat=seat,
+                            last=len(self.seats) - 1)
         return seat
 
     async def _set_seat(self, seat: int, spot: Seat) -> None:
@@ -129,10 +133,10 @@ class Lobby:
         free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
         if seat is None:
             if not free:
-                raise RoomError("room_full", "no seat is empty")
+                raise RoomError("room_full", N_("no seat is empty"))
             seat = free[0]
         elif self._seat(seat) not in free:
-            raise RoomError("bad_request", f"seat {seat} is not empty")
+            raise RoomError("bad_request", N_("seat {seat} is not empty"), seat=seat)
         try:
             make_bot(spec, rules=self.rules)
         except UnoError as exc:
@@ -142,9 +146,9 @@ class Lobby:
 
     async def _contribute(self, seat: int, value: str) -> None:
         if self.status != "lobby":
-            raise RoomError("mid_round", "contributions are taken before the match starts")
+            raise RoomError("mid_round", N_("contributions are taken before the match starts"))
         if seat in self.contributions:
-            raise RoomError("bad_request", "this seat has already contributed")
+            raise RoomError("bad_request", N_("this seat has already contributed"))
         try:
             fairdeal.check_value(value)
         except UnoError as exc:
@@ -168,15 +172,16 @@ class Lobby:
             spot.away, spot.token_hash = True, ""
             await self.store.set_seat(self.id, spot.data(seat))
         self._gone(conn)
-        conn.close(P.encode(P.Bye(reason="you left the room", reconnect=False)))
+        conn.close(P.encode(P.Bye(reason=localize(language(conn), N_("you left the room")),
+                                  reconnect=False)))
 
     async def _start_match(self) -> None:
         if self.status != "lobby":
-            raise RoomError("bad_request", "the match has already started")
+            raise RoomError("bad_request", N_("the match has already started"))
         empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
         if empty:
-            raise RoomError("bad_request", f"seat {empty[0]} is empty: seat a bot or wait "
-                            "for a player")
+            raise RoomError("bad_request", N_("seat {seat} is empty: seat a bot or wait "
+                                                "for a player"), seat=empty[0])
         seed = fairdeal.derive_seed(bytes.fromhex(self.server_seed), self.contributions)
         await self.store.start_match(self.id, seed)
         self._begin(seed)

@@ -34,6 +34,8 @@ from typing import Any
 
 import msgspec
 
+from unokit.i18n import N_
+
 VERSION = 1
 """The protocol version; :class:`Hello` names the one the client speaks."""
 
@@ -61,6 +63,8 @@ class Hello(_Client, tag="hello"):
     seat: int | None = None
     last_seq: int = -1
     lang: str = ""
+    """The language of the server's error texts to this connection (``ru``, ``da-DK``;
+    empty: the ``Accept-Language`` of the WebSocket request, else English)."""
 
 
 class Act(_Client, tag="act"):
@@ -295,13 +299,17 @@ ServerMessage = (Welcome | Ack | Error | Events | RoomState | Snapshot | Timer |
 
 class ProtocolError(ValueError):
     """A client message that is not one of :data:`ClientMessage`: ``code`` and a
-    one-line reason."""
+    one-line reason, in English (``message``) and as a ``template`` with its ``params``
+    for a translation (:func:`unokit.i18n.localize`)."""
 
-    def __init__(self, code: str, message: str, msg_id: str | None = None) -> None:
+    def __init__(self, code: str, message: str, msg_id: str | None = None,
+                 **params: object) -> None:
         self.code = code
-        self.message = message
+        self.template = message
+        self.params = params
+        self.message = message.format(**params) if params else message
         self.msg_id = msg_id
-        super().__init__(f"{code}: {message}")
+        super().__init__(f"{code}: {self.message}")
 
 
 _client_decoder = msgspec.json.Decoder(ClientMessage)
@@ -327,15 +335,16 @@ def decode_client(data: bytes | str) -> ClientMessage:
             the wrong type, or a bad id.
     """
     if _size(data) > MAX_MESSAGE_BYTES:
-        raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+        raise ProtocolError("too_large", N_("a message is at most {limit} bytes"),
+                            limit=MAX_MESSAGE_BYTES)
     try:
         message = _client_decoder.decode(data)
     except msgspec.ValidationError as exc:
         raise ProtocolError("bad_message", str(exc)[:200]) from None
     except msgspec.DecodeError:
-        raise ProtocolError("bad_message", "not a JSON message") from None
+        raise ProtocolError("bad_message", N_("not a JSON message")) from None
     if isinstance(message, _IDENTIFIED) and not _valid_id(message.id):
-        raise ProtocolError("bad_message", "id: 1-64 letters, digits or _.:-")
+        raise ProtocolError("bad_message", N_("id: 1-64 letters, digits or _.:-"))
     return message
 
 

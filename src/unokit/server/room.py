@@ -43,13 +43,14 @@ from unokit.engine.actions import (
     parse_action,
 )
 from unokit.engine.driver import Driver
-from unokit.engine.errors import ActionCodeError, IllegalActionError, UnoError
+from unokit.engine.errors import ActionCodeError, IllegalActionError, Reason, UnoError
 from unokit.engine.events import Event, redact
 from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.formats.record import Record
+from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
@@ -64,6 +65,7 @@ from unokit.server.seating import (
     Held,
     RoomError,
     Seat,
+    language,
     token_hash,
 )
 from unokit.server.settings import TURN_TIMERS, Settings
@@ -134,7 +136,7 @@ class Room(Lobby, Talk):
         """A new room in the lobby, stored, with every seat empty."""
         timer = settings.turn_timer if turn_timer is None else turn_timer
         if timer not in TURN_TIMERS:
-            raise RoomError("bad_request", "the turn timer is 0 (off), 15, 30 or 60 seconds")
+            raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 seconds"))
         seed = fairdeal.new_server_seed() if server_seed is None else server_seed
         commitment = fairdeal.commitment(seed)
         from unokit.store import NewRoom
@@ -213,12 +215,14 @@ class Room(Lobby, Talk):
         while not self.inbox.empty():
             kind, conn, message = self.inbox.get_nowait()
             if kind == "msg" and conn is not None:
-                conn.deliver(P.encode(P.Error(code="closing", id=getattr(message, "id", None),
-                                              message="the server is restarting: send it "
-                                              "again after reconnecting")))
-        bye = P.encode(P.Bye(reason="the server is restarting", reconnect=True))
+                conn.deliver(P.encode(P.Error(
+                    code="closing", id=getattr(message, "id", None),
+                    message=localize(language(conn), N_("the server is restarting: send it "
+                                                        "again after reconnecting")))))
         for conn in list(self.conns):
-            conn.close(bye)
+            conn.close(P.encode(P.Bye(reason=localize(language(conn),
+                                                      N_("the server is restarting")),
+                                      reconnect=True)))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -263,9 +267,9 @@ class Room(Lobby, Talk):
         if known is not None:
             conn.deliver(known)
             return
-        conn.deliver(P.encode(P.Error(code="not_stored", id=msg_id, message="the room "
-                                      "failed on this message and kept nothing of it: "
-                                      "send it again")))
+        conn.deliver(P.encode(P.Error(code="not_stored", id=msg_id, message=localize(
+            language(conn), N_("the room failed on this message and kept nothing of it: "
+                               "send it again")))))
 
     async def _recover(self) -> None:
         """Rebuild the game from the database after an unexpected failure."""
@@ -286,7 +290,7 @@ class Room(Lobby, Talk):
         self.answers.update(twin.answers)
         for waiting in held:  # nothing of them was kept: say so, so that they come again
             self._error(waiting.conn, waiting.seat, waiting.msg_id, "not_stored",
-                        "the room failed while this waited: send it again")
+                        N_("the room failed while this waited: send it again"))
         self.waiters.clear()
         self._broadcast_room()
 
@@ -325,8 +329,11 @@ class Room(Lobby, Talk):
             h.seat == seat and h.msg_id == msg_id for h in (*grace.catches, *grace.waiting))
 
     def _error(self, conn: Connection | None, seat: int, msg_id: str | None, code: str,
-               message: str) -> None:
-        data = P.encode(P.Error(code=code, message=message, id=msg_id))
+               message: object) -> None:
+        """Answer ``msg_id`` with an error; ``message`` (a marked message, an engine
+        :class:`Reason` or a :class:`RoomError`) is said in the connection's language."""
+        text = localize(language(conn), message)
+        data = P.encode(P.Error(code=code, message=text, id=msg_id))
         if code in TRANSIENT:  # not remembered: the same id may come again and apply
             for waiter in self.waiters.pop((seat, msg_id), []) if msg_id else []:
                 waiter.deliver(data)
@@ -381,7 +388,9 @@ class Room(Lobby, Talk):
     # ------------------------------------------------------------ connections
     async def _hello(self, conn: Connection, hello: P.Hello) -> None:
         if self.closing:
-            conn.close(P.encode(P.Bye(reason="the server is restarting", reconnect=True)))
+            conn.close(P.encode(P.Bye(reason=localize(language(conn),
+                                                      N_("the server is restarting")),
+                                      reconnect=True)))
             return
         token: str | None = None
         if hello.token is not None:
@@ -389,8 +398,9 @@ class Room(Lobby, Talk):
             seats = [i for i, s in enumerate(self.seats)
                      if s.kind == HUMAN and s.token_hash and s.token_hash == wanted]
             if not seats:
-                conn.close(P.encode(P.Error(code="bad_token", message="no seat of this room "
-                                            "has that token (kicked, or another room)")))
+                conn.close(P.encode(P.Error(code="bad_token", message=localize(
+                    language(conn), N_("no seat of this room has that token (kicked, or "
+                                       "another room)")))))
                 return
             viewer = seats[0]
         elif hello.spectate:
@@ -399,7 +409,8 @@ class Room(Lobby, Talk):
             try:
                 viewer, token = await self._join(hello)
             except RoomError as exc:
-                conn.close(P.encode(P.Error(code=exc.code, message=exc.message)))
+                conn.close(P.encode(P.Error(code=exc.code,
+                                            message=exc.text(language(conn)))))
                 return
         conn.viewer = viewer
         self.conns.add(conn)
@@ -447,7 +458,7 @@ class Room(Lobby, Talk):
             await self._chat(conn, seat, message)
             return
         if seat < 0:
-            self._error(conn, seat, msg_id, "not_seated", "spectators cannot act")
+            self._error(conn, seat, msg_id, "not_seated", N_("spectators cannot act"))
             return
         try:
             if isinstance(message, P.Act):
@@ -460,7 +471,7 @@ class Room(Lobby, Talk):
             else:
                 await self._host_command(seat, message)
         except RoomError as exc:
-            self._error(conn, seat, msg_id, exc.code, exc.message)
+            self._error(conn, seat, msg_id, exc.code, exc)
             return
         except StoreError as exc:
             self._error(conn, seat, msg_id, "not_stored", str(exc))
@@ -479,21 +490,22 @@ class Room(Lobby, Talk):
     async def _act(self, conn: Connection, seat: int, message: P.Act) -> None:
         game = self.game
         if game is None or self.status != "playing":
-            self._error(conn, seat, message.id, "not_started", "the match has not started"
-                        if self.status == "lobby" else "the match is over")
+            self._error(conn, seat, message.id, "not_started",
+                        N_("the match has not started") if self.status == "lobby"
+                        else N_("the match is over"))
             return
         try:
             action = parse_action(f"{seat}:{message.action}")
         except ActionCodeError:
             self._error(conn, seat, message.id, "bad_request",
-                        "not an action: see docs/protocol.md for the action texts")
+                        N_("not an action: see docs/protocol.md for the action texts"))
             return
         if action_type(action) == NEXT_ROUND:
             empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
             if empty:
                 self._error(conn, seat, message.id, "bad_request",
-                            f"seat {empty[0]} is empty: the host seats a bot or a player "
-                            "joins first")
+                            Reason("seat {seat} is empty: the host seats a bot or a player "
+                                   "joins first", seat=empty[0]))
                 return
         held = Held(conn, message.id, seat, action, "player")
         grace = self.grace
@@ -517,7 +529,7 @@ class Room(Lobby, Talk):
         try:
             seq = await self._apply(held.seat, held.action, held.origin, held.msg_id, chat)
         except IllegalActionError as exc:
-            self._error(held.conn, held.seat, held.msg_id, "illegal", exc.reason)
+            self._error(held.conn, held.seat, held.msg_id, "illegal", exc)
         except StoreError as exc:
             self._error(held.conn, held.seat, held.msg_id, "not_stored", str(exc))
         else:
@@ -635,10 +647,11 @@ class Room(Lobby, Talk):
             RoomError: the match has not started.
         """
         if self.game is None or self.seed is None:
-            raise RoomError("not_started", "the match has not started")
+            raise RoomError("not_started", N_("the match has not started"))
         if self.status != "finished":
-            raise RoomError("not_started", "the record is published when the match is over "
-                            "(it holds every action, private ones too)")
+            raise RoomError("not_started", N_("the record is published when the match is "
+                                              "over (it holds every action, private ones "
+                                              "too)"))
         record = Record.from_game(self.game, [s.name or f"Seat {i}"
                                               for i, s in enumerate(self.seats)])
         record.fairness = {
@@ -757,15 +770,17 @@ class Room(Lobby, Talk):
         for held in catches:
             if winner >= 0:
                 self._error(held.conn, held.seat, held.msg_id, "caught",
-                            f"seat {grace.target} was caught by seat {winner}, the "
-                            "nearest after them")
+                            Reason("seat {target} was caught by seat {winner}, the "
+                                   "nearest after them", target=grace.target,
+                                   winner=winner))
             elif self.game.uno_open == grace.target:
                 if await self._try(held):
                     winner = held.seat
             else:
                 self._error(held.conn, held.seat, held.msg_id, "too_late",
-                            f"seat {grace.target} called UNO within the grace period"
-                            if self.game.uno_open < 0 else "no catch is possible now")
+                            Reason("seat {target} called UNO within the grace period",
+                                   target=grace.target)
+                            if self.game.uno_open < 0 else N_("no catch is possible now"))
         waiting = grace.waiting
         while waiting:
             held = waiting.pop(0)

@@ -25,6 +25,7 @@ from typing import Any
 from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
+from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
@@ -64,7 +65,7 @@ def room_rules(rules: str | Mapping[str, Any] | None, seats: int | None = None) 
         elif isinstance(rules, Mapping):
             parsed = Rules.from_dict(dict(rules))
         else:
-            raise RoomError("bad_request", "rules: a rule string or an object")
+            raise RoomError("bad_request", N_("rules: a rule string or an object"))
         if seats is not None:
             parsed = Rules.from_dict({**parsed.to_dict(), "players": seats})
     except RulesError as exc:
@@ -118,7 +119,7 @@ class Rooms:
 
     def _store(self) -> Store:
         if self.store is None:
-            raise RoomError("closing", "the server is not ready")
+            raise RoomError("closing", N_("the server is not ready"))
         return self.store
 
     async def create(self, rules: str | Mapping[str, Any] | None = None, *,
@@ -133,7 +134,8 @@ class Rooms:
         parsed = room_rules(rules, seats)
         bots = list(bots or [])
         if len(bots) > parsed.players - 1:
-            raise RoomError("bad_request", f"{len(bots)} bots for {parsed.players} seats")
+            raise RoomError("bad_request", N_("{bots} bots for {seats} seats"), bots=len(bots),
+                            seats=parsed.players)
         store = self._store()
         for _ in range(8):
             code = new_code()
@@ -148,7 +150,7 @@ class Rooms:
                 continue  # the code was taken by an older room: draw another
             break
         else:  # pragma: no cover - 32**6 codes
-            raise RoomError("not_stored", "no free room code")
+            raise RoomError("not_stored", N_("no free room code"))
         for seat, spec in enumerate(bots, start=1):
             await room.add_bot(spec, seat)
         self.rooms[room.code] = room
@@ -164,7 +166,7 @@ class Rooms:
         """
         room = self.rooms.get(code.strip().upper())
         if room is None:
-            raise RoomError("no_room", "no room has that code")
+            raise RoomError("no_room", N_("no room has that code"))
         return room
 
     async def find(self, code: str) -> Room:
@@ -187,7 +189,7 @@ class Rooms:
                 return Room.restore(stored[0], store=self._store(), fanout=self.fanout,
                                     settings=self.settings)
             except (UnoError, ValueError):
-                raise RoomError("no_room", "that room cannot be rebuilt") from None
+                raise RoomError("no_room", N_("that room cannot be rebuilt")) from None
 
     def open_rooms(self) -> list[dict[str, Any]]:
         """The public rooms that wait for players, newest first."""

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from unokit.engine.errors import UnoError
+from unokit.i18n import DEFAULT, N_, render
 from unokit.server.fanout import Subscriber
 from unokit.store import SeatData
 
@@ -37,24 +38,46 @@ def check_name(name: str, seat: int) -> str:
     if not name:
         return f"Player {seat + 1}"
     if len(name) > NAME_LIMIT or not name.isprintable():
-        raise RoomError("bad_request", f"a name is 1-{NAME_LIMIT} printable characters")
+        raise RoomError("bad_request", N_("a name is 1-{limit} printable characters"),
+                        limit=NAME_LIMIT)
     return name
 
 
-class RoomError(UnoError):
-    """A message the room refuses: ``code`` (see :class:`protocol.Error`) and why."""
+def language(conn: object) -> str:
+    """The language of a connection's error texts (English for none, or for a
+    connection that names none)."""
+    lang = getattr(conn, "lang", DEFAULT)
+    return lang if isinstance(lang, str) and lang else DEFAULT
 
-    def __init__(self, code: str, message: str) -> None:
+
+class RoomError(UnoError):
+    """A message the room refuses: ``code`` (see :class:`protocol.Error`) and why:
+    ``message`` in English (for the logs), and the ``template`` with its ``params`` to
+    say it in the client's language (:meth:`text`).
+
+    >>> err = RoomError("room_full", "seat {seat} is not free", seat=2)
+    >>> err.message, err.text("ru")
+    ('seat 2 is not free', 'место 2 занято')
+    """
+
+    def __init__(self, code: str, message: str, /, **params: object) -> None:
         self.code = code
-        self.message = message
-        super().__init__(f"{code}: {message}")
+        self.template = message
+        self.params = params
+        self.message = message.format(**params) if params else message
+        super().__init__(f"{code}: {self.message}")
+
+    def text(self, lang: str) -> str:
+        """Why, in ``lang`` (English where the catalogue lacks the message)."""
+        return render(lang, self.template, self.params)
 
 
 class Connection(Subscriber):
-    """What a room needs of a client connection: its viewer, a way to queue messages,
-    and a way to close it."""
+    """What a room needs of a client connection: its viewer, its language (of the error
+    texts), a way to queue messages, and a way to close it."""
 
     viewer: int
+    lang: str = DEFAULT
 
     def deliver(self, data: bytes) -> None:  # pragma: no cover - protocol
         """Queue ``data``."""

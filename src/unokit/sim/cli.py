@@ -24,6 +24,7 @@ from rich.table import Table
 from unokit._extras import missing
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import Rules
+from unokit.i18n import _
 from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, PolicyError, seat_policies
 from unokit.sim.ray_backend import BackendError, import_ray
 
@@ -39,7 +40,7 @@ class Backend(StrEnum):
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: {message}", message=message), err=True)
     raise typer.Exit(code)
 
 
@@ -159,7 +160,7 @@ def simulate_command(
                                                     what="matplotlib")):
         _fail(problem)
     if ray_address is not None and backend is not Backend.RAY:
-        _fail("--ray-address needs --backend ray")
+        _fail(_("--ray-address needs --backend ray"))
     if backend is Backend.RAY:
         try:
             import_ray()
@@ -175,7 +176,7 @@ def simulate_command(
     given = len([name for name in policy.split(",") if name.strip()])
     seats = min(r.players for r in sets)
     if given > seats:
-        _fail(f"--policy: {given} policies for {seats} seats")
+        _fail(_("--policy: {given} policies for {seats} seats", given=given, seats=seats))
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

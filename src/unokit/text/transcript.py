@@ -20,12 +20,16 @@ a length limit) and escaped under ``markup=True``; print the lines with Rich's
 'Dan plays W+4 and names blue.'
 >>> describe_event(drew, viewer=EVERYONE, names=names)
 'Bob draws 1 card: G2.'
+
+The lines are English unless ``language`` is given: a gettext catalogue (as
+:func:`unokit.i18n.translations` returns), for the terminal game; the transcripts of the
+command line, the records and the golden files stay English.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from unokit.engine.cards import CODES, COLOR_OF, NO_COLOR
 from unokit.engine.events import Event, EventKind, redact
@@ -37,7 +41,32 @@ EVERYONE: Final = "everyone"
 Viewer = int | None | Literal["everyone"]
 """A seat, ``None`` for a spectator, or :data:`EVERYONE`."""
 
-COLOR_NAMES = ("red", "yellow", "green", "blue")
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalogue (it is translated where it is shown)."""
+    return message
+
+
+class Language(Protocol):
+    """A catalogue: what :func:`describe_event` needs of a :class:`gettext.NullTranslations`."""
+
+    def gettext(self, message: str, /) -> str: ...  # pragma: no cover - protocol
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...  # pragma: no cover
+
+
+class _English:
+    """The source language: every message as it is."""
+
+    def gettext(self, message: str, /) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        return singular if n == 1 else plural
+
+
+ENGLISH: Final = _English()
+
+COLOR_NAMES = (N_("red"), N_("yellow"), N_("green"), N_("blue"))
 """Colour names by colour number."""
 
 _STYLES = ("bold red", "bold yellow", "bold green", "bold blue")
@@ -45,21 +74,21 @@ _WILD_STYLE = "bold magenta"
 
 DRAW_REASONS: dict[str, str] = {
     "turn": "",
-    "draw_two": "Draw Two",
-    "wild_draw_four": "Wild Draw Four",
-    "challenge_guilty": "guilty Wild Draw Four",
-    "challenge_innocent": "lost challenge",
-    "uno_penalty": "missed UNO call",
-    "misplay": "misplay",
-    "false_catch": "false catch",
-    "refill": "refill",
-    "draw_ten": "+10",
-    "downpour": "Downpour",
-    "slap": "last to slap",
-    "silence": "broke the silence",
-    "hit_two": "Hit 2",
-    "all_hit": "Wild All Hit",
-    "hit_fire": "Wild Hit-Fire",
+    "draw_two": N_("Draw Two"),
+    "wild_draw_four": N_("Wild Draw Four"),
+    "challenge_guilty": N_("guilty Wild Draw Four"),
+    "challenge_innocent": N_("lost challenge"),
+    "uno_penalty": N_("missed UNO call"),
+    "misplay": N_("misplay"),
+    "false_catch": N_("false catch"),
+    "refill": N_("refill"),
+    "draw_ten": N_("+10"),
+    "downpour": N_("Downpour"),
+    "slap": N_("last to slap"),
+    "silence": N_("broke the silence"),
+    "hit_two": N_("Hit 2"),
+    "all_hit": N_("Wild All Hit"),
+    "hit_fire": N_("Wild Hit-Fire"),
 }
 """Why cards are drawn, as shown in brackets after the count (empty: nothing shown)."""
 
@@ -74,19 +103,41 @@ def seat_names(count: int, names: Sequence[str] | None = None) -> list[str]:
 class _Writer:
     """Formats the parts of a line: names, cards and colours, with or without markup."""
 
-    def __init__(self, names: Sequence[str] | None, markup: bool) -> None:
+    def __init__(self, names: Sequence[str] | None, markup: bool,
+                 language: Language = ENGLISH) -> None:
         self.names = list(names or [])
         self.markup = markup
+        self.language = language
         self._escape: Callable[[str], str] = _identity
         if markup:
             from rich.markup import escape
 
             self._escape = escape
 
+    def _(self, message: str, /, **params: object) -> str:
+        """``message`` in the writer's language, its placeholders filled."""
+        text = self.language.gettext(message)
+        return text.format(**params) if params else text
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **params: object) -> str:
+        """The form for ``n`` in the writer's language; ``{n}`` is ``n``."""
+        return self.language.ngettext(singular, plural, n).format(n=n, **params)
+
+    def ordinal(self, number: int) -> str:
+        """``2nd`` (in English; the catalogue's ``{n}th`` in another language)."""
+        text = self.language.gettext("{n}th")
+        return _ordinal(number) if text == "{n}th" else text.format(n=number)
+
+    def reason(self, reason: str) -> str:
+        """Why cards are drawn (:data:`DRAW_REASONS`), in the writer's language."""
+        why = DRAW_REASONS.get(reason, reason.replace("_", " "))
+        return self._(why) if why in DRAW_REASONS.values() and why else why
+
     def who(self, seat: int) -> str:
         if seat < 0:
-            return "nobody"
-        name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
+            return self._("nobody")
+        name = self.names[seat] if seat < len(self.names) else self._("Seat {seat}",
+                                                                       seat=seat)
         return self._escape(display_name(name))
 
     def text(self, value: str) -> str:
@@ -105,7 +156,7 @@ class _Writer:
         return " ".join(self.card(kind) for kind in kinds)
 
     def color(self, color: int) -> str:
-        name = COLOR_NAMES[color] if 0 <= color < 4 else "no colour"
+        name = self._(COLOR_NAMES[color] if 0 <= color < 4 else "no colour")
         if not self.markup or not 0 <= color < 4:
             return name
         return f"[{_STYLES[color]}]{name}[/]"
@@ -116,10 +167,6 @@ class _Writer:
 
 def _identity(text: str) -> str:
     return text
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"
 
 
 def _ordinal(number: int) -> str:
@@ -134,6 +181,7 @@ def describe_event(
     names: Sequence[str] | None = None,
     *,
     markup: bool = False,
+    language: Language = ENGLISH,
 ) -> str:
     """One line describing ``event`` as ``viewer`` may see it.
 
@@ -143,13 +191,14 @@ def describe_event(
             :data:`EVERYONE` to show every card.
         names: a name for each seat (default ``Seat 0``, ``Seat 1``, ...).
         markup: add rich console markup (coloured card codes); names are escaped.
+        language: the catalogue of the line's language (English by default).
     """
     if viewer != EVERYONE:
         event = redact(event, viewer if isinstance(viewer, int) else None)
-    w = _Writer(names, markup)
+    w = _Writer(names, markup, language)
     handler = _HANDLERS.get(event.kind)
     if handler is None:
-        return f"{event.kind.value} (event {event.seq})."
+        return w._("{kind} (event {seq}).", kind=event.kind.value, seq=event.seq)
     return handler(event, w)
 
 
@@ -159,119 +208,140 @@ def transcript(
     names: Sequence[str] | None = None,
     *,
     markup: bool = False,
+    language: Language = ENGLISH,
 ) -> list[str]:
     """:func:`describe_event` for every event, in order."""
-    return [describe_event(event, viewer, names, markup=markup) for event in events]
+    return [describe_event(event, viewer, names, markup=markup, language=language)
+            for event in events]
 
 
 # ------------------------------------------------------------------ handlers
 def _round_started(e: Event, w: _Writer) -> str:
-    return f"Round {e.amount}: {w.who(e.player)} deals."
+    return w._("Round {n}: {who} deals.", n=e.amount, who=w.who(e.player))
 
 
 def _dealer_draw(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} draws {w.card(e.card)} to choose the dealer."
+    return w._("{who} draws {card} to choose the dealer.", who=w.who(e.player),
+               card=w.card(e.card))
 
 
 def _dealt(e: Event, w: _Writer) -> str:
-    text = f"{w.who(e.player)} is dealt {_count(e.amount, 'card')}"
-    return f"{text}: {w.cards(e.cards)}." if e.cards else f"{text}."
+    if e.cards:
+        return w.ngettext("{who} is dealt {n} card: {cards}.",
+                          "{who} is dealt {n} cards: {cards}.", e.amount,
+                          who=w.who(e.player), cards=w.cards(e.cards))
+    return w.ngettext("{who} is dealt {n} card.", "{who} is dealt {n} cards.", e.amount,
+                      who=w.who(e.player))
 
 
 def _start_card(e: Event, w: _Writer) -> str:
-    return f"The start card is {w.card(e.card)}."
+    return w._("The start card is {card}.", card=w.card(e.card))
 
 
 def _put_back(e: Event, w: _Writer) -> str:
-    return f"The start card {w.card(e.card)} goes back and the draw pile is reshuffled."
+    return w._("The start card {card} goes back and the draw pile is reshuffled.",
+               card=w.card(e.card))
 
 
 def _reshuffled(e: Event, w: _Writer) -> str:
-    return (f"The discard pile is shuffled into a new draw pile of "
-            f"{_count(e.amount, 'card')}.")
+    return w.ngettext("The discard pile is shuffled into a new draw pile of {n} card.",
+                      "The discard pile is shuffled into a new draw pile of {n} cards.",
+                      e.amount)
 
 
 def _played(e: Event, w: _Writer) -> str:
-    text = f"{w.who(e.player)} plays {w.card(e.card)}"
+    text = w._("{who} plays {card}", who=w.who(e.player), card=w.card(e.card))
     if e.cards:
-        text += " with " + w.cards(e.cards)
+        text += w._(" with {cards}", cards=w.cards(e.cards))
     if e.color >= 0:
-        text += f" and names {w.color(e.color)}"
+        text += w._(" and names {color}", color=w.color(e.color))
     if e.target >= 0:
-        text += f", choosing {w.who(e.target)}"
+        text += w._(", choosing {who}", who=w.who(e.target))
     return text + "."
 
 
 def _drew(e: Event, w: _Writer) -> str:
-    why = DRAW_REASONS.get(e.reason, e.reason.replace("_", " "))
+    why = w.reason(e.reason)
+    who = w.who(e.player)
     if e.amount == 0:
-        text = f"{w.who(e.player)} draws no card (nothing left to draw"
-        return text + (f"; {why})." if why else ").")
-    text = f"{w.who(e.player)} draws {_count(e.amount, 'card')}"
+        if why:
+            return w._("{who} draws no card (nothing left to draw; {why}).", who=who, why=why)
+        return w._("{who} draws no card (nothing left to draw).", who=who)
+    text = w.ngettext("{who} draws {n} card", "{who} draws {n} cards", e.amount, who=who)
     if why:
         text += f" ({why})"
     return f"{text}: {w.cards(e.cards)}." if e.cards else f"{text}."
 
 
 def _passed(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} keeps the drawn card."
+    return w._("{who} keeps the drawn card.", who=w.who(e.player))
 
 
 def _skipped(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} is skipped."
+    return w._("{who} is skipped.", who=w.who(e.player))
 
 
 def _reversed(e: Event, w: _Writer) -> str:
-    way = "clockwise" if e.amount >= 0 else "counter-clockwise"
-    return f"Play reverses: now {way}."
+    if e.amount >= 0:
+        return w._("Play reverses: now clockwise.")
+    return w._("Play reverses: now counter-clockwise.")
 
 
 def _color_chosen(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} names {w.color(e.color)}."
+    return w._("{who} names {color}.", who=w.who(e.player), color=w.color(e.color))
 
 
 def _uno_called(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} calls UNO!"
+    return w._("{who} calls UNO!", who=w.who(e.player))
 
 
 def _caught(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} catches {w.who(e.target)}, who did not call UNO!"
+    return w._("{who} catches {target}, who did not call UNO!", who=w.who(e.player),
+               target=w.who(e.target))
 
 
 def _false_catch(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} tries to catch {w.who(e.target)}, who cannot be caught."
+    return w._("{who} tries to catch {target}, who cannot be caught.", who=w.who(e.player),
+               target=w.who(e.target))
 
 
 def _misplayed(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} tries to play {w.card(e.card)}, which does not match."
+    return w._("{who} tries to play {card}, which does not match.", who=w.who(e.player),
+               card=w.card(e.card))
 
 
 def _challenged(e: Event, w: _Writer) -> str:
-    verdict = "guilty!" if e.reason == "guilty" else "innocent."
-    return (f"{w.who(e.player)} challenges {w.who(e.target)}'s Wild Draw Four: "
-            f"{w.who(e.target)} is {verdict}")
+    if e.reason == "guilty":
+        return w._("{who} challenges {target}'s Wild Draw Four: {target} is guilty!",
+                   who=w.who(e.player), target=w.who(e.target))
+    return w._("{who} challenges {target}'s Wild Draw Four: {target} is innocent.",
+               who=w.who(e.player), target=w.who(e.target))
 
 
 def _hand_shown(e: Event, w: _Writer) -> str:
-    text = f"{w.who(e.target)} shows the hand to {w.who(e.player)}"
     if e.cards:
-        return f"{text}: {w.cards(e.cards)}."
-    return f"{text} ({_count(e.amount, 'card')})."
+        return w._("{target} shows the hand to {who}: {cards}.", target=w.who(e.target),
+                   who=w.who(e.player), cards=w.cards(e.cards))
+    return w.ngettext("{target} shows the hand to {who} ({n} card).",
+                      "{target} shows the hand to {who} ({n} cards).", e.amount,
+                      target=w.who(e.target), who=w.who(e.player))
 
 
 def _took_back(e: Event, w: _Writer) -> str:
-    return (f"{w.who(e.player)} takes {w.card(e.card)} back; the colour is "
-            f"{w.color(e.color)} again.")
+    return w._("{who} takes {card} back; the colour is {color} again.", who=w.who(e.player),
+               card=w.card(e.card), color=w.color(e.color))
 
 
 def _went_out(e: Event, w: _Writer) -> str:
     if e.amount > 1:
-        return f"{w.who(e.player)} goes out, {_ordinal(e.amount)}."
-    return f"{w.who(e.player)} goes out!"
+        return w._("{who} goes out, {place}.", who=w.who(e.player),
+                   place=w.ordinal(e.amount))
+    return w._("{who} goes out!", who=w.who(e.player))
 
 
 def _refilled(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} empties the hand and goes on at level {e.amount}."
+    return w._("{who} empties the hand and goes on at level {level}.", who=w.who(e.player),
+               level=e.amount)
 
 
 def _round_ended(e: Event, w: _Writer) -> str:
@@ -281,89 +351,102 @@ def _round_ended(e: Event, w: _Writer) -> str:
     scores = list(data.get("scores", []))
     winner = e.player
     if data.get("blocked"):
-        text = f"Round {number} is blocked: {w.who(winner)} has the lowest hand and wins"
+        text = w._("Round {n} is blocked: {who} has the lowest hand and wins", n=number,
+                   who=w.who(winner))
     else:
-        text = f"Round {number} ends: {w.who(winner)} wins"
+        text = w._("Round {n} ends: {who} wins", n=number, who=w.who(winner))
     won = points[winner] if 0 <= winner < len(points) else 0
     others = [p for seat, p in enumerate(points) if seat != winner and p not in (0, won)]
     if won > 0 and not others:
-        text += f" {_count(won, 'point')}"
+        text += w.ngettext(" {n} point", " {n} points", won)
     elif any(points):
-        text += f". Points: {w.scores(points)}"
+        text += w._(". Points: {points}", points=w.scores(points))
     if e.target >= 0:
-        text += f"; {w.who(e.target)} loses the round"
-    return text + (f". Scores: {w.scores(scores)}." if scores else ".")
+        text += w._("; {who} loses the round", who=w.who(e.target))
+    return text + (w._(". Scores: {scores}.", scores=w.scores(scores)) if scores else ".")
 
 
 def _match_ended(e: Event, w: _Writer) -> str:
     data = e.data if isinstance(e.data, dict) else {}
     scores = list(data.get("scores", []))
-    text = f"The match is over: {w.who(e.player)} wins"
-    return text + (f". Final scores: {w.scores(scores)}." if scores else ".")
+    text = w._("The match is over: {who} wins", who=w.who(e.player))
+    return text + (w._(". Final scores: {scores}.", scores=w.scores(scores)) if scores
+                   else ".")
 
 
 def _eliminated(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} reaches the target score and is out of the match."
+    return w._("{who} reaches the target score and is out of the match.",
+               who=w.who(e.player))
 
 
 def _hands_swapped(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} and {w.who(e.target)} swap hands."
+    return w._("{who} and {target} swap hands.", who=w.who(e.player), target=w.who(e.target))
 
 
 def _hands_rotated(e: Event, w: _Writer) -> str:
-    return "Every hand passes to the next player."
+    return w._("Every hand passes to the next player.")
 
 
 def _hands_shuffled(e: Event, w: _Writer) -> str:
-    return "All hands are gathered, shuffled and dealt out again."
+    return w._("All hands are gathered, shuffled and dealt out again.")
 
 
 def _gave(e: Event, w: _Writer) -> str:
-    text = f"{w.who(e.player)} gives {w.who(e.target)} a card"
-    return f"{text}: {w.cards(e.cards)}." if e.cards else f"{text}."
+    if e.cards:
+        return w._("{who} gives {target} a card: {cards}.", who=w.who(e.player),
+                   target=w.who(e.target), cards=w.cards(e.cards))
+    return w._("{who} gives {target} a card.", who=w.who(e.player), target=w.who(e.target))
 
 
 def _slap_started(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} called UNO: everyone slaps the table!"
+    return w._("{who} called UNO: everyone slaps the table!", who=w.who(e.player))
 
 
 def _slapped(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} slaps."
+    return w._("{who} slaps.", who=w.who(e.player))
 
 
 def _said(e: Event, w: _Writer) -> str:
     if not e.reason:
-        return f"{w.who(e.player)} speaks."
-    return f"{w.who(e.player)} says {w.text(repr(e.reason))}."
+        return w._("{who} speaks.", who=w.who(e.player))
+    return w._("{who} says {words}.", who=w.who(e.player), words=w.text(repr(e.reason)))
 
 
 def _silence(e: Event, w: _Writer) -> str:
     if e.amount == 0:
-        return "The silence ends."
-    return f"Silence ({e.reason})! Nobody may speak."
+        return w._("The silence ends.")
+    return w._("Silence ({why})! Nobody may speak.", why=e.reason)
 
 
 def _pressed(e: Event, w: _Writer) -> str:
-    why = DRAW_REASONS.get(e.reason, e.reason.replace("_", " "))
-    times = _count(e.target, "time") if e.target > 0 else "once"
-    text = f"{w.who(e.player)} presses the launcher {times}" + (f" ({why})" if why else "")
+    why = w.reason(e.reason)
+    who = w.who(e.player)
+    if e.target > 0:
+        text = w.ngettext("{who} presses the launcher {n} time",
+                          "{who} presses the launcher {n} times", e.target, who=who)
+    else:
+        text = w._("{who} presses the launcher once", who=who)
+    text += f" ({why})" if why else ""
     if not e.amount:
-        return text + ": nothing comes out."
-    out = f": {_count(e.amount, 'card')} come out"
+        return text + w._(": nothing comes out.")
+    out = w.ngettext(": {n} card come out", ": {n} cards come out", e.amount)
     return text + (f"{out}: {w.cards(e.cards)}." if e.cards else out + ".")
 
 
 def _discarded(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} discards {w.cards(e.cards)} with it."
+    return w._("{who} discards {cards} with it.", who=w.who(e.player), cards=w.cards(e.cards))
 
 
 def _repeated(e: Event, w: _Writer) -> str:
-    return (f"The same position has come back {_count(e.amount, 'time')}: the round "
-            "cannot be sure to end and is blocked.")
+    return w.ngettext("The same position has come back {n} time: the round cannot be sure "
+                      "to end and is blocked.",
+                      "The same position has come back {n} times: the round cannot be sure "
+                      "to end and is blocked.", e.amount)
 
 
 def _penalty(e: Event, w: _Writer) -> str:
-    return f"{w.who(e.player)} faces {_count(e.amount, 'card')} to draw."
+    return w.ngettext("{who} faces {n} card to draw.", "{who} faces {n} cards to draw.",
+                      e.amount, who=w.who(e.player))
 
 
 _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
@@ -409,7 +492,9 @@ _HANDLERS: dict[EventKind, Callable[[Event, _Writer], str]] = {
 __all__ = [
     "COLOR_NAMES",
     "DRAW_REASONS",
+    "ENGLISH",
     "EVERYONE",
+    "Language",
     "Viewer",
     "describe_event",
     "seat_names",

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 
 from unokit.engine.errors import RecordError, UnoError
 from unokit.formats.record import Record
+from unokit.i18n import LANGUAGE_NAMES, _, current_language, next_language, set_language
 from unokit.text.safe import display_name, display_names
 from unokit.tui.session import DEFAULT_DELAY, PlayConfig, Session
 from unokit.tui.setup_screen import SetupScreen
@@ -36,7 +37,8 @@ class PlayApp(App[None]):
     TITLE = "unokit"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+        Binding("ctrl+q", "quit", _("Quit"), show=False, priority=True),
+        Binding("l,f2", "next_language", _("Language"), show=False)]
     CSS = """
     .hint {
         color: $text-muted;
@@ -65,6 +67,16 @@ class PlayApp(App[None]):
         else:
             self.push_screen(SetupScreen(name=self.player_name, seed=self.setup_seed))
 
+    # ------------------------------------------------------------------ language
+    async def action_next_language(self) -> None:
+        """Switch to the next language (``l`` or ``F2``) and say every screen again."""
+        lang = set_language(next_language(current_language()))
+        for screen in list(self.screen_stack):
+            reword = getattr(screen, "reword", None)
+            if callable(reword):
+                await reword()
+        self.notify(LANGUAGE_NAMES[lang], title=_("Language"))
+
     # ------------------------------------------------------------------ matches
     def start_match(self, config: PlayConfig) -> None:
         """Start a match (from the setup screen or the command line); names are made
@@ -74,7 +86,7 @@ class PlayApp(App[None]):
             session = Session.start(config)
         except (UnoError, ValueError) as exc:
             self.start_error = str(exc)
-            self.notify(str(exc), title="The match cannot start", severity="error",
+            self.notify(str(exc), title=_("The match cannot start"), severity="error",
                         markup=False)
             if not isinstance(self.screen, SetupScreen):
                 self.push_screen(SetupScreen(name=config.name, seed=config.seed))
@@ -110,10 +122,12 @@ class PlayApp(App[None]):
             record = Record.from_game(self.session.game, players=self.session.names)
             record.save(path)
         except RecordError as exc:
-            return f"✗ cannot save: {exc}"
+            return "✗ " + _("cannot save: {problem}", problem=exc)
         except OSError as exc:
-            return f"✗ cannot write {path}: {exc.strerror or exc}"
-        return f"✓ saved to {Path(path)} (replay it with: unokit replay {path} --tui)"
+            return "✗ " + _("cannot write {file}: {problem}", file=path,
+                            problem=exc.strerror or exc)
+        return "✓ " + _("saved to {file} (replay it with: unokit replay {path} --tui)",
+                        file=Path(path), path=path)
 
 
 def run_play(config: PlayConfig | None = None, *, delay: float = DEFAULT_DELAY,

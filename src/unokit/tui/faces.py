@@ -35,11 +35,12 @@ from unokit.engine.cards import (
     WILD,
     WILD_SWAP_HANDS,
 )
+from unokit.i18n import N_, _
 
 SYMBOLS = ("♥", "★", "♣", "♦")
 """The symbol of each colour (R, Y, G, B)."""
 WILD_SYMBOL = "✦"
-COLOR_WORDS = ("red", "yellow", "green", "blue")
+COLOR_WORDS = (N_("red"), N_("yellow"), N_("green"), N_("blue"))
 
 FACE_WIDTH = 6
 """Cells one card takes in the hand (a face of up to 4 characters, padded)."""
@@ -97,8 +98,8 @@ def cards_text(cards: Sequence[int], bright: bool = True) -> Text:
 def color_label(color: int) -> str:
     """A colour in words with its symbol (``♦ blue``)."""
     if not 0 <= color < 4:
-        return "no colour"
-    return f"{SYMBOLS[color]} {COLOR_WORDS[color]}"
+        return _("no colour")
+    return f"{SYMBOLS[color]} {_(COLOR_WORDS[color])}"
 
 
 def color_text(color: int) -> Text:
@@ -109,15 +110,15 @@ def color_text(color: int) -> Text:
 def _who(seat: int | None, names: Sequence[str]) -> str:
     if seat is None:
         return "?"
-    return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+    return names[seat] if 0 <= seat < len(names) else _("Seat {seat}", seat=seat)
 
 
-def _target_words(card: int) -> str:
+def _target_words(card: int, who: str) -> str:
     if card == WILD_SWAP_HANDS or (card < WILD and RANK_OF[card] == 7):
-        return "swap hands with"
+        return _("swap hands with {who}", who=who)
     if card < WILD and RANK_OF[card] == TRADE_HANDS:
-        return "trade hands with"
-    return "choose"
+        return _("trade hands with {who}", who=who)
+    return _("choose {who}", who=who)
 
 
 def action_label(action: int, names: Sequence[str]) -> str:
@@ -125,31 +126,32 @@ def action_label(action: int, names: Sequence[str]) -> str:
     parts = A.describe(action)
     kind = parts.type
     if kind == "play" and parts.card is not None:
-        text = "Play " + ", ".join(face(c) for c in (parts.card, *parts.extra))
+        text = _("Play {cards}", cards=", ".join(face(c) for c in (parts.card, *parts.extra)))
         if parts.color is not None:
-            text += f", name {color_label(parts.color)}"
+            text += _(", name {color}", color=color_label(parts.color))
         if parts.give is not None:
-            text += f", give {face(parts.give)} to {_who(parts.target, names)}"
+            text += _(", give {card} to {who}", card=face(parts.give),
+                      who=_who(parts.target, names))
         elif parts.target is not None:
-            text += f", {_target_words(parts.card)} {_who(parts.target, names)}"
-        return text + (", with UNO!" if parts.uno else "")
+            text += ", " + _target_words(parts.card, _who(parts.target, names))
+        return text + (_(", with UNO!") if parts.uno else "")
     simple = {
-        "draw": "Draw (or accept the penalty, or press the launcher)",
-        "pass": "Keep the drawn card (pass)",
-        "challenge": "Challenge the Wild Draw Four",
-        "uno": "Call UNO!",
-        "next": "Start the next round",
-        "slap": "Slap the table",
-        "say": "Say something",
+        "draw": N_("Draw (or accept the penalty, or press the launcher)"),
+        "pass": N_("Keep the drawn card (pass)"),
+        "challenge": N_("Challenge the Wild Draw Four"),
+        "uno": N_("Call UNO!"),
+        "next": N_("Start the next round"),
+        "slap": N_("Slap the table"),
+        "say": N_("Say something"),
     }
     if kind in simple:
-        return simple[kind]
+        return _(simple[kind])
     if kind == "catch":
-        return f"Catch {_who(parts.target, names)} (missed UNO call)"
+        return _("Catch {who} (missed UNO call)", who=_who(parts.target, names))
     if kind == "color" and parts.color is not None:
-        return f"Name {color_label(parts.color)}"
+        return _("Name {color}", color=color_label(parts.color))
     if kind == "give" and parts.card is not None:
-        return f"Give back {face(parts.card)}"
+        return _("Give back {card}", card=face(parts.card))
     return A.format_action(action)
 
 
@@ -173,7 +175,7 @@ def decorate(markup: str) -> Text:
         if word == "magenta":
             return f"[{_WILD_FG}]{WILD_SYMBOL}{text}[/]"
         color = _WORD_COLOR[word]
-        if text in COLOR_WORDS:
+        if text in COLOR_WORDS or text in [_(word) for word in COLOR_WORDS]:
             return f"[{_FG[color]}]{escape(color_label(color))}[/]"
         return f"[{_FG[color]}]{SYMBOLS[color]}{text}[/]"
 

@@ -25,6 +25,15 @@ from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.scoring import partner
 from unokit.formats.record import Record, replay_steps
+from unokit.i18n import (
+    N_,
+    _,
+    current_language,
+    next_language,
+    ngettext,
+    set_language,
+    translations,
+)
 from unokit.text.safe import display_text
 from unokit.text.transcript import EVERYONE, Viewer, describe_event, seat_names
 from unokit.tui.faces import action_label, card_text, cards_text, color_text, decorate
@@ -58,23 +67,25 @@ def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
     seat = viewer if isinstance(viewer, int) else None
     obs = game.observation(seat if seat is not None else 0)
     text = Text()
-    text.append("Top ")
+    text.append(_("Top") + " ")
     if obs.top >= 0:
         text.append_text(card_text(obs.top))
-    text.append("  colour ")
+    text.append("  " + _("colour") + " ")
     text.append_text(color_text(obs.color))
-    text.append("  " + ("↻ clockwise" if obs.direction == 1 else "↺ counter-clockwise"))
-    text.append(f"\nDraw pile {obs.draw_pile_size}  ·  round {obs.round}  ·  phase "
-                f"{obs.phase}")
+    text.append("  " + ("↻ " + _("clockwise") if obs.direction == 1
+                        else "↺ " + _("counter-clockwise")))
+    text.append("\n" + _("Draw pile") + f" {obs.draw_pile_size}  ·  "
+                + _("round {n}", n=obs.round) + "  ·  " + _("phase {phase}", phase=obs.phase))
     if obs.pending_draw:
-        text.append(f"\nPenalty waiting: +{obs.pending_draw}", style="bold #ff5f5f")
+        text.append("\n" + _("Penalty waiting: +{n}", n=obs.pending_draw),
+                    style="bold #ff5f5f")
     text.append("\n")
     for index, hand in enumerate(game.hands):
-        name = names[index] if index < len(names) else f"Seat {index}"
+        name = names[index] if index < len(names) else _("Seat {seat}", seat=index)
         mark = "▶ " if obs.current_player == index else "  "
         text.append(f"\n{mark}{name}", style="bold" if mark.strip() else "")
-        text.append(f"  {len(hand)} card{'s' if len(hand) != 1 else ''}  "
-                    f"{obs.scores[index]} pts", style="dim")
+        text.append("  " + ngettext("{n} card", "{n} cards", len(hand)) + "  "
+                    + _("{n} pts", n=obs.scores[index]), style="dim")
         visible = viewer == EVERYONE or index == seat
         if visible and hand:
             text.append("\n    ")
@@ -83,6 +94,10 @@ def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
             text.append("\n    ")  # a partner's hand, where the rules show it
             text.append_text(cards_text(obs.partner_hand))
     return text
+
+
+KEYS = N_("←/→ step · home/end · space: auto-play · v: all cards / this view · q: quit")
+"""The key line of the viewer."""
 
 
 class ReplayApp(App[None]):
@@ -121,15 +136,16 @@ class ReplayApp(App[None]):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,n,l", "step(1)", "Next"),
-        Binding("left,p,h", "step(-1)", "Previous"),
+        Binding("right,n,l", "step(1)", _("Next")),
+        Binding("left,p,h", "step(-1)", _("Previous")),
         Binding("pagedown", "step(10)", "+10", show=False),
         Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home,g", "go(0)", "First", show=False),
-        Binding("end,G", "go(-1)", "Last", show=False),
-        Binding("space,a", "auto", "Auto-play"),
-        Binding("v", "view", "View"),
-        Binding("q,escape", "quit", "Quit"),
+        Binding("home,g", "go(0)", _("First"), show=False),
+        Binding("end,G", "go(-1)", _("Last"), show=False),
+        Binding("space,a", "auto", _("Auto-play")),
+        Binding("v", "view", _("View")),
+        Binding("q,escape", "quit", _("Quit")),
+        Binding("f2", "next_language", _("Language"), show=False),
     ]
 
     def __init__(self, record: Record, frames: Sequence[Frame], *, title: str = "",
@@ -156,10 +172,9 @@ class ReplayApp(App[None]):
             with VerticalScroll(id="table-box"):
                 yield Static("", id="table")
             log = RichLog(id="log", wrap=True, min_width=20)
-            log.border_title = "Log"
+            log.border_title = _("Log")
             yield log
-        yield Static("←/→ step · home/end · space: auto-play · v: all cards / this view · "
-                     "q: quit", id="keys")
+        yield Static(_(KEYS), id="keys")
 
     def on_mount(self) -> None:
         self.show()
@@ -174,18 +189,19 @@ class ReplayApp(App[None]):
         frame = self.frames[self.index]
         game = frame.game
         if self.show_all:
-            view = "all cards"
+            view = _("all cards")
         elif self.seat is None:
-            view = "spectator's view"
+            view = _("spectator's view")
         else:
-            view = f"{self.seat_name(self.seat)}'s view"
+            view = _("{who}'s view", who=self.seat_name(self.seat))
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("unokit replay", style="bold")
-        title.append(f" · {self.file_title} · seed {self.record.seed} · {view}")
+        title.append(f" · {self.file_title} · " + _("seed {seed}", seed=self.record.seed)
+                     + f" · {view}")
         self.query_one("#title", Static).update(title)
-        step = Text(f"Step {self.index}/{len(self.frames) - 1}: ")
+        step = Text(_("Step {n}/{last}: ", n=self.index, last=len(self.frames) - 1))
         if frame.action is None:
-            step.append("the deal")
+            step.append(_("the deal"))
         else:
             step.append(f"{format_action(frame.action)}  ", style="bold")
             step.append(f"{self.seat_name(action_player(frame.action))}: "
@@ -196,13 +212,23 @@ class ReplayApp(App[None]):
         self.query_one("#table", Static).update(seat_block(game, self.names, self.viewer))
         log = self.query_one("#log", RichLog)
         log.clear()
+        language = translations(current_language())
         events = [e for f in self.frames[: self.index + 1] for e in f.events][-LOG_LINES:]
         for event in events:
-            log.write(decorate(describe_event(event, self.viewer, self.names, markup=True)))
+            log.write(decorate(describe_event(event, self.viewer, self.names, markup=True,
+                                              language=language)))
         log.scroll_end(animate=False)
 
     def seat_name(self, seat: int) -> str:
-        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return self.names[seat] if 0 <= seat < len(self.names) else _("Seat {seat}",
+                                                                       seat=seat)
+
+    def action_next_language(self) -> None:
+        """Switch to the next language (F2) and draw the step again."""
+        set_language(next_language(current_language()))
+        self.query_one("#keys", Static).update(_(KEYS))
+        self.query_one("#log", RichLog).border_title = _("Log")
+        self.show()
 
     def action_step(self, step: int) -> None:
         self.index = max(0, min(len(self.frames) - 1, self.index + step))

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from unokit.engine.cards import parse_card
+from unokit.i18n import N_, _
 from unokit.tui.faces import COLOR_WORDS, SYMBOLS, card_text
 
 DIALOG_CSS = """
@@ -71,13 +72,13 @@ class ColorPicker(Decision):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"pick({c})", show=False) for c, key in enumerate("rygb")),
         *(Binding(str(c + 1), f"pick({c})", show=False) for c in range(4)),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", _("Cancel")),
     ]
 
-    def __init__(self, colors: Sequence[int], title: str = "Name a colour") -> None:
+    def __init__(self, colors: Sequence[int], title: str = "") -> None:
         super().__init__()
         self.choices = [c for c in colors if 0 <= c < 4]
-        self.title_text = title
+        self.title_text = title or _("Name a colour")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -85,10 +86,10 @@ class ColorPicker(Decision):
             with Horizontal(classes="buttons"):
                 for color in self.choices:
                     word = COLOR_WORDS[color]
-                    label = f"{SYMBOLS[color]} {word.capitalize()} ({word[0]})"
+                    label = f"{SYMBOLS[color]} {_(word).capitalize()} ({word[0]})"
                     yield Button(label, id=f"color-{word}", classes=f"c{color}",
                                  action=f"screen.pick({color})", compact=True)
-            yield Static("escape: cancel", classes="hint")
+            yield Static(_("escape: cancel"), classes="hint")
 
     def action_pick(self, color: int) -> None:
         if color in self.choices:
@@ -112,7 +113,7 @@ class ChoiceScreen(Decision):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", _("Cancel")),
     ]
 
     def __init__(self, title: str, options: Sequence[tuple[Text | str, int]]) -> None:
@@ -124,12 +125,12 @@ class ChoiceScreen(Decision):
         with Vertical(id="dialog"):
             yield Static(Text(self.title_text), id="title")
             items = []
-            for index, (label, _) in enumerate(self.options):
+            for index, (label, _value) in enumerate(self.options):
                 prompt = Text(f"{index + 1}. " if index < 9 else "   ")
                 prompt.append_text(label if isinstance(label, Text) else Text(label))
                 items.append(Option(prompt, id=f"choice-{index}"))
             yield OptionList(*items, id="choices")
-            yield Static("↑↓ enter, 1-9 or a click; escape: cancel", classes="hint")
+            yield Static(_("↑↓ enter, 1-9 or a click; escape: cancel"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -153,11 +154,11 @@ class ChallengePrompt(Decision):
     ChallengePrompt #about { width: 60; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("x", "answer('challenge')", "Challenge"),
+        Binding("x", "answer('challenge')", _("Challenge")),
         Binding("c", "answer('challenge')", show=False),
-        Binding("d", "answer('accept')", "Accept"),
+        Binding("d", "answer('accept')", _("Accept")),
         Binding("a", "answer('accept')", show=False),
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", _("Back")),
     ]
 
     def __init__(self, about: Text, accept_label: str, can_answer: bool) -> None:
@@ -168,15 +169,15 @@ class ChallengePrompt(Decision):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("Wild Draw Four!", id="title")
+            yield Static(_("Wild Draw Four!"), id="title")
             yield Static(self.about, id="about")
             with Horizontal(classes="buttons"):
-                yield Button("Challenge (x)", id="challenge", variant="warning",
+                yield Button(_("Challenge (x)"), id="challenge", variant="warning",
                              action="screen.answer('challenge')", compact=True)
                 yield Button(f"{self.accept_label} (d)", id="accept", variant="primary",
                              action="screen.answer('accept')", compact=True)
                 if self.can_answer:
-                    yield Button("Answer with a card (esc)", id="back",
+                    yield Button(_("Answer with a card (esc)"), id="back",
                                  action="screen.back", compact=True)
 
     def action_answer(self, what: str) -> None:
@@ -215,7 +216,8 @@ def results_text(summary: RoundSummary) -> Text:
     width = max(len(row.name) + len(row.level) + 3 for row in summary.rows)
     width = min(max(width, 12), 24)
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{'seat':<{width}} {'round':>6} {'total':>6}  cards left\n", style="bold")
+    text.append(f"{_('seat'):<{width}} {_('round'):>6} {_('total'):>6}  {_('cards left')}\n",
+                style="bold")
     for row in summary.rows:
         who = (row.name if row.level == "you" else f"{row.name} ({row.level})")[:width]
         text.append(f"{who:<{width}} {row.points:>6} {row.total:>6}  ")
@@ -241,7 +243,7 @@ class EndScreen(ModalScreen[str]):
     EndScreen #saved { height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "choose('next')", "Next round", show=False),
+        Binding("enter", "choose('next')", _("Next round"), show=False),
         Binding("space", "choose('next')", show=False),
         Binding("n", "choose('new')", show=False),
         Binding("s", "choose('save')", show=False),
@@ -254,7 +256,8 @@ class EndScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         summary = self.summary
-        title = "Match over" if summary.match_over else f"Round {summary.round_no} over"
+        title = (_("Match over") if summary.match_over
+                 else _("Round {n} over", n=summary.round_no))
         with Vertical(id="dialog"):
             yield Static(Text(f"{title}: {summary.headline}"), id="title")
             yield Static(results_text(summary), id="results")
@@ -263,14 +266,14 @@ class EndScreen(ModalScreen[str]):
             yield Static("", id="saved")
             with Horizontal(classes="buttons"):
                 if summary.match_over:
-                    yield Button("Save record (s)", id="save", action="screen.choose('save')",
+                    yield Button(_("Save record (s)"), id="save", action="screen.choose('save')",
                                  compact=True)
-                    yield Button("New match (n)", id="new", action="screen.choose('new')",
+                    yield Button(_("New match (n)"), id="new", action="screen.choose('new')",
                                  compact=True)
-                    yield Button("Quit (q)", id="quit", action="screen.choose('quit')",
+                    yield Button(_("Quit (q)"), id="quit", action="screen.choose('quit')",
                                  compact=True, variant="error")
                 else:
-                    yield Button("Next round (enter)", id="next", variant="primary",
+                    yield Button(_("Next round (enter)"), id="next", variant="primary",
                                  action="screen.choose('next')", compact=True)
 
     def action_choose(self, what: str) -> None:
@@ -290,7 +293,7 @@ class EndScreen(ModalScreen[str]):
         if path is None:
             return
         saver = getattr(self.app, "save_record", None)
-        message = saver(path) if callable(saver) else "saving is not available here"
+        message = saver(path) if callable(saver) else _("saving is not available here")
         self.query_one("#saved", Static).update(Text(message))
 
 
@@ -300,7 +303,7 @@ class SaveDialog(ModalScreen[str | None]):
     DEFAULT_CSS = dialog_css("SaveDialog") + """
     SaveDialog Input { width: 60; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", _("Cancel"))]
 
     def __init__(self, path: str) -> None:
         super().__init__()
@@ -308,9 +311,9 @@ class SaveDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("Save the match record to:", id="title")
+            yield Static(_("Save the match record to:"), id="title")
             yield Input(self.path, id="path")
-            yield Static("enter: save · escape: cancel", classes="hint")
+            yield Static(_("enter: save · escape: cancel"), classes="hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = event.value.strip()
@@ -325,25 +328,26 @@ class ConfirmQuit(ModalScreen[bool]):
 
     DEFAULT_CSS = dialog_css("ConfirmQuit")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"),
+        Binding("y", "answer(True)", _("Yes")),
         Binding("q", "answer(True)", show=False),
-        Binding("n", "answer(False)", "No"),
+        Binding("n", "answer(False)", _("No")),
         Binding("escape", "answer(False)", show=False),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("Leave the match?", id="title")
+            yield Static(_("Leave the match?"), id="title")
             with Horizontal(classes="buttons"):
-                yield Button("Quit (y)", id="yes", variant="error",
+                yield Button(_("Quit (y)"), id="yes", variant="error",
                              action="screen.answer(True)", compact=True)
-                yield Button("Stay (n)", id="no", action="screen.answer(False)", compact=True)
+                yield Button(_("Stay (n)"), id="no", action="screen.answer(False)",
+                             compact=True)
 
     def action_answer(self, quit_now: bool) -> None:
         self.dismiss(quit_now)
 
 
-HELP = """\
+HELP = N_("""\
 ←→ ↑↓    move in the hand        d    draw / accept / press (Attack)
 enter    play (the selection)    p    keep the drawn card
 1-9, 0   play card 1-10          u    UNO: call it, or arm it
@@ -352,10 +356,11 @@ click    play a card             x    challenge a Wild Draw Four
 a        every legal action      s    slap (UNO slap)
 ?        this help               y    say something (silence)
 q        quit                    esc  close a dialog
+l, F2    switch the language
 
 Bright cards marked • may be played now, also out of turn (jump-in).
 With cards selected (space), a click selects more and enter plays them.
-Colours: ♥ red, ★ yellow, ♣ green, ♦ blue; ✦ wild."""
+Colours: ♥ red, ★ yellow, ♣ green, ♦ blue; ✦ wild.""")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -365,12 +370,12 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen #help { width: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q,enter", "close", "Close")]
+        Binding("escape,question_mark,q,enter", "close", _("Close"))]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static("Keys", id="title")
-            yield Static(HELP, id="help")
+            yield Static(_("Keys"), id="title")
+            yield Static(_(HELP), id="help")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -35,6 +35,7 @@ from unokit.engine.events import Event, redact
 from unokit.engine.game import Game, Phase
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
+from unokit.i18n import _, current_language, translations
 from unokit.text.transcript import describe_event
 from unokit.tui.faces import decorate
 
@@ -385,19 +386,28 @@ class Session:
     # ------------------------------------------------------------------ log
     def _read_new_events(self) -> None:
         log = self.game.log
-        second_person = self.names[HUMAN] == "You"
+        lang = current_language()
+        second_person = self.names[HUMAN] == "You" and lang == "en"  # English grammar
+        language = translations(lang)
         for event in log[self._seen:]:
-            line = describe_event(redact(event, HUMAN), HUMAN, self.names, markup=True)
+            line = describe_event(redact(event, HUMAN), HUMAN, self.names, markup=True,
+                                  language=language)
             if second_person:
                 line = as_you(line)
             self.lines.append(decorate(line))
         self._seen = len(log)
 
+    def reword(self) -> None:
+        """Write the whole log again in the current language (after a switch)."""
+        self.lines.clear()
+        self._seen = 0
+        self._read_new_events()
+
     # ------------------------------------------------------------------ naming
     def name(self, seat: int | None) -> str:
         """A seat's name."""
         if seat is None or not 0 <= seat < len(self.names):
-            return "nobody"
+            return _("nobody")
         return self.names[seat]
 
 

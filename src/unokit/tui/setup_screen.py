@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules, format_value
+from unokit.i18n import N_, _
 from unokit.tui.session import (
     MAX_SEED,
     NAMES,
@@ -30,14 +31,32 @@ from unokit.tui.session import (
 
 MAX_OPPONENTS = 9
 
+PRESET_WORDS = (
+    N_("the classic game and match (Mattel's printed rules)"),
+    N_("the seeds' table rules: number start card, no drawing while able to play, "
+       "deflecting Draw Twos, skip on skip, guilty Wild Draw Four taken back"),
+    N_("Draw Twos and Wild Draw Fours add up until someone draws"),
+    N_("a 7 swaps hands, a 0 rotates all hands"),
+    N_("an identical card may be played out of turn"),
+    N_("both stacks, Wild Draw Four on Draw Two, seven-o, jump-in, draw until playable"),
+    N_("UNO Attack: the card launcher instead of a draw pile"),
+    N_("UNO H2O: Wild Downpour cards added"),
+    N_("four players in two teams of partners"),
+    N_("the seeds' online game (seed 002): two pairs, Draw Twos stack, the first pair to "
+       "100 points wins"),
+)
+"""The meanings of the presets (:data:`unokit.engine.rules.PRESET_MEANINGS`, which the
+engine keeps in English) for the catalogue; tests/test_i18n_tui.py checks that they
+are the engine's."""
+
 
 def preset_text(name: str) -> Text:
     """What a preset means and which keys it changes."""
     text = Text()
-    text.append(PRESET_MEANINGS.get(name, "") + "\n", style="bold")
+    text.append(_(PRESET_MEANINGS.get(name, "")) + "\n", style="bold")
     changes = PRESETS.get(name, {})
     if not changes:
-        text.append("No changes: the official rules.", style="dim")
+        text.append(_("No changes: the official rules."), style="dim")
     for key, value in changes.items():
         text.append(f"  {key} = {format_value(value)}\n", style="#5fafff")
     text.rstrip()
@@ -77,8 +96,8 @@ class Cycler(Widget, can_focus=True):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Previous", show=False),
-        Binding("right,space", "step(1)", "Next", show=False),
+        Binding("left", "step(-1)", _("Previous"), show=False),
+        Binding("right,space", "step(1)", _("Next"), show=False),
     ]
 
     class Changed(Message):
@@ -98,7 +117,7 @@ class Cycler(Widget, can_focus=True):
 
     def render(self) -> RenderResult:
         text = Text(f"{self.label} " if self.label else "")
-        text.append(f"◂ {self.value} ▸", style="bold")
+        text.append(f"◂ {_(self.value)} ▸", style="bold")
         return text
 
     def set_value(self, value: str) -> None:
@@ -187,8 +206,8 @@ class SetupScreen(Screen[None]):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("escape", "quit", "Quit"),
+        Binding("ctrl+s", "start", _("Start")),
+        Binding("escape", "quit", _("Quit")),
     ]
 
     def __init__(self, *, name: str = "You", seed: int | None = None,
@@ -201,43 +220,59 @@ class SetupScreen(Screen[None]):
         self.config: PlayConfig | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("unokit · new match: choose the rules and your opponents",
+        yield Static(_("unokit · new match: choose the rules and your opponents"),
                      id="setup-title")
         with Horizontal(id="top"):
             options = [Option(name, id=name) for name in PRESETS]
             presets = OptionList(*options, id="presets")
-            presets.border_title = "Preset"
+            presets.border_title = _("Preset")
             yield presets
             info = Static(preset_text(self.preset), id="preset-info")
-            info.border_title = f"{self.preset}: what it changes"
+            info.border_title = _("{preset}: what it changes", preset=self.preset)
             yield info
         with Horizontal(classes="row"):
-            yield Static("Overrides", classes="label")
+            yield Static(_("Overrides"), classes="label")
             yield Input(self.overrides, id="overrides", compact=True,
-                        placeholder="e.g. rounds=1,jump_in=true,target_score=200")
+                        placeholder=_("e.g. rounds=1,jump_in=true,target_score=200"))
         yield Static("", id="rules-check")
         players = Rules.from_string(self.preset).players
         with Horizontal(classes="row", id="players-row"):
-            yield Cycler("Players", [str(n) for n in range(2, 11)], str(players), id="players")
-            yield Static("Seed", classes="label")
+            yield Cycler(_("Players"), [str(n) for n in range(2, 11)], str(players),
+                         id="players")
+            yield Static(_("Seed"), classes="label")
             yield Input(str(self.seed), id="seed", compact=True, type="integer")
-            yield Static("Name", classes="label")
+            yield Static(_("Name"), classes="label")
             yield Input(self.player_name, id="name", compact=True, max_length=16)
-        yield Static("Opponents (←/→ or click: the bot level)", classes="row")
+        yield Static(_("Opponents (←/→ or click: the bot level)"), classes="row")
         levels = bot_levels()
         with Grid(id="opponents"):
             for seat in range(1, MAX_OPPONENTS + 1):
                 yield Cycler(f"{NAMES[seat]:<5}", levels, default_level(), id=f"level-{seat}")
         with Horizontal(id="setup-buttons"):
-            yield Button("Start (ctrl+s)", id="start", variant="primary", compact=True,
+            yield Button(_("Start (ctrl+s)"), id="start", variant="primary", compact=True,
                          action="screen.start")
-            yield Button("Quit (esc)", id="quit", compact=True, action="screen.quit")
+            yield Button(_("Quit (esc)"), id="quit", compact=True, action="screen.quit")
 
     def on_mount(self) -> None:
         presets = self.query_one("#presets", OptionList)
         presets.highlighted = list(PRESETS).index(self.preset)
         presets.focus()
         self._check()
+
+    async def reword(self) -> None:
+        """Show the screen again in the current language, keeping what was entered."""
+        self.overrides = self.query_one("#overrides", Input).value
+        self.player_name = self.query_one("#name", Input).value
+        seed = self.query_one("#seed", Input).value.strip()
+        self.seed = int(seed) if seed.isdigit() else self.seed
+        players = self.query_one("#players", Cycler).value
+        levels = {seat: self.query_one(f"#level-{seat}", Cycler).value
+                  for seat in range(1, MAX_OPPONENTS + 1)}
+        await self.recompose()
+        self.query_one("#players", Cycler).set_value(players)
+        for seat, level in levels.items():
+            self.query_one(f"#level-{seat}", Cycler).set_value(level)
+        self.on_mount()
 
     # ------------------------------------------------------------------ events
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -247,7 +282,7 @@ class SetupScreen(Screen[None]):
         self.preset = name
         info = self.query_one("#preset-info", Static)
         info.update(preset_text(name))
-        info.border_title = f"{name}: what it changes"
+        info.border_title = _("{preset}: what it changes", preset=name)
         try:
             players = Rules.from_string(name).players
         except RulesError:
@@ -288,7 +323,8 @@ class SetupScreen(Screen[None]):
         self._show_opponents(rules.players)
         seed_text = self.query_one("#seed", Input).value.strip()
         if not seed_text.isdigit() or int(seed_text) > MAX_SEED:
-            check.update(Text(f"✗ seed: a whole number 0..{MAX_SEED}", style="bold #ff5f5f"))
+            check.update(Text("✗ " + _("seed: a whole number 0..{limit}", limit=MAX_SEED),
+                              style="bold #ff5f5f"))
             return None
         levels = tuple(self.query_one(f"#level-{seat}", Cycler).value
                        for seat in range(1, rules.players))

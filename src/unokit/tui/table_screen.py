@@ -27,6 +27,7 @@ from unokit.engine.errors import IllegalActionError, UnoError
 from unokit.engine.events import EventKind
 from unokit.engine.game import Phase
 from unokit.engine.scoring import partner
+from unokit.i18n import _, current_language, localize, ngettext
 from unokit.tui.faces import action_label, card_text, color_label, face
 from unokit.tui.screens import (
     ChallengePrompt,
@@ -131,24 +132,24 @@ class TableScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "Left", show=False),
-        Binding("right", "move(1)", "Right", show=False),
-        Binding("up", "row(-1)", "Up", show=False),
-        Binding("down", "row(1)", "Down", show=False),
-        Binding("enter", "play", "Play"),
-        Binding("space", "select", "Select", show=False),
+        Binding("left", "move(-1)", _("Left"), show=False),
+        Binding("right", "move(1)", _("Right"), show=False),
+        Binding("up", "row(-1)", _("Up"), show=False),
+        Binding("down", "row(1)", _("Down"), show=False),
+        Binding("enter", "play", _("Play")),
+        Binding("space", "select", _("Select"), show=False),
         *(Binding(key, f"play_index({index})", show=False)
           for index, key in enumerate(KEY_LABELS)),
-        Binding("d", "draw", "Draw"),
-        Binding("p", "pass_turn", "Pass"),
-        Binding("u", "uno", "UNO"),
-        Binding("c", "catch(-1)", "Catch"),
-        Binding("x", "challenge", "Challenge"),
-        Binding("s", "slap", "Slap"),
-        Binding("y", "say", "Say"),
-        Binding("a", "all_actions", "Actions"),
-        Binding("question_mark,f1", "help", "Keys"),
-        Binding("q", "quit_match", "Quit"),
+        Binding("d", "draw", _("Draw")),
+        Binding("p", "pass_turn", _("Pass")),
+        Binding("u", "uno", _("UNO")),
+        Binding("c", "catch(-1)", _("Catch")),
+        Binding("x", "challenge", _("Challenge")),
+        Binding("s", "slap", _("Slap")),
+        Binding("y", "say", _("Say")),
+        Binding("a", "all_actions", _("Actions")),
+        Binding("question_mark,f1", "help", _("Keys")),
+        Binding("q", "quit_match", _("Quit")),
     ]
 
     def __init__(self, session: Session, delay: float = 0.6) -> None:
@@ -174,24 +175,31 @@ class TableScreen(Screen[None]):
                 yield Static("", id="table")
                 yield Static("", id="status")
             log = QuietLog(id="log", wrap=True, min_width=20, max_lines=2000)
-            log.border_title = "Log"
+            log.border_title = _("Log")
             yield log
         with HandBox(id="hand-box"):
             yield HandView(id="hand")
         with Horizontal(id="bar"):
-            yield KeyButton("Draw d", "screen.draw", id="btn-draw", variant="primary")
-            yield KeyButton("Pass p", "screen.pass_turn", id="btn-pass")
-            yield KeyButton("UNO u", "screen.uno", id="btn-uno", variant="warning")
-            yield KeyButton("Challenge x", "screen.challenge", id="btn-challenge")
-            yield KeyButton("Slap s", "screen.slap", id="btn-slap", variant="error")
-            yield KeyButton("Say y", "screen.say", id="btn-say")
-            yield KeyButton("Play selected ⏎", "screen.play", id="btn-multi")
-            yield KeyButton("Actions a", "screen.all_actions", id="btn-actions")
-            yield KeyButton("Keys ?", "screen.help", id="btn-help")
-            yield KeyButton("Quit q", "screen.quit_match", id="btn-quit")
+            yield KeyButton(_("Draw d"), "screen.draw", id="btn-draw", variant="primary")
+            yield KeyButton(_("Pass p"), "screen.pass_turn", id="btn-pass")
+            yield KeyButton(_("UNO u"), "screen.uno", id="btn-uno", variant="warning")
+            yield KeyButton(_("Challenge x"), "screen.challenge", id="btn-challenge")
+            yield KeyButton(_("Slap s"), "screen.slap", id="btn-slap", variant="error")
+            yield KeyButton(_("Say y"), "screen.say", id="btn-say")
+            yield KeyButton(_("Play selected ⏎"), "screen.play", id="btn-multi")
+            yield KeyButton(_("Actions a"), "screen.all_actions", id="btn-actions")
+            yield KeyButton(_("Keys ?"), "screen.help", id="btn-help")
+            yield KeyButton(_("Quit q"), "screen.quit_match", id="btn-quit")
 
     def on_mount(self) -> None:
         self._after_change()
+
+    async def reword(self) -> None:
+        """Say the table, its buttons and the whole log again in the current language."""
+        self.session.reword()
+        self._written = 0
+        await self.recompose()
+        self._refresh()
 
     @property
     def hand(self) -> HandView:
@@ -224,7 +232,7 @@ class TableScreen(Screen[None]):
 
     def _advance(self) -> None:
         session = self.session
-        for _ in range(MAX_INSTANT_STEPS):
+        for _step in range(MAX_INSTANT_STEPS):
             move = session.next_move()
             if move is None:
                 return
@@ -261,7 +269,7 @@ class TableScreen(Screen[None]):
         try:
             self.session.apply(action)
         except IllegalActionError as exc:
-            self.error = self._named(exc.reason)
+            self.error = self._named(exc)
             self._refresh()
             return False
         except UnoError as exc:
@@ -274,8 +282,12 @@ class TableScreen(Screen[None]):
         self._after_change()
         return True
 
-    def _named(self, reason: str) -> str:
-        return _SEAT_WORD.sub(lambda m: self.session.name(int(m.group(1))), reason)
+    def _named(self, error: IllegalActionError) -> str:
+        """The engine's reason in the current language; in English with the seats'
+        names for ``seat N``."""
+        if current_language() != "en":
+            return localize(current_language(), error)
+        return _SEAT_WORD.sub(lambda m: self.session.name(int(m.group(1))), error.reason)
 
     def _ask_human(self) -> None:
         """Open the dialog the position asks for, once per position."""
@@ -306,7 +318,8 @@ class TableScreen(Screen[None]):
         rules = game.rules
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("unokit", style="bold")
-        title.append(f" · round {obs.round} · {session.rules_text} · seed {session.seed}")
+        title.append(" · " + _("round {n}", n=obs.round) + f" · {session.rules_text} · "
+                     + _("seed {seed}", seed=session.seed))
         self.query_one("#title", Static).update(title)
         mate = partner(rules, HUMAN)
         for row in self.query(OpponentRow):
@@ -321,16 +334,16 @@ class TableScreen(Screen[None]):
         victim = obs.current_player if obs.current_player is not None else -1
         self.query_one("#table", Static).update(table_text(
             top=obs.top, color=obs.color, direction=obs.direction, pile=obs.draw_pile_size,
-            pile_word="Launcher" if rules.deck == "attack" else "Draw pile",
+            pile_word=_("Launcher") if rules.deck == "attack" else _("Draw pile"),
             round_no=obs.round, dealer=session.name(obs.dealer), pending=obs.pending_draw,
-            pending_for="you" if victim == HUMAN else session.name(victim),
+            pending_for=_("you") if victim == HUMAN else session.name(victim),
             partner=session.name(mate) if mate >= 0 else "", partner_hand=obs.partner_hand))
         self.query_one("#status", Static).update(self._status(offer))
         self.hand.set_hand(obs.hand, offer.hand_cards)
         box = self.query_one("#hand-box", HandBox)
-        you = f"{session.names[HUMAN]} · {len(obs.hand)} card{'s' if len(obs.hand) != 1 else ''}"
-        box.border_title = Text(f"{you} · {obs.scores[HUMAN]} pts" + (
-            " · your turn" if obs.current_player == HUMAN else ""))
+        you = f"{session.names[HUMAN]} · " + ngettext("{n} card", "{n} cards", len(obs.hand))
+        box.border_title = Text(f"{you} · " + _("{n} pts", n=obs.scores[HUMAN]) + (
+            " · " + _("your turn") if obs.current_player == HUMAN else ""))
         self._refresh_buttons(offer)
         new_lines = session.lines[self._written:]
         if new_lines:
@@ -354,15 +367,15 @@ class TableScreen(Screen[None]):
 
         pending = self.session.game.pending
         if phase in (Phase.CHALLENGE, Phase.RESPOND):
-            draw_label = f"Accept +{pending or 4} d"
+            draw_label = _("Accept +{n} d", n=pending or 4)
         elif rules.deck == "attack":
-            draw_label = "Press d"
+            draw_label = _("Press d")
         else:
-            draw_label = "Draw d"
+            draw_label = _("Draw d")
         set_button("draw", enabled=offer.draw is not None, label=draw_label)
         set_button("pass", shown=offer.pass_turn is not None)
         set_button("uno", enabled=offer.uno is not None or offer.uno_plays,
-                   label="UNO ✓ u" if self.uno_armed else "UNO u")
+                   label=_("UNO ✓ u") if self.uno_armed else _("UNO u"))
         set_button("challenge", shown=offer.challenge is not None)
         set_button("slap", shown=rules.uno_slap, enabled=offer.slap is not None)
         set_button("say", shown=rules.silence != "off", enabled=offer.say is not None)
@@ -377,27 +390,28 @@ class TableScreen(Screen[None]):
         text = Text()
         if phase is Phase.SLAP:
             if HUMAN in obs.slap_left:
-                text.append("SLAP! Press s: the last to slap draws.", style="bold #ff5f5f")
+                text.append(_("SLAP! Press s: the last to slap draws."), style="bold #ff5f5f")
             else:
-                text.append("Everyone slaps…")
+                text.append(_("Everyone slaps…"))
         elif current == HUMAN:
-            text.append("Your turn: ", style="bold #ffd75f")
+            text.append(_("Your turn: "), style="bold #ffd75f")
             text.append(self._your_turn(offer))
         elif current is None:
-            text.append("The round is over." if phase is Phase.ROUND_OVER
-                        else "The match is over.")
+            text.append(_("The round is over.") if phase is Phase.ROUND_OVER
+                        else _("The match is over."))
         else:
-            text.append(f"{session.name(current)}'s turn", style="bold")
-            text.append(" (thinking…)" if self._waiting_for is not None else "")
+            text.append(_("{who}'s turn", who=session.name(current)), style="bold")
+            text.append(_(" (thinking…)") if self._waiting_for is not None else "")
             if offer.play_cards or offer.multi_cards:
-                text.append("\nYou may jump in with a bright card!", style="bold #5fd75f")
+                text.append("\n" + _("You may jump in with a bright card!"),
+                            style="bold #5fd75f")
         if offer.catches:
             names = ", ".join(session.name(t) for t in sorted(offer.catches))
-            text.append(f"\nCatch {names} (c)!", style="bold #ff5f5f")
+            text.append("\n" + _("Catch {names} (c)!", names=names), style="bold #ff5f5f")
         if offer.uno is not None:
-            text.append("\nCall UNO now (u)!", style="bold #ffd75f")
+            text.append("\n" + _("Call UNO now (u)!"), style="bold #ffd75f")
         elif self.uno_armed:
-            text.append("\nUNO will be called with your play.", style="bold #ffd75f")
+            text.append("\n" + _("UNO will be called with your play."), style="bold #ffd75f")
         if self.error:
             text.append("\n✗ " + self.error, style="bold #ff5f5f")
         problems = session.problems[self._problems_shown:]
@@ -410,27 +424,27 @@ class TableScreen(Screen[None]):
         game = self.session.game
         phase = game.phase
         obs = self.session.observation()
-        draw = "press the launcher" if game.rules.deck == "attack" else "draw"
+        draw = _("press the launcher") if game.rules.deck == "attack" else _("draw")
         if phase is Phase.PLAY:
             if offer.play_cards or offer.multi_cards:
-                return f"play a bright card (enter, 1-9, click) or {draw} (d)."
-            return f"no card fits: {draw} (d)."
+                return _("play a bright card (enter, 1-9, click) or {draw} (d).", draw=draw)
+            return _("no card fits: {draw} (d).", draw=draw)
         if phase is Phase.DRAWN:
-            drawn = face(obs.drawn_card) if obs.drawn_card is not None else "a card"
+            drawn = face(obs.drawn_card) if obs.drawn_card is not None else _("a card")
             if offer.play_cards:
-                return f"you drew {drawn}: play it (enter) or keep it (p)."
-            return f"you drew {drawn}: keep it (p)."
+                return _("you drew {card}: play it (enter) or keep it (p).", card=drawn)
+            return _("you drew {card}: keep it (p).", card=drawn)
         if phase is Phase.CHALLENGE:
-            return "Wild Draw Four: challenge (x) or accept (d)."
+            return _("Wild Draw Four: challenge (x) or accept (d).")
         if phase is Phase.RESPOND:
-            return (f"+{obs.pending_draw} for you: answer with a bright card or "
-                    "accept (d).")
+            return _("+{n} for you: answer with a bright card or accept (d).",
+                     n=obs.pending_draw)
         if phase is Phase.CHOOSE_COLOR:
-            return "name the colour of the start card (enter)."
+            return _("name the colour of the start card (enter).")
         if phase is Phase.EXCHANGE:
-            return (f"give {self.session.name(game.exchange_from)} a card back: "
-                    "pick it in your hand.")
-        return f"phase {phase.value} (a: every legal action)."
+            return _("give {who} a card back: pick it in your hand.",
+                     who=self.session.name(game.exchange_from))
+        return _("phase {phase} (a: every legal action).", phase=phase.value)
 
     # ------------------------------------------------------------------ dialogs
     def _challenge_prompt(self, offer: Offer) -> None:
@@ -438,17 +452,20 @@ class TableScreen(Screen[None]):
         rules = game.rules
         who = self.session.name(game.wd4_by)
         about = Text()
-        about.append(f"{who} played ")
+        about.append(_("{who} played ", who=who))
         about.append_text(card_text(WILD_DRAW_FOUR))
-        about.append(f" and named {color_label(game.color)}.\n")
-        before = color_label(game.wd4_color) if 0 <= game.wd4_color < 4 else "matching"
-        about.append(f"Challenge: if {who} held a {before} card, {who} draws "
-                     f"{rules.challenge_guilty_draw}; if not, you draw "
-                     f"{rules.challenge_innocent_draw + max(0, game.pending - 4)}.\n")
-        about.append(f"Accept: you draw {game.pending or 4}.")
+        about.append(_(" and named {color}.", color=color_label(game.color)) + "\n")
+        before = (color_label(game.wd4_color) if 0 <= game.wd4_color < 4
+                  else _("matching"))
+        about.append(_("Challenge: if {who} held a {color} card, {who} draws {guilty}; if "
+                       "not, you draw {innocent}.", who=who, color=before,
+                       guilty=rules.challenge_guilty_draw,
+                       innocent=rules.challenge_innocent_draw + max(0, game.pending - 4))
+                     + "\n")
+        about.append(_("Accept: you draw {n}.", n=game.pending or 4))
         can_answer = bool(offer.plays)
         if can_answer:
-            about.append("\nOr answer it with a bright card.")
+            about.append("\n" + _("Or answer it with a bright card."))
 
         def done(answer: object) -> None:
             latest = self.session.offer()
@@ -457,7 +474,7 @@ class TableScreen(Screen[None]):
             elif answer == "accept" and latest.draw is not None:
                 self.human(latest.draw)
 
-        self.app.push_screen(ChallengePrompt(about, f"Accept: draw {game.pending or 4}",
+        self.app.push_screen(ChallengePrompt(about, _("Accept: draw {n}", n=game.pending or 4),
                                              can_answer), done)
 
     def _pick_color(self, offer: Offer) -> None:
@@ -466,7 +483,7 @@ class TableScreen(Screen[None]):
             if action is not None:
                 self.human(action)
 
-        self.app.push_screen(ColorPicker(sorted(offer.colors), "Name the colour"), done)
+        self.app.push_screen(ColorPicker(sorted(offer.colors), _("Name the colour")), done)
 
     def _choose(self, title: str, options: Sequence[tuple[Text | str, int]],
                 then: Callable[[int], object]) -> None:
@@ -490,7 +507,7 @@ class TableScreen(Screen[None]):
                 if isinstance(color, int):
                     self._resolve([a for a in candidates if A.action_color(a) == color])
 
-            title = f"Name a colour for {face(card)}"
+            title = _("Name a colour for {card}", card=face(card))
             self.app.push_screen(ColorPicker([c for c in colors if c < 4], title), colored)
             return
         targets = sorted({A.action_target(a) for a in candidates})
@@ -502,31 +519,31 @@ class TableScreen(Screen[None]):
         gives = sorted({A.action_give(a) for a in candidates})
         if len(gives) > 1:
             options: list[tuple[Text | str, int]] = [
-                (card_text(g) if g >= 0 else "nothing", g) for g in gives]
-            self._choose(f"Give {self.session.name(targets[0])} which card?", options,
+                (card_text(g) if g >= 0 else _("nothing"), g) for g in gives]
+            self._choose(_("Give {who} which card?", who=self.session.name(targets[0])), options,
                          lambda g: self._resolve([a for a in candidates
                                                   if A.action_give(a) == g]))
             return
         candidates = with_uno(candidates, self.uno_armed)
         if len(candidates) > 1:
             names = self.session.names
-            self._choose("Which play?", [(action_label(a, names), a) for a in candidates],
+            self._choose(_("Which play?"), [(action_label(a, names), a) for a in candidates],
                          lambda a: self.human(a))
             return
         self.human(candidates[0])
 
     def _target_title(self, card: int) -> str:
         if card < WILD and RANK_OF[card] == 5 and self.session.game.rules.five_exchange:
-            return f"{face(card)}: exchange a card with whom?"
+            return _("{card}: exchange a card with whom?", card=face(card))
         if card < WILD and RANK_OF[card] == TRADE_HANDS:
-            return f"{face(card)}: trade hands with whom?"
-        return f"{face(card)}: swap hands with whom?"
+            return _("{card}: trade hands with whom?", card=face(card))
+        return _("{card}: swap hands with whom?", card=face(card))
 
     def _target_option(self, target: int) -> tuple[Text | str, int]:
         if target == 15:
-            return ("nobody (no exchange)", target)
+            return (_("nobody (no exchange)"), target)
         size = len(self.session.game.hands[target])
-        return (f"{self.session.name(target)} · {size} card{'s' if size != 1 else ''}",
+        return (f"{self.session.name(target)} · " + ngettext("{n} card", "{n} cards", size),
                 target)
 
     # ------------------------------------------------------------------ cards
@@ -547,14 +564,14 @@ class TableScreen(Screen[None]):
         """Play several cards at once (multi-play), in the order selected."""
         candidates = multi_plays(self.session.legal(), cards)
         if not candidates:
-            self.error = "these cards cannot be played together now"
+            self.error = _("these cards cannot be played together now")
             self._refresh()
             return
         orders = {(A.action_card(a), A.action_extra(a)) for a in candidates}
         if len(orders) > 1:
             options: list[tuple[Text | str, int]] = []
             for first, extra in sorted(orders):
-                label = Text(" then ".join(face(c) for c in (first, *extra)))
+                label = Text(_(" then ").join(face(c) for c in (first, *extra)))
                 options.append((label, len(options)))
             ordered = sorted(orders)
 
@@ -563,7 +580,7 @@ class TableScreen(Screen[None]):
                 self._resolve([a for a in candidates if A.action_card(a) == first
                                and A.action_extra(a) == extra])
 
-            self._choose("Which order (the last card sets the colour)?", options, chosen)
+            self._choose(_("Which order (the last card sets the colour)?"), options, chosen)
             return
         self._resolve(candidates)
 
@@ -586,7 +603,7 @@ class TableScreen(Screen[None]):
             return
         card = selected[0] if selected else hand.card_at_cursor()
         if card is None:
-            self.error = "you hold no card"
+            self.error = _("you hold no card")
             self._refresh()
             return
         self.play_card(card)
@@ -594,7 +611,7 @@ class TableScreen(Screen[None]):
     def action_play_index(self, index: int) -> None:
         hand = self.hand
         if index >= len(hand.cards):
-            self.error = f"you hold {len(hand.cards)} cards"
+            self.error = ngettext("you hold {n} card", "you hold {n} cards", len(hand.cards))
             self._refresh()
             return
         hand.cursor = index
@@ -611,7 +628,7 @@ class TableScreen(Screen[None]):
 
     def action_select(self) -> None:
         if self.session.game.rules.multi_play == "off":
-            self.error = "multi-play is off (multi_play = off): play one card at a time"
+            self.error = _("multi-play is off (multi_play = off): play one card at a time")
         else:
             self.hand.toggle(self.hand.cursor)
             self.error = ""
@@ -655,9 +672,9 @@ class TableScreen(Screen[None]):
             self.human(next(iter(offer.catches.values())))
         elif offer.catches:
             options: list[tuple[Text | str, int]] = [
-                (f"Catch {self.session.name(t)}", action)
+                (_("Catch {who}", who=self.session.name(t)), action)
                 for t, action in sorted(offer.catches.items())]
-            self._choose("Catch whom?", options, self.human)
+            self._choose(_("Catch whom?"), options, self.human)
         else:
             obs = self.session.observation()
             target = obs.uno_open if obs.uno_open not in (None, HUMAN) else 1
@@ -666,11 +683,11 @@ class TableScreen(Screen[None]):
     def action_all_actions(self) -> None:
         offer = self.session.offer()
         if not offer.legal:
-            self.error = "there is nothing you may do right now"
+            self.error = _("there is nothing you may do right now")
             self._refresh()
             return
         names = self.session.names
-        self._choose("Every legal action", [(action_label(a, names), a) for a in offer.legal],
+        self._choose(_("Every legal action"), [(action_label(a, names), a) for a in offer.legal],
                      self.human)
 
     def action_help(self) -> None:
@@ -692,22 +709,24 @@ class TableScreen(Screen[None]):
         data = ended.data if ended is not None and isinstance(ended.data, dict) else {}
         points = list(data.get("points", game.round_points))
         scores = list(data.get("scores", game.scores))
-        hands = data.get("hands", [[] for _ in range(game.n)])
+        hands = data.get("hands", [[] for _seat in range(game.n)])
         winner = ended.player if ended is not None else game.round_winner
         rows = []
         for seat in range(game.n):
-            note = "went out" if seat in game.finish_order else ""
+            note = _("went out") if seat in game.finish_order else ""
             if not game.in_match[seat]:
-                note = "eliminated"
+                note = _("eliminated")
             rows.append(SeatResult(session.names[seat], session.levels[seat],
                                    tuple(hands[seat]), points[seat], scores[seat], note))
-        headline = as_you(f"{session.name(winner)} wins the round")
+        headline = as_you(_("{who} wins the round", who=session.name(winner)))
         if data.get("blocked"):
-            headline = as_you(f"blocked; {session.name(winner)} has the lowest hand and wins")
+            headline = as_you(_("blocked; {who} has the lowest hand and wins",
+                                who=session.name(winner)))
         match_line = ""
         if game.is_over():
-            match_line = as_you(f"{session.name(game.match_winner)} wins the match after "
-                                f"{game.round_no} round{'s' if game.round_no != 1 else ''}.")
+            match_line = as_you(ngettext("{who} wins the match after {n} round.",
+                                         "{who} wins the match after {n} rounds.",
+                                         game.round_no, who=session.name(game.match_winner)))
         return RoundSummary(game.round_no, headline, tuple(rows), game.is_over(), match_line)
 
     def _end_chosen(self, what: object) -> None:

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
+from unokit.i18n import N_, _, ngettext
 from unokit.tui.faces import FACE_WIDTH, card_text, cards_text, color_text, face_style
 
 CELL = FACE_WIDTH + 1
@@ -223,6 +224,10 @@ class OpponentList(Vertical):
         super().__init__(*(OpponentRow(seat) for seat in seats), id=id)
 
 
+LEVEL_WORDS = (N_("easy"), N_("normal"), N_("hard"), N_("you"))
+"""The bot levels (and the human's ``you``) as the table shows them, translated."""
+
+
 def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
                   uno_open: bool, active: bool, in_match: bool, partner: bool,
                   place: int, catchable: bool = False) -> Text:
@@ -237,20 +242,22 @@ def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
     """
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("▶ " if turn else "  ", style="bold #ffd75f")
-    who = f"{name} ({level})"
+    who = f"{name} ({_(level)})"
     width = 14 if catchable else 16
     text.append(f"{who[:width]:<{width}}", style="bold" if turn else "")
     if not in_match:
-        text.append(" eliminated      ", style="dim")
+        text.append(" " + _("eliminated").ljust(16), style="dim")
     elif not active:
-        text.append(f" out, {place}.".ljust(17) if place else " out".ljust(17), style="dim")
+        text.append((" " + _("out, {place}.", place=place) if place else " " + _("out")).ljust(17),
+                    style="dim")
     else:
-        text.append(f" {cards:>2} card{'s' if cards != 1 else ' '}")
+        word = ngettext("card", "cards", cards)
+        text.append(f" {cards:>2} {word}{' ' if cards == 1 else ''}")
         if cards == 1:
-            text.append(" no UNO!" if uno_open else " UNO!   ",
+            text.append(" " + _("no UNO!") if uno_open else " UNO!   ",
                         style="bold #ff5f5f" if uno_open else "bold #5fd75f")
         elif partner:
-            text.append(" partner", style="#5fafff")
+            text.append(" " + _("partner"), style="#5fafff")
         else:
             text.append(" " * 8)
     if not catchable:
@@ -264,21 +271,24 @@ def table_text(*, top: int, color: int, direction: int, pile: int, pile_word: st
     """The centre of the table: the top card, colour, direction, piles and penalty, and
     the partner's hand where the rules show it."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("Top ")
+    text.append(_("Top") + " ")
     if top >= 0:
         text.append_text(card_text(top, True, True))
     else:
-        text.append("none")
-    text.append("   colour ")
+        text.append(_("none"))
+    text.append("   " + _("colour") + " ")
     text.append_text(color_text(color))
     text.append("\n")
-    text.append("↻ clockwise" if direction == 1 else "↺ counter-clockwise", style="bold")
-    text.append(f"  ·  {pile_word.lower()} {pile}\nRound {round_no}  ·  dealer {dealer}")
+    text.append("↻ " + _("clockwise") if direction == 1 else "↺ " + _("counter-clockwise"),
+                style="bold")
+    text.append(f"  ·  {pile_word.lower()} {pile}\n" + _("Round {n}", n=round_no) + "  ·  "
+                + _("dealer {who}", who=dealer))
     if pending:
         text.append("\n")
-        text.append(f"Penalty waiting: +{pending} for {pending_for}", style="bold #ff5f5f")
+        text.append(_("Penalty waiting: +{n} for {who}", n=pending, who=pending_for),
+                    style="bold #ff5f5f")
     if partner_hand is not None:
-        text.append(f"\n{partner}'s hand: ")
+        text.append("\n" + _("{who}'s hand: ", who=partner))
         text.append_text(cards_text(partner_hand))
     return text
 

@@ -49,6 +49,7 @@ export const parts = {
   chatLog: h("div", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" }),
   toast: h("div", { class: "toast", testid: "toast", role: "alert", hidden: true }),
   announce: h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" }),
+  banner: h("div", { class: "banner", hidden: true }),
 };
 
 // ---------------------------------------------------------------- names, seats
@@ -110,7 +111,9 @@ function addChat(msg) {
   if (S.chatSeen.has(key)) return;
   S.chatSeen.add(key);
   S.chat.push(msg);
-  const who = msg.name || (msg.seat === null || msg.seat === undefined ? _("Spectator") : seatName(msg.seat));
+  const plain = /^Player (\d+)$/.exec(msg.name || "");
+  const who = plain ? _("Player {n}", { n: plain[1] })
+    : msg.name || (msg.seat === null || msg.seat === undefined ? _("Spectator") : seatName(msg.seat));
   parts.chatLog.appendChild(h("p", { testid: "chat-line", data: { seat: msg.seat } },
     h("b", {}, who + ": "), msg.text));
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
@@ -159,7 +162,13 @@ function onMessage(msg) {
       break;
     }
     case "snapshot":
+      // a view older than the events already shown would undo them: ask again
+      if (msg.seq < g.seq) {
+        if (link) link.send({ type: "snapshot" });
+        return;
+      }
       adopt(g, msg.view);
+      g.seq = Math.max(g.seq, msg.seq);
       g.legal = msg.legal || g.legal;
       g.must = !!msg.must;
       break;
@@ -212,12 +221,17 @@ function onAnswer(id) {
 function contribute() {
   if (!S.room || S.room.status !== "lobby" || S.seat === null) return;
   const mine = S.room.seats[S.seat];
-  if (mine && !mine.contributed) {
+  if (!mine || mine.contributed) return;
+  // ?contribution=VALUE sends that value (a test's seeded deal), ?contribution=none none
+  const asked = new URLSearchParams(location.search).get("contribution");
+  if (asked === "none") return;
+  let value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : null;
+  if (!value) {
     const bytes = new Uint8Array(12);
     crypto.getRandomValues(bytes);
-    const value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-    quiet.add(link.send({ type: "contribute", value }));
+    value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
+  quiet.add(link.send({ type: "contribute", value }));
 }
 
 // After the reveal: run the fairness checks of the finished match (GET .../verify).
@@ -465,6 +479,9 @@ function statusText(state) {
 }
 
 function renderStatus() {
+  const away = S.code && S.conn !== "online";
+  parts.banner.hidden = !away;
+  parts.banner.textContent = S.conn === "offline" ? _("The connection is lost.") : _("Connection lost: coming back…");
   const el = document.querySelector('[data-testid="connection-status"]');
   if (!el) return;
   el.dataset.state = S.conn;
@@ -500,7 +517,7 @@ function keysDialog() {
   const rows = [
     ["← →", _("move along your hand")], ["Enter", _("play the card")], ["d", _("draw a card")],
     ["p", _("pass")], ["u", _("call UNO")], ["c", _("catch a player")],
-    ["1-4 / r y g b", _("pick a colour")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
+    ["1-4 / r y g b", _("pick a colour")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
   ];
   return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "keys-title", testid: "keys-help" },
     h("h2", { id: "keys-title" }, _("Keyboard shortcuts")),
@@ -528,7 +545,8 @@ export function render() {
   }
   const main = h("main", { id: "main", testid: "screen", data: { screen }, class: "screen-" + screen }, view);
   const root = document.getElementById("app");
-  root.replaceChildren(...[header(), main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
+  root.replaceChildren(...[header(), parts.banner, main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
+  renderStatus();
   S.game.fx = { top: false, drawn: 0, penalty: {} };
   parts.log.scrollTop = parts.log.scrollHeight;
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
@@ -571,8 +589,7 @@ setInterval(() => {
   }
   if (!el || !S.timer) return;
   const left = Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000));
-  const label = el.querySelector(".secs");
-  if (label) label.textContent = String(left);
+  for (const label of document.querySelectorAll(".secs")) label.textContent = String(left);
   el.style.setProperty("--left", String(Math.max(0, Math.min(1, (S.timer.deadline - Date.now()) / ((S.room && S.room.turn_timer || 30) * 1000)))));
 }, 250);
 

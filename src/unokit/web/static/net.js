@@ -127,6 +127,10 @@ export class Link {
       this.stopped = true;
       if (/kick|sent you away|left/i.test(msg.reason || "")) store(tokenKey(this.code), null);
     }
+    if (msg.type === "error" && msg.code === "closing" && msg.id && this.pending.has(msg.id)) {
+      // the server is restarting and did not take it: it goes again after the reconnect
+      return;
+    }
     if ((msg.type === "ack" || msg.type === "error" || msg.type === "snapshot") && msg.id) {
       const sent = this.pending.get(msg.id);
       this.pending.delete(msg.id);

@@ -43,7 +43,8 @@ function opponent(seat) {
   h("span", { class: "card-count", testid: "card-count", data: { count } }, String(count)),
   uno === "called" ? h("span", { class: "badge uno" }, "UNO!") : uno === "open" ? h("span", { class: "badge open" }, _("1 card, no UNO!")) : null,
   info.away ? h("span", { class: "badge" }, _("away")) : null,
-  info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null);
+  info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null,
+  S.timer && S.timer.seat === seat ? h("span", { class: "badge clock", "aria-hidden": "true" }, "⏱ ", h("span", { class: "secs" }, String(Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000))))) : null);
 }
 
 function centre() {
@@ -211,10 +212,10 @@ export function logBox() {
     h("h2", { id: "log-title" }, _("What happened")), parts.log);
 }
 
-function dialog(testid, title, body) {
+function dialog(testid, title, body, cancellable = true) {
   return h("div", { class: "overlay" }, h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": testid + "-title", testid },
     h("h2", { id: testid + "-title" }, title), body,
-    h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
+    cancellable ? h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel")) : null));
 }
 
 function dialogs() {
@@ -224,7 +225,7 @@ function dialogs() {
     return dialog("colour-picker", _("Name a colour"), h("div", { class: "colours" },
       COLOURS.map((letter, i) => h("button", { type: "button", class: "colour c-" + letter, testid: COLOUR_IDS[letter],
         onclick: () => pickColour(letter), "aria-keyshortcuts": String(i + 1) + " " + letter.toLowerCase() },
-      h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))));
+      h("span", { class: "sym", "aria-hidden": "true" }, SYMBOLS[letter]), h("span", {}, colourName(letter)), h("kbd", { "aria-hidden": "true" }, String(i + 1))))), !!S.picker);
   }
   if (S.targetPick) {
     const pick = S.targetPick;
@@ -240,7 +241,7 @@ function dialogs() {
   const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.filter((t) => t.includes("/")).map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
   if (gives.length) {
     return dialog("exchange", _("Give a card away"), h("div", { class: "hand small" },
-      gives.map((card) => cardFace(card, "button", { type: "button", testid: "card", data: { card, playable: "true" }, onclick: () => giveCard(card) }))));
+      gives.map((card) => cardFace(card, "button", { type: "button", testid: "card", data: { card, playable: "true" }, onclick: () => giveCard(card) }))), !!S.exchangePick);
   }
   return null;
 }

@@ -1,0 +1,117 @@
+"""The command line in the terminal's language: ``UNOKIT_LANG``, else ``LANGUAGE``,
+``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` (a C or POSIX locale is English), or the
+language ``--lang`` names; errors, summaries and the help screens alike. Machine-read
+output (transcripts, JSON) stays English."""
+
+# ruff: noqa: RUF001  (Russian text is Cyrillic on purpose)
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from unokit import i18n
+from unokit.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDE = {"COLUMNS": "200", "TERMINAL_WIDTH": "200"}
+"""A help screen on one line per option (Rich wraps at the terminal's width)."""
+LOCALE_VARIABLES = ("UNOKIT_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def unokit(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``unokit ARGS`` in a process of its own, under exactly the locale ``env`` gives."""
+    environ = {k: v for k, v in os.environ.items() if k not in LOCALE_VARIABLES}
+    environ.update(env, PYTHONPATH=str(ROOT / "src"), PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "unokit.cli", *args], env=environ,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_lang_ru_gives_russian_errors() -> None:
+    done = unokit("selfplay", "--bots", ",", LANG="ru_RU.UTF-8")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "ошибка: --bots: укажите хотя бы одного бота"
+
+
+def test_a_c_locale_is_english() -> None:
+    done = unokit("selfplay", "--bots", ",", LANG="C", LC_ALL="C")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: --bots: give at least one bot name"
+
+
+def test_unokit_lang_wins_over_lang() -> None:
+    done = unokit("selfplay", "--rules", "official", "--bots", "easy,easy,easy,easy,easy",
+                  UNOKIT_LANG="ka", LANG="ru_RU.UTF-8")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "შეცდომა: --bots: 5 ბოტი 4 მოთამაშისთვის"
+
+
+def test_the_runner_reads_the_environment_and_restores_the_language() -> None:
+    result = CliRunner().invoke(app, ["replay", "missing.json", "--as", "1"],
+                                env={"UNOKIT_LANG": "ka"})
+    assert result.exit_code == 2
+    assert result.output.startswith("შეცდომა: ")
+    assert i18n.current_language() == "en"
+
+
+def test_the_lang_option_picks_the_language() -> None:
+    result = CliRunner().invoke(app, ["--lang", "da", "selfplay", "--bots", ","])
+    assert result.exit_code == 2
+    assert result.output.strip() == "fejl: --bots: angiv mindst ét botnavn"
+    bad = CliRunner().invoke(app, ["--lang", "fr", "rules"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == "error: --lang fr: one of en, ru, ka, da"
+
+
+def test_usage_errors_are_in_the_language_too() -> None:
+    result = CliRunner().invoke(app, ["selfplay", "--no-such-option"],
+                                env={"UNOKIT_LANG": "da"})
+    assert result.exit_code == 2
+    assert result.output.startswith("fejl: ")
+
+
+def test_help_screens_are_translated() -> None:
+    runner = CliRunner()
+    verify = runner.invoke(app, ["--lang", "ru", "verify", "--help"], env=WIDE)
+    assert verify.exit_code == 0
+    assert "Проверить, что раздача в записи доказуемо честна" in verify.output
+    assert "Обязательство, опубликованное сервером перед партией." in verify.output
+    play = runner.invoke(app, ["play", "--help"], env={"UNOKIT_LANG": "ka", **WIDE})
+    assert "ითამაშეთ UNO ბოტების წინააღმდეგ ტერმინალში" in play.output
+    top = runner.invoke(app, ["--lang", "da", "--help"], env=WIDE)
+    assert "Beskedernes sprog: en, ru, ka eller da" in top.output
+    assert "Kør spilserveren" in top.output  # the list of commands
+    english = runner.invoke(app, ["verify", "--help"], env=WIDE)
+    assert "Check that a record's deal was provably fair" in english.output
+    assert i18n.current_language() == "en"
+
+
+def test_a_summary_line_and_its_plural(tmp_path: Path) -> None:
+    record = tmp_path / "match.json"
+    saved = CliRunner().invoke(app, ["selfplay", "--rules", "official,players=2,rounds=1",
+                                     "--seed", "3", "--save", str(record)])
+    assert saved.exit_code == 0, saved.output
+    result = CliRunner().invoke(app, ["--lang", "ru", "replay", str(record), "--no-color"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert re.search(r": \d+ ход(а|ов)?, правила official", lines[0]), lines[0]
+    assert lines[1].startswith("Игроки: ")
+    assert lines[-1].startswith("Воспроизведение в порядке: дайджест событий ")
+    # the transcript itself is the same in every language (records and golden files)
+    english = CliRunner().invoke(app, ["replay", str(record), "--no-color"])
+    assert lines[2:-1] == english.output.splitlines()[2:-1]
+
+
+def test_selfplay_summaries_are_translated_and_the_transcript_is_not() -> None:
+    args = ["selfplay", "--rules", "official,players=2,rounds=1", "--seed", "3", "--no-color"]
+    russian = CliRunner().invoke(app, ["--lang", "ru", *args]).output.splitlines()
+    english = CliRunner().invoke(app, args).output.splitlines()
+    assert russian[0] == "Правила: " + english[0].removeprefix("Rules: ")
+    assert russian[-2].startswith("Итоговые очки: ")
+    assert russian[-1].startswith("Победитель: ") and russian[-1].endswith("после 1 раунда")
+    assert russian[3:-2] == english[3:-2]
