@@ -59,6 +59,7 @@ STATE_JS = r"""
     autopilot: shown(q('autopilot')),
     toast: shown(toast) ? (toast.dataset.code || '') : null,
     you: (all('seat').find(s => s.dataset.you === 'true') || {dataset: {}}).dataset.seat ?? null,
+    seq: all('log-line').reduce((m, l) => Math.max(m, num(l.dataset.seq) ?? -1), -1),
   };
 }
 """
