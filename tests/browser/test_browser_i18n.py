@@ -32,27 +32,47 @@ SCRIPTS = {"ru": re.compile("[\u0400-\u04ff]"), "ka": re.compile("[\u10a0-\u10ff
 
 TEXTS_JS = r"""
 () => {
-  const out = new Set();
-  const add = t => { t = (t || '').replace(/\s+/g, ' ').trim(); if (t) out.add(t); };
+  const out = new Map();
+  const where = el => {
+    const box = el.closest('[data-testid]');
+    const tag = el.closest('[id]');
+    return box ? box.dataset.testid : (tag ? '#' + tag.id : el.tagName.toLowerCase());
+  };
+  const add = (t, el) => {
+    t = (t || '').replace(/\s+/g, ' ').trim();
+    if (t && !out.has(t)) out.set(t, where(el));
+  };
   const shown = el => el.checkVisibility({visibilityProperty: true});
+  // a visually hidden live region holds the last announcement to a screen reader, said
+  // once in the language of its moment: not a text on the screen
+  const spoken = el => {
+    const live = el.closest('[aria-live], [role=status]');
+    if (!live || live.closest('[data-testid]')) return false;
+    const box = live.getBoundingClientRect();
+    return box.width <= 1 || box.height <= 1;
+  };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!el || el.closest('script, style, template') || !shown(el)) continue;
+    if (!el || el.closest('script, style, template') || !shown(el) || spoken(el)) continue;
     if (el.closest('select') && el.tagName !== 'OPTION') continue;
-    add(node.textContent);
+    add(node.textContent, el);
   }
   for (const el of document.querySelectorAll('[aria-label], [placeholder], [title], [alt]')) {
     if (!shown(el)) continue;
-    for (const name of ['aria-label', 'placeholder', 'title', 'alt']) add(el.getAttribute(name));
+    for (const name of ['aria-label', 'placeholder', 'title', 'alt']) {
+      add(el.getAttribute(name), el);
+    }
   }
   for (const el of document.querySelectorAll('input[type=button], input[type=submit]')) {
-    if (shown(el)) add(el.value);
+    if (shown(el)) add(el.value, el);
   }
-  add(document.title);
-  return [...out];
+  add(document.title, document.documentElement);
+  return Object.fromEntries(out);
 }
 """
+"""Every text the page shows (text, labels, placeholders, titles, the title), each
+with where it is (the nearest ``data-testid``, else id or tag)."""
 
 NOT_WORDS = [
     re.compile(r"^[^\W_]{0,1}$"),  # a letter or nothing
@@ -111,7 +131,7 @@ def _plurals(domain: str) -> dict[str, str]:
 def _same(text: str, lang: str) -> bool:
     """Whether ``text`` is a message ``lang`` translates to the English text itself."""
     plain, patterns = _same_in(lang)
-    bare = text.rstrip(":.!? ")
+    bare = text.strip(":.!?·•- ")
     return bare in plain or any(p.match(text) or p.match(bare) for p in patterns)
 
 
@@ -122,18 +142,21 @@ def translated(lang: str) -> frozenset[str]:
                      if isinstance(text, str))
 
 
-def texts(page: Any) -> set[str]:
-    return set(page.evaluate(TEXTS_JS))
+def texts(page: Any) -> dict[str, str]:
+    """Every text shown, to where it is."""
+    return dict(page.evaluate(TEXTS_JS))
 
 
-def untranslated(english: set[str], other: set[str], lang: str,
+def untranslated(english: dict[str, str], other: dict[str, str], lang: str,
                  allowed: set[str]) -> list[str]:
-    """Texts of ``other`` (the screen in ``lang``) that are still its English texts."""
+    """Texts of ``other`` (the screen in ``lang``) that are still its English texts,
+    each with where it is."""
     ok = allowed | set(i18n.LANGUAGE_NAMES.values())
-    left = {t for t in english & other if t not in ok and not any(p.match(t) for p in NOT_WORDS)}
+    left = {t for t in english.keys() & other.keys()
+            if t not in ok and not any(p.match(t) for p in NOT_WORDS)}
     # an English message of the catalogue shown as it is, whatever the screen
-    left |= {t for t in other & source_messages() if t not in ok}
-    return sorted(t for t in left if not _same(t, lang))
+    left |= {t for t in other.keys() & source_messages() if t not in ok}
+    return sorted(f"{t!r} in {other[t]}" for t in left if not _same(t, lang))
 
 
 def switch(page: Any, lang: str) -> None:
@@ -154,7 +177,7 @@ def check_screen(page: Any, name: str, allowed: set[str], artifacts: Path,
             problems[f"{name} in {lang}"] = left
         if lang in SCRIPTS and not any(SCRIPTS[lang].search(t) for t in shown):
             problems.setdefault(f"{name} in {lang}", []).append("(no text in its script)")
-        if not shown & translated(lang):
+        if not shown.keys() & translated(lang):
             problems.setdefault(f"{name} in {lang}", []).append("(no text of its catalogue)")
         shot(page, artifacts, f"{name}-{lang}")
     switch(page, "en")
@@ -209,6 +232,6 @@ def test_the_browser_language_picks_the_language(lang: str, server: ServerProces
     expect(by_id(page, "lang-switch")).to_have_value(lang)
     shown = texts(page)
     shot(page, artifacts, f"lobby-locale-{lang}")
-    assert shown & translated(lang), f"no text of the {lang} catalogue on the lobby: {shown}"
+    assert shown.keys() & translated(lang), f"no text of the {lang} catalogue on the lobby"
     left = untranslated(english, shown, lang, set())
     assert not left, f"strings left in English: {left}"
