@@ -1,7 +1,7 @@
 """A ``unokit.client.GameClient`` for the synchronous browser tests: its event loop runs
-in a thread of its own, and each call waits for its answer there.
-
->>> # c = SyncClient.join(server.url, code, name="Cy"); c.act("draw"); c.close()
+in a thread of its own, and each call waits for its answer there. For example
+``cy = SyncClient.join(server.url, code, name="Cy")``, then ``cy.act("draw")``,
+``cy.autoplay(drawing)`` and at the end ``cy.close()``.
 """
 
 from __future__ import annotations
