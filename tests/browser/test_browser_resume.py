@@ -76,6 +76,8 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
     page, code, before = _at_my_turn(server, contexts, "Rae", turn_timer=60)
     assert before["deadline"] is not None, "no turn timer shown on a turn with a 60 s timer"
     assert before["timer_seat"] == my_seat(before)
+    # mid-turn: let 1.5 s of the turn's 60 run (a fresh timer would then end later)
+    page.wait_for_function("(d) => Date.now() >= d - 60000 + 1500", arg=before["deadline"])
     page.reload()
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "table")
     expect(by_id(page, "your-turn")).to_be_visible()
