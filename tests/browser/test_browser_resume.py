@@ -76,8 +76,8 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
     page, code, before = _at_my_turn(server, contexts, "Rae", turn_timer=60)
     assert before["deadline"] is not None, "no turn timer shown on a turn with a 60 s timer"
     assert before["timer_seat"] == my_seat(before)
-    # mid-turn: let 1.5 s of the turn's 60 run (a fresh timer would then end later)
-    page.wait_for_function("(d) => Date.now() >= d - 60000 + 1500", arg=before["deadline"])
+    # mid-turn: let 2.5 s of the turn's 60 run (a fresh timer would then end later)
+    page.wait_for_function("(d) => Date.now() >= d - 60000 + 2500", arg=before["deadline"])
     page.reload()
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "table")
     expect(by_id(page, "your-turn")).to_be_visible()
@@ -91,8 +91,8 @@ def test_a_reload_mid_turn_returns_seat_hand_and_timer(server: ServerProcess,
     now = page.evaluate("() => Date.now()")
     print(f"deadline before {before['deadline']} after {after['deadline']}, "
           f"left after the reload {after['deadline'] - now} ms")
-    assert abs(after["deadline"] - before["deadline"]) <= 500, (before["deadline"],
-                                                                after["deadline"])
+    assert abs(after["deadline"] - before["deadline"]) <= 1000, (before["deadline"],
+                                                                 after["deadline"])
     assert after["deadline"] - now <= 60_000 - 1000, "the timer started again on the reload"
     _one_human(server, code)
 
