@@ -1,0 +1,71 @@
+"""axe-core (vendored in tests/vendor/axe-core) finds no serious or critical violation
+on the lobby, the room, the table, the round end and the match end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_flow import by_id, enter_room, named_context, seats_filled, start_match
+from browser_server import ROOT, ServerProcess
+from browser_table import Player, any_on, my_turn, play_until
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+
+RUN_AXE = r"""
+async () => {
+  const result = await axe.run(document, {resultTypes: ['violations']});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => ({target: n.target.join(' '),
+                                          summary: n.failureSummary}))}));
+}
+"""
+
+
+def axe_violations(page: Any, screen: str) -> list[dict[str, Any]]:
+    """The serious and critical violations axe finds on ``page`` now."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(RUN_AXE)
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    for violation in bad:
+        print(f"axe on {screen}: {violation['impact']} {violation['id']}: "
+              f"{violation['help']}\n  " + json.dumps(violation["nodes"], ensure_ascii=False))
+    return [{"screen": screen, **v} for v in bad]
+
+
+def test_axe_finds_no_serious_violation(server: ServerProcess, contexts: Any,
+                                        artifacts: Path) -> None:
+    assert AXE.is_file(), f"axe-core is missing: {AXE}"
+    code = server.create_room("official,players=2,rounds=2,hand_size=3", bots=["normal"])
+    # no animation half way through while axe measures contrast
+    # (the page's Content-Security-Policy allows no injected script: bypassed for axe)
+    page = named_context(contexts, "Axe", reduced_motion="reduce", bypass_csp=True).new_page()
+    found: list[dict[str, Any]] = []
+
+    page.goto(server.url + "/")
+    expect(by_id(page, "screen")).to_have_attribute("data-screen", "lobby")
+    found += axe_violations(page, "lobby")
+
+    enter_room(page, server, code)
+    seats_filled(page, 2)
+    found += axe_violations(page, "room")
+
+    start_match(page)
+    play_until([Player(page)], my_turn)
+    found += axe_violations(page, "table")
+
+    play_until([Player(page)], any_on("round-end", "match-end"))
+    if by_id(page, "screen").get_attribute("data-screen") == "round-end":
+        found += axe_violations(page, "round-end")
+        play_until([Player(page)], any_on("match-end"))
+    found += axe_violations(page, "match-end")
+    assert not found, f"{len(found)} serious or critical axe violations: " + "; ".join(
+        f"{v['screen']}: {v['id']} ({v['impact']}) at "
+        f"{[n['target'] for n in v['nodes']]}" for v in found)
