@@ -30,9 +30,12 @@ def chromium_path() -> str:
     return os.environ.get("UNOKIT_CHROMIUM", "/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Any]:
-    """One Chromium for the session (each test makes its own contexts)."""
+    """A Chromium for the test (which makes its own contexts in it). Playwright's sync
+    API runs an event loop in this thread while it is started, so it is started and
+    stopped with each test: the asyncio tests that run after it in the same worker
+    need the thread without a running loop."""
     path = chromium_path()
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         pytest.fail(f"the browser tests need Chromium at {path}: run "

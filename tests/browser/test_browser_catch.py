@@ -37,7 +37,10 @@ def test_the_nearest_seat_after_the_target_wins_a_catch_race(
         assert cy.c.seat == 2
         seats_filled(ann, 3)
         start_match(ann)
-        cy.autoplay(drawing)  # the catchers never play a card: only the target does
+        # the catchers never play a card: only the target does; and Cy, who may be next
+        # after a Skip or a Reverse, leaves its turn while the target can be caught, so
+        # that its draw does not end the catch window before the browser catcher sees it
+        cy.autoplay(lambda c: None if "catch 0" in c.legal else drawing(c))
 
         def catcher(st: dict[str, Any]) -> str | None:
             return "draw" if st["draw"] else "pass"
