@@ -115,3 +115,22 @@ def test_selfplay_summaries_are_translated_and_the_transcript_is_not() -> None:
     assert russian[-2].startswith("Итоговые очки: ")
     assert russian[-1].startswith("Победитель: ") and russian[-1].endswith("после 1 раунда")
     assert russian[3:-2] == english[3:-2]
+
+
+def test_a_bad_rule_set_is_refused_in_the_terminals_language() -> None:
+    done = unokit("selfplay", "--rules", "official,jump_in=maybe", UNOKIT_LANG="ru")
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("ошибка: неверный набор правил: jump_in: ожидалось true "
+                                   "или false, получено 'maybe'")
+    done = unokit("rules", "official,teams=pairs,players=3", UNOKIT_LANG="da")
+    assert done.returncode == 2
+    assert done.stderr.startswith("fejl: ugyldigt regelsæt: teams, players: par kræver "
+                                  "4, 6, 8 eller 10 spillere; forvalg: official,")
+    done = unokit("selfplay", "--rules", "official,jumpin=true", UNOKIT_LANG="ka")
+    assert "jumpin: უცნობი გასაღები; ხომ არ გულისხმობდით jump_in?" in done.stderr
+
+
+def test_a_bad_rule_set_stays_english_in_english() -> None:
+    done = unokit("selfplay", "--rules", "official,jump_in=maybe", LANG="C")
+    assert done.stderr.strip() == ("error: invalid rule set: jump_in: expected true or "
+                                   "false, got 'maybe'")

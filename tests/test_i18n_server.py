@@ -21,7 +21,7 @@ from server_harness import Running, running_server, server_settings
 from unokit import i18n
 from unokit.client.client import ws_url
 from unokit.engine.cards import parse_card
-from unokit.engine.errors import IllegalActionError, Reason
+from unokit.engine.errors import IllegalActionError, Reason, RulesError
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
 from unokit.i18n import localize, translate
@@ -269,3 +269,36 @@ async def test_a_remote_bot_reports_the_refusal_in_the_terminals_language(
         with pytest.raises(ClientError) as refused:
             await run_bot(server.url, "ZZZZZZ", "easy")
         assert str(refused.value) == "no_room: intet rum har den kode"
+
+
+@pytest.mark.asyncio
+async def test_a_bad_rule_set_is_refused_in_the_accept_language(tmp_path: Path) -> None:
+    body = {"rules": "official,jump_in=maybe,players=12"}
+    async with running_server(settings(tmp_path)) as server, httpx.AsyncClient() as http:
+        answer = await http.post(server.url + "/api/rooms", json=body,
+                                 headers={"Accept-Language": "da"})
+        assert answer.status_code == 400
+        assert answer.json() == {
+            "error": "bad_request",
+            "message": "ugyldigt regelsæt: jump_in: ventede true eller false, fik 'maybe'; "
+                       "players: 12 er uden for intervallet 2..10"}
+        answer = await http.post(server.url + "/api/rooms", json=body)
+        assert answer.json()["message"] == (
+            "invalid rule set: jump_in: expected true or false, got 'maybe'; "
+            "players: 12 is out of range 2..10")
+
+
+def test_every_rules_problem_is_said_in_every_language() -> None:
+    cases = ["official,jump_in=maybe", "official,colr=1", "officail", "official,,",
+             "official,players=3,official", "official,rounds=x", "official,wild_color=1",
+             "official,extra_cards={XX:1}", "official,teams=pairs,players=3",
+             "official,silence_penalty=2,silence=off,going_out_bonus={WC:1}",
+             "official,players=1_0", "official,scoring=lazy", "attack,zero_rotate=true",
+             "official,extra_cards={WC:x}", "official,players=20,hand_size=20"]
+    for text in cases:
+        with pytest.raises(RulesError) as caught:
+            Rules.load(text)
+        for why in caught.value.problems.values():
+            assert isinstance(why, Reason), (text, why)
+            for lang in TRANSLATED:
+                assert localize(lang, why) != str(why), (lang, text, why)

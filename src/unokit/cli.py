@@ -64,6 +64,7 @@ from unokit.i18n import (
     _,
     current_language,
     language_from_env,
+    localize,
     ngettext,
     pick_language,
     set_language,
@@ -283,7 +284,8 @@ def rules_command(
         try:
             rules = Rules.load(preset)
         except RulesError as exc:
-            _fail(_("{problem}; presets: {presets}", problem=exc, presets=", ".join(PRESETS)))
+            _fail(_("{problem}; presets: {presets}", problem=localize(current_language(), exc),
+                    presets=", ".join(PRESETS)))
         title = _("Rule set {rules}", rules=rules.to_string())
     table = Table(title=title)
     table.add_column("key", no_wrap=True)
@@ -506,7 +508,7 @@ def selfplay_command(
     try:
         rules = load_rules(rules_text, players)
     except RulesError as exc:
-        _fail(str(exc))
+        _fail(localize(current_language(), exc))
     kinds = [name.strip() for name in bots.split(",") if name.strip()]
     if not kinds:
         _fail(_("--bots: give at least one bot name"))
@@ -596,7 +598,7 @@ def soak_command(
         try:
             fixed = Rules.load(rules_text)
         except RulesError as exc:
-            _fail(str(exc))
+            _fail(localize(current_language(), exc))
     console = _console()
     failed = 0
     progress = Progress(

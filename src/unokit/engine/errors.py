@@ -24,6 +24,13 @@ class RulesError(UnoError):
     ('jump_in',)
     >>> str(err)
     'invalid rule set: jump_in: expected true or false'
+
+    Like :class:`Reason` it keeps a ``template`` and ``params``, whose problems are
+    :class:`Reason` objects where the engine made them, so that a layer above may say
+    it in another language:
+
+    >>> err.template, err.params["problems"].template
+    ('invalid rule set: {problems}', '{p0}')
     """
 
     def __init__(self, problems: dict[str, str]) -> None:
@@ -33,8 +40,14 @@ class RulesError(UnoError):
             names.update(dict.fromkeys(part.strip() for part in key.split(",")))
         self.keys: tuple[str, ...] = tuple(names)
         """Every offending key once; a combination problem names each of its keys."""
-        text = "; ".join(f"{key}: {why}" for key, why in self.problems.items())
-        super().__init__(f"invalid rule set: {text}")
+        parts = {f"p{index}": Reason("{key}: {why}", key=key, why=why)
+                 for index, (key, why) in enumerate(self.problems.items())}
+        template = "; ".join("{" + name + "}" for name in parts)
+        listed = Reason(template, **parts)
+        reason = Reason("invalid rule set: {problems}", problems=listed)
+        self.template: str = reason.template
+        self.params: dict[str, object] = reason.params
+        super().__init__(str(reason))
 
 
 class Reason(str):

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from unokit.engine.cards import CODES, build_deck, parse_card
-from unokit.engine.errors import CardCodeError, RulesError
+from unokit.engine.errors import CardCodeError, Reason, RulesError
 from unokit.engine.jsontext import MAX_DEPTH, nesting_depth, parse_json, short_repr
 
 DeckName = Literal["classic", "h2o", "attack"]
@@ -284,7 +284,8 @@ class Rules:
         """
         if not isinstance(data, Mapping):
             kind = type(data).__name__
-            raise RulesError({"rules": f"expected a mapping of rule keys, got {kind}"})
+            raise RulesError({"rules": Reason("expected a mapping of rule keys, got {kind}",
+                                              kind=kind)})
         problems: dict[str, str] = {}
         preset = data.get("preset", "official")
         if not isinstance(preset, str) or preset not in PRESETS:
@@ -323,19 +324,20 @@ class Rules:
             RulesError: the text is not TOML or not a valid rule set.
         """
         if not isinstance(text, str):
-            raise _rules_error(f"expected TOML text, got {type(text).__name__}")
+            raise _rules_error(Reason("expected TOML text, got {kind}",
+                                      kind=type(text).__name__))
         try:
             data = tomllib.loads(text)
         except RecursionError:
-            raise _rules_error(f"not valid TOML: nested more than {MAX_DEPTH} levels deep"
-                               ) from None
+            raise _rules_error(_TOML_DEPTH) from None
         except ValueError as exc:  # TOMLDecodeError, numbers of more than 4300 digits
             message = str(exc)
             if "integer string conversion" in message:
-                message = "a number with more than 4300 digits"
-            raise _rules_error(f"not valid TOML: {message}") from None
+                raise _rules_error(Reason("not valid TOML: a number with more than 4300 "
+                                          "digits")) from None
+            raise _rules_error(Reason("not valid TOML: {problem}", problem=message)) from None
         if nesting_depth(data) > MAX_DEPTH:
-            raise _rules_error(f"not valid TOML: nested more than {MAX_DEPTH} levels deep")
+            raise _rules_error(_TOML_DEPTH)
         if set(data) == {"rules"} and isinstance(data["rules"], dict):
             data = data["rules"]
         return cls.from_dict(data)
@@ -357,34 +359,36 @@ class Rules:
             RulesError: naming every offending item or key.
         """
         if not isinstance(text, str):
-            raise _rules_error(f"expected a rule string, got {type(text).__name__}")
+            raise _rules_error(Reason("expected a rule string, got {kind}",
+                                      kind=type(text).__name__))
         items = _split_items(text)
         if not any(items):
-            raise _rules_error("no rules given: write a preset name (official), then "
-                               "key=value items, e.g. official,players=3")
+            raise _rules_error(Reason("no rules given: write a preset name (official), "
+                                      "then key=value items, e.g. official,players=3"))
         data: dict[str, Any] = {}
         problems: dict[str, str] = {}
         for index, item in enumerate(items):
             if not item:
-                problems["rules"] = "an empty item (two commas in a row, or one at an end)"
+                problems["rules"] = Reason("an empty item (two commas in a row, or one at an "
+                                            "end)")
                 continue
             if "=" not in item:
                 if index == 0:
                     data["preset"] = item
                 elif item in PRESETS:
                     rest = [other for other in items if other and other != item]
-                    problems[item] = ("a preset name comes first: "
-                                      + ",".join([item, *rest]))
+                    problems[item] = Reason("a preset name comes first: {order}",
+                                            order=",".join([item, *rest]))
                 else:
-                    problems[_key_text(item)] = "expected key=value"
+                    problems[_key_text(item)] = Reason("expected key=value")
                 continue
             key, _, raw = item.partition("=")
             key = key.strip()
             if not key:
-                problems[_key_text(item)] = "expected key=value: the key is missing"
+                problems[_key_text(item)] = Reason("expected key=value: the key is missing")
                 continue
             if key in data:
-                problems[key] = "given twice"
+                problems[key] = Reason("given twice")
             data[key] = _parse_scalar(raw.strip())
         if problems:
             raise RulesError(problems)
@@ -403,8 +407,8 @@ class Rules:
         if isinstance(source, Mapping):
             return cls.from_dict(source)
         if not isinstance(source, str):
-            raise _rules_error("expected a rule set, a mapping or a rule string, got "
-                               f"{type(source).__name__}")
+            raise _rules_error(Reason("expected a rule set, a mapping or a rule string, "
+                                      "got {kind}", kind=type(source).__name__))
         text = source.strip()
         if text.startswith("{"):
             return cls.from_json(text)
@@ -496,35 +500,42 @@ class Rules:
 
         if attack:
             refuse(list(_NOT_IN_ATTACK), "deck",
-                   "UNO Attack has no draw pile to draw from (a press replaces drawing) "
-                   "and no Draw Two or Wild Draw Four to answer", causes_first=True)
-            refuse(list(_WILD_DRAW_FOUR_KEYS), "deck", "the UNO Attack deck has no Wild Draw Four")
-            refuse(["zero_rotate"], "deck", "the UNO Attack deck has no 0 cards")
+                   Reason("UNO Attack has no draw pile to draw from (a press replaces "
+                          "drawing) and no Draw Two or Wild Draw Four to answer"),
+                   causes_first=True)
+            refuse(list(_WILD_DRAW_FOUR_KEYS), "deck",
+                   Reason("the UNO Attack deck has no Wild Draw Four"))
+            refuse(["zero_rotate"], "deck", Reason("the UNO Attack deck has no 0 cards"))
         else:
             refuse(["launcher_fire_chance", "launcher_max_burst"], "deck",
-                   "the card launcher exists only with deck=attack")
+                   Reason("the card launcher exists only with deck=attack"))
             if self.wild_draw_four != "challenge":
                 refuse(list(_WILD_DRAW_FOUR_KEYS[1:]), "wild_draw_four",
-                       "a Wild Draw Four is challenged only with wild_draw_four=challenge")
+                       Reason("a Wild Draw Four is challenged only with "
+                              "wild_draw_four=challenge"))
         if self.teams == "none":
-            refuse(["partner_hands_visible"], "teams", "partners exist only with teams")
+            refuse(["partner_hands_visible"], "teams",
+                   Reason("partners exist only with teams"))
         if self.silence == "off":
             refuse(["silence_penalty"], "silence",
-                   "silence_penalty acts only when silence is not off")
+                   Reason("silence_penalty acts only when silence is not off"))
         if not (self.seven_swap or (self.zero_rotate and not attack)):
             refuse(["seven_zero_last_card"], "seven_swap, zero_rotate",
-                   "a last-card 7 or 0 acts only with seven_swap or zero_rotate")
+                   Reason("a last-card 7 or 0 acts only with seven_swap or zero_rotate"))
         deck = set(self.deck_cards())
         if parse_card("WC") not in deck:
             refuse(["blank_card_effect"], "extra_cards",
-                   "the deck has no blank card (WC); add some with extra_cards={WC:4}")
+                   Reason("the deck has no blank card (WC); add some with {example}",
+                          example="extra_cards={WC:4}"))
         missing = [code for code, _ in self.going_out_bonus if parse_card(code) not in deck]
         if missing:
             found.append((("going_out_bonus",), "going_out_bonus, deck",
-                          f"the deck has no {', '.join(missing)} to go out on"))
+                          Reason("the deck has no {cards} to go out on",
+                                 cards=", ".join(missing))))
         if self.scoring == "lazy":
             refuse(["target_score"], "scoring",
-                   "lazy scoring keeps no points; the match lasts the given rounds")
+                   Reason("lazy scoring keeps no points; the match lasts the given "
+                          "rounds"))
         return found
 
     def validate(self) -> None:
@@ -532,25 +543,26 @@ class Rules:
         problems: dict[str, str] = {}
         deck_size = len(self.deck_cards())
         if self.players * self.hand_size >= deck_size:
-            problems["players, hand_size"] = (
-                f"{self.players} hands of {self.hand_size} need more than the "
-                f"{deck_size} cards of the deck"
-            )
+            problems["players, hand_size"] = Reason(
+                "{players} hands of {hand_size} need more than the {deck_size} cards of "
+                "the deck", players=self.players, hand_size=self.hand_size,
+                deck_size=deck_size)
         if self.teams == "pairs" and self.players not in (4, 6, 8, 10):
-            problems["teams, players"] = "pairs need 4, 6, 8 or 10 players"
+            problems["teams, players"] = Reason("pairs need 4, 6, 8 or 10 players")
         if self.teams == "pairs" and self.scoring in ("elimination", "lazy"):
-            problems["teams, scoring"] = f"teams cannot be combined with {self.scoring} scoring"
+            problems["teams, scoring"] = Reason(
+                "teams cannot be combined with {scoring} scoring", scoring=self.scoring)
         if self.teams == "pairs" and self.play_to_last:
-            problems["teams, play_to_last"] = "with teams the round ends when a player goes out"
+            problems["teams, play_to_last"] = Reason(
+                "with teams the round ends when a player goes out")
         if self.scoring == "lazy" and self.rounds is None:
-            problems["scoring, rounds"] = "lazy scoring keeps no points: set rounds"
+            problems["scoring, rounds"] = Reason("lazy scoring keeps no points: set rounds")
         if self.going_out_bonus and self.scoring not in ("penalty", "elimination"):
-            problems["going_out_bonus, scoring"] = (
-                "a going-out bonus needs penalty or elimination scoring"
-            )
+            problems["going_out_bonus, scoring"] = Reason(
+                "a going-out bonus needs penalty or elimination scoring")
         problems.update(self.inert_keys())
         if self.scoring == "elimination" and self.players < 3:
-            problems["scoring, players"] = "elimination needs at least 3 players"
+            problems["scoring, players"] = Reason("elimination needs at least 3 players")
         if problems:
             raise RulesError(problems)
 
@@ -559,6 +571,9 @@ class Rules:
 def _deck_cards(deck: str, extra_cards: tuple[tuple[str, int], ...]) -> tuple[int, ...]:
     """:meth:`Rules.deck_cards`, built once per deck and extra cards."""
     return tuple(build_deck(deck, dict(extra_cards)))
+
+
+_TOML_DEPTH = Reason("not valid TOML: nested more than {depth} levels deep", depth=MAX_DEPTH)
 
 
 def _rules_error(message: str) -> RulesError:
@@ -575,23 +590,25 @@ def _key_text(key: Any) -> str:
     return key if len(key) <= 40 else key[:37] + "..."
 
 
-_SEE_RULES = "unokit rules lists every key"
-
-
 def _unknown_key(key: Any) -> str:
     """The problem of an unknown key, with the nearest key if one is close."""
     if isinstance(key, str):
         close = difflib.get_close_matches(key, list(SPEC), n=1)
         if close:
-            return f"unknown key; did you mean {close[0]}? ({_SEE_RULES})"
-    return f"unknown key ({_SEE_RULES})"
+            return Reason("unknown key; did you mean {key}? (unokit rules lists every key)",
+                          key=close[0])
+    return Reason("unknown key (unokit rules lists every key)")
 
 
 def _unknown_preset(preset: Any) -> str:
     """The problem of an unknown preset, with the nearest preset if one is close."""
     close = difflib.get_close_matches(preset, list(PRESETS), n=1) if isinstance(preset, str) else []
-    hint = f"; did you mean {close[0]}?" if close else ""
-    return f"unknown preset {short_repr(preset)}{hint}; presets: {', '.join(PRESETS)}"
+    shown, presets = short_repr(preset), ", ".join(PRESETS)
+    if close:
+        return Reason("unknown preset {preset}; did you mean {close}?; presets: {presets}",
+                      preset=shown, close=close[0], presets=presets)
+    return Reason("unknown preset {preset}; presets: {presets}", preset=shown,
+                  presets=presets)
 
 
 class _Unreadable(NamedTuple):
@@ -609,7 +626,7 @@ class _LongNumber(NamedTuple):
 def _shown(value: Any) -> str:
     """A value as a message shows it."""
     if isinstance(value, _LongNumber):
-        return f"a {value.digits}-digit number"
+        return Reason("a {digits}-digit number", digits=value.digits)
     return short_repr(value)
 
 
@@ -627,41 +644,46 @@ def _coerce(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
     if kind == "bool":
         if isinstance(value, bool):
             return value
-        problems[name] = f"expected true or false, got {_shown(value)}"
+        problems[name] = Reason("expected true or false, got {value}", value=_shown(value))
     elif kind in ("int", "optional_int"):
         if value is None and kind == "optional_int":
             return None
         if isinstance(value, _LongNumber):
-            problems[name] = f"{_shown(value)} is out of range {_range_text(*spec.choices)}"
+            problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
+                                    range=_range_text(*spec.choices))
             return spec.default
         if isinstance(value, int) and not isinstance(value, bool):
             low, high = spec.choices
             if value < low or (high is not None and value > high):
-                problems[name] = f"{_shown(value)} is out of range {_range_text(low, high)}"
+                problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
+                                        range=_range_text(low, high))
                 return spec.default
             return value
-        wanted = "an integer or none" if kind == "optional_int" else "an integer"
-        problems[name] = f"expected {wanted}, got {_shown(value)}"
+        problems[name] = (Reason("expected an integer or none, got {value}",
+                                 value=_shown(value)) if kind == "optional_int"
+                          else Reason("expected an integer, got {value}", value=_shown(value)))
     elif kind == "float":
         if isinstance(value, int | float) and not isinstance(value, bool):
             low, high = spec.choices
             if not low <= value <= high:
-                problems[name] = f"{_shown(value)} is out of range {low}..{high}"
+                problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
+                                        range=_range_text(low, high))
                 return spec.default
             return float(value)
-        problems[name] = f"expected a number, got {_shown(value)}"
+        problems[name] = Reason("expected a number, got {value}", value=_shown(value))
     elif kind == "choice":
         if value is None and "none" in spec.choices:
             return "none"  # the compact form writes the value none like a missing number
         if isinstance(value, str) and value in spec.choices:
             return value
-        problems[name] = f"expected one of {', '.join(spec.choices)}, got {_shown(value)}"
+        problems[name] = Reason("expected one of {choices}, got {value}",
+                                choices=", ".join(spec.choices), value=_shown(value))
     elif kind == "cards":
         return _coerce_cards(spec, value, problems)
     return spec.default
 
 
-_MAP_FORM = "a map is written {WC:4,WSW:1}"
+_MAP_FORM = Reason("a map is written {example}", example="{WC:4,WSW:1}")
 
 
 def _coerce_cards(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
@@ -669,22 +691,25 @@ def _coerce_cards(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
         with contextlib.suppress(TypeError, ValueError):
             value = dict(value)
     if not isinstance(value, Mapping):
-        problems[spec.name] = (f"expected a map of card code -> number, got {_shown(value)} "
-                               f"({_MAP_FORM})")
+        problems[spec.name] = Reason("expected a map of card code -> number, got {value} "
+                                     "({form})", value=_shown(value), form=_MAP_FORM)
         return spec.default
     pairs: list[tuple[str, int]] = []
     for code, count in value.items():
         try:
             parse_card(code)
         except CardCodeError:
-            problems[spec.name] = f"unknown card code {_shown(code)} ({_MAP_FORM})"
+            problems[spec.name] = Reason("unknown card code {code} ({form})",
+                                         code=_shown(code), form=_MAP_FORM)
             continue
         if code not in spec.choices:
-            problems[spec.name] = f"{code} cannot be used here; allowed: {', '.join(spec.choices)}"
+            problems[spec.name] = Reason("{code} cannot be used here; allowed: {choices}",
+                                         code=code, choices=", ".join(spec.choices))
         elif isinstance(count, _Unreadable):
-            problems[spec.name] = f"{code}: {count.why}"
+            problems[spec.name] = Reason("{code}: {why}", code=code, why=count.why)
         elif not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 1000:
-            problems[spec.name] = f"{code}: expected a whole number 0..1000, got {_shown(count)}"
+            problems[spec.name] = Reason("{code}: expected a whole number 0..1000, got {value}",
+                                         code=code, value=_shown(count))
         elif count:
             pairs.append((code, count))
     return tuple(sorted(pairs, key=lambda pair: parse_card(pair[0])))
@@ -733,8 +758,8 @@ def _parse_scalar(raw: str) -> Any:
         for item in _split_items(inner) if inner else []:
             code, colon, count = item.partition(":")
             if not item or not colon:
-                return _Unreadable(f"expected CODE:count items in the map ({_MAP_FORM}), "
-                                   f"got {_shown(item)}")
+                return _Unreadable(Reason("expected CODE:count items in the map ({form}), "
+                                          "got {item}", form=_MAP_FORM, item=_shown(item)))
             out[_unquote(code.strip())] = _parse_scalar(count.strip())
         return out
     if _INT_TEXT.match(raw):
@@ -745,8 +770,8 @@ def _parse_scalar(raw: str) -> Any:
     if _FLOAT_TEXT.match(raw):
         return float(raw)
     if ("_" in raw or not raw.isascii()) and _python_reads_number(raw):
-        return _Unreadable(f"{_shown(raw)} is not a number here: write numbers with the "
-                           "digits 0-9, without underscores")
+        return _Unreadable(Reason("{value} is not a number here: write numbers with the "
+                                  "digits 0-9, without underscores", value=_shown(raw)))
     return raw
 
 

@@ -69,7 +69,9 @@ def room_rules(rules: str | Mapping[str, Any] | None, seats: int | None = None) 
         if seats is not None:
             parsed = Rules.from_dict({**parsed.to_dict(), "players": seats})
     except RulesError as exc:
-        raise RoomError("bad_request", str(exc)[:300]) from None
+        if len(str(exc)) > 300:
+            raise RoomError("bad_request", str(exc)[:300]) from None
+        raise RoomError("bad_request", exc.template, **exc.params) from None
     return parsed
 
 

@@ -12,7 +12,7 @@ import typer
 from unokit._extras import missing
 from unokit.engine.errors import RecordError, RulesError
 from unokit.formats.record import Record
-from unokit.i18n import N_, _
+from unokit.i18n import N_, _, current_language, localize
 from unokit.tui.session import DEFAULT_DELAY, MAX_SEED, PlayConfig, config_from_options
 
 
@@ -65,7 +65,7 @@ def play_command(
         try:
             config = config_from_options(rules_text, players, bots, seed, name)
         except RulesError as exc:
-            _fail(str(exc))
+            _fail(localize(current_language(), exc))
         except ValueError as exc:
             _fail(f"--bots: {exc}" if "bot" in str(exc) else str(exc))
         given = len([level for level in (bots or "").split(",") if level.strip()])
@@ -98,7 +98,9 @@ def _play_online(server: str, room: str | None, *, spectate: bool,
         code = check_room(server, room, fields)
     except BotSpecError as exc:
         _fail(_("--bots: {reason}", reason=exc))
-    except (RulesError, ClientError) as exc:
+    except RulesError as exc:
+        _fail(localize(current_language(), exc))
+    except ClientError as exc:
         _fail(str(exc))
     from unokit.tui.online_screen import run_online
 
