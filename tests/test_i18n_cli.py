@@ -7,6 +7,7 @@ output (transcripts, JSON) stays English."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -134,3 +135,30 @@ def test_a_bad_rule_set_stays_english_in_english() -> None:
     done = unokit("selfplay", "--rules", "official,jump_in=maybe", LANG="C")
     assert done.stderr.strip() == ("error: invalid rule set: jump_in: expected true or "
                                    "false, got 'maybe'")
+
+
+def test_a_broken_record_is_refused_in_the_terminals_language(tmp_path: Path) -> None:
+    record = tmp_path / "match.json"
+    saved = CliRunner().invoke(app, ["selfplay", "--rules", "official,players=2,rounds=1",
+                                     "--seed", "3", "--save", str(record)])
+    assert saved.exit_code == 0, saved.output
+    data = json.loads(record.read_text())
+    data["seed"] = "x"
+    record.write_text(json.dumps(data))
+    done = unokit("replay", str(record), UNOKIT_LANG="ru")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"ошибка: {record}: seed: ожидалось целое число "
+                                   "0 <= seed < 2**64, получено 'x'")
+    data["seed"], data["actions"] = 3, ["0:uno", *data["actions"]]
+    record.write_text(json.dumps(data))
+    done = unokit("replay", str(record), UNOKIT_LANG="da")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"fejl: {record}: træk 0 ('0:uno') er ikke tilladt: ")
+    data["seed"] = "x"
+    record.write_text(json.dumps(data))
+    done = unokit("verify", str(record), UNOKIT_LANG="ka")
+    assert done.returncode == 2
+    assert "seed: მოსალოდნელი იყო მთელი რიცხვი 0 <= seed < 2**64" in done.stderr
+    done = unokit("verify", str(record), LANG="C")
+    assert done.stderr.strip() == (f"error: {record}: seed: expected an integer "
+                                   "0 <= seed < 2**64, got 'x'")

@@ -362,7 +362,7 @@ def replay_command(
     try:
         record = Record.load(file)
     except RecordError as exc:
-        _fail(str(exc))
+        _fail(localize(current_language(), exc))
     if tui:
         replay_tui(record, file, seat)
         return
@@ -377,7 +377,7 @@ def replay_command(
                 _check_seat(seat, game.n)
             lines.extend(describe_event(e, viewer, names, markup=markup) for e in step.events)
     except RecordError as exc:
-        _fail(f"{file}: {exc}")
+        _fail(f"{file}: {localize(current_language(), exc)}")
     console = _console()
     rules_text = game.rules.to_string() if game is not None else "?"
     head = ngettext("{file}: {n} action, rules {rules}, seed {seed}",
@@ -429,7 +429,7 @@ def verify_command(
         record = Record.load(file)
         report = verify_record(record, published=published, mine=mine)
     except RecordError as exc:
-        _fail(str(exc))
+        _fail(localize(current_language(), exc))
     for check in report.checks:
         typer.echo(f"ok  {check.name}" if check.passed
                    else f"FAIL {check.name}: {_one_line(check.reason)}")

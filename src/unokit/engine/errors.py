@@ -102,7 +102,18 @@ class SetupError(UnoError):
 
 
 class RecordError(UnoError):
-    """A game record is broken, tampered with or from an unknown format version."""
+    """A game record is broken, tampered with or from an unknown format version. Made
+    from a :class:`Reason`, it keeps its ``template`` and ``params`` for a translation.
+
+    >>> err = RecordError(Reason("seed: expected an integer, got {value}", value="'x'"))
+    >>> str(err), err.template
+    ("seed: expected an integer, got 'x'", 'seed: expected an integer, got {value}')
+    """
+
+    def __init__(self, message: str) -> None:
+        self.template: str = getattr(message, "template", message)
+        self.params: dict[str, object] = dict(getattr(message, "params", {}))
+        super().__init__(message)
 
 
 class ScenarioError(UnoError):

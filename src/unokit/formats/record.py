@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from unokit.engine.actions import format_action, parse_action
-from unokit.engine.errors import IllegalActionError, RecordError, UnoError
+from unokit.engine.errors import IllegalActionError, Reason, RecordError, UnoError
 from unokit.engine.events import Event
 from unokit.engine.game import Game
 from unokit.engine.jsontext import MAX_FILE_BYTES, parse_json, read_limited
@@ -169,10 +169,12 @@ class Record:
         """
         names = default_names(game.n) if players is None else [str(p) for p in players]
         if len(names) != game.n:
-            raise RecordError(f"{len(names)} player names for {game.n} seats")
+            raise RecordError(Reason("{names} player names for {seats} seats", names=len(names),
+                                     seats=game.n))
         fresh = Game(game.rules, game.seed)
         if game.log[: len(fresh.log)] != fresh.log:
-            raise RecordError("only a game started with Game(rules, seed) can be recorded")
+            raise RecordError(Reason("only a game started with Game(rules, seed) can be "
+                                     "recorded"))
         digest = events_digest(game.log)
         return cls(
             rules=game.rules.to_dict(),
@@ -212,35 +214,43 @@ class Record:
             RecordError: naming the first field that is missing or wrong.
         """
         if not isinstance(data, Mapping):
-            raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
+            raise RecordError(Reason("a record is a JSON object, not {kind}",
+                                     kind=_json_type(data)))
         version = data.get("format_version")
         expected = _FIELDS_V1 if _is_int(version) and version == 1 else _FIELDS
         optional = () if expected is _FIELDS_V1 else _OPTIONAL
         if optional == () and "fairness" in data:
-            raise RecordError("fairness: a record of format version 1 has no fairness block")
+            raise RecordError(Reason("fairness: a record of format version 1 has no fairness "
+                                     "block"))
         unknown = sorted(_short_text(key) for key in data
                          if key not in expected and key not in optional)
         if unknown:
-            raise RecordError(f"unknown record fields: {', '.join(unknown)}")
+            raise RecordError(Reason("unknown record fields: {fields}",
+                                     fields=", ".join(unknown)))
         for name in expected:
             if name not in data:
-                raise RecordError(f"the record has no {name!r} field")
+                raise RecordError(Reason("the record has no {field} field", field=repr(name)))
         fmt = data["format"]
         if fmt != FORMAT:
-            raise RecordError(f"format: expected {FORMAT!r}, got {_short(fmt)}")
+            raise RecordError(Reason("format: expected {expected}, got {value}",
+                                     expected=repr(FORMAT), value=_short(fmt)))
         version = data["format_version"]
         if not _is_int(version):
-            raise RecordError(f"format_version: expected an integer, got {_short(version)}")
+            raise RecordError(Reason("format_version: expected an integer, got {value}",
+                                     value=_short(version)))
         if version not in READ_VERSIONS:
-            raise RecordError(f"format_version {_short(version)} is not supported "
-                              f"(this unokit reads versions 1 and {FORMAT_VERSION})")
+            raise RecordError(Reason("format_version {value} is not supported (this "
+                                     "unokit reads versions 1 and {version})",
+                                     value=_short(version), version=FORMAT_VERSION))
         if not isinstance(data["engine_version"], str):
-            raise RecordError("engine_version: expected text")
+            raise RecordError(Reason("engine_version: expected text"))
         if not isinstance(data["rules"], Mapping):
-            raise RecordError(f"rules: expected an object, got {_json_type(data['rules'])}")
+            raise RecordError(Reason("rules: expected an object, got {kind}",
+                                     kind=_json_type(data["rules"])))
         seed = data["seed"]
         if not _is_int(seed) or not 0 <= seed < 2**64:
-            raise RecordError(f"seed: expected an integer 0 <= seed < 2**64, got {_short(seed)}")
+            raise RecordError(Reason("seed: expected an integer 0 <= seed < 2**64, got {value}",
+                                     value=_short(seed)))
         players = _text_list(data["players"], "players")
         actions = _text_list(data["actions"], "actions")
         digest = _hex_digest(data, "events_sha256")
@@ -285,7 +295,7 @@ class Record:
         try:
             return cls.from_json(raw)
         except RecordError as exc:
-            raise RecordError(f"{path}: {exc}") from None
+            raise RecordError(Reason("{path}: {problem}", path=str(path), problem=exc)) from None
 
 
 def _is_int(value: Any) -> bool:
@@ -293,8 +303,9 @@ def _is_int(value: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "a boolean",
-             int: "a number", float: "a number", type(None): "null"}
+    names = {dict: Reason("an object"), list: Reason("a list"), str: Reason("text"),
+             bool: Reason("a boolean"), int: Reason("a number"), float: Reason("a number"),
+             type(None): Reason("null")}
     return names.get(type(value), type(value).__name__)
 
 
@@ -302,7 +313,11 @@ def _hex_digest(data: Mapping[str, Any], name: str, label: str | None = None,
                 or_else: str = "") -> str:
     digest = data[name]
     if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
-        raise RecordError(f"{label or name}: expected 64 lowercase hex digits{or_else}")
+        if or_else:
+            raise RecordError(Reason("{field}: expected 64 lowercase hex digits or null "
+                                     "(not revealed)", field=label or name))
+        raise RecordError(Reason("{field}: expected 64 lowercase hex digits",
+                                 field=label or name))
     return digest
 
 
@@ -310,15 +325,18 @@ def _fairness(value: Any) -> dict[str, Any]:
     """A checked copy of a fairness block: its four fields and their types (what they
     mean is checked by :func:`unokit.formats.fairdeal.verify_record`)."""
     if not isinstance(value, Mapping):
-        raise RecordError(f"fairness: expected an object, got {_json_type(value)}")
+        raise RecordError(Reason("fairness: expected an object, got {kind}",
+                                 kind=_json_type(value)))
     unknown = sorted(_short_text(key) for key in value if key not in _FAIRNESS_KEYS)
     if unknown:
-        raise RecordError(f"fairness: unknown fields: {', '.join(unknown)}")
+        raise RecordError(Reason("fairness: unknown fields: {fields}",
+                                 fields=", ".join(unknown)))
     for name in _FAIRNESS_KEYS:
         if name not in value:
-            raise RecordError(f"fairness: no {name!r} field")
+            raise RecordError(Reason("fairness: no {field} field", field=repr(name)))
     if not isinstance(value["scheme"], str):
-        raise RecordError(f"fairness.scheme: expected text, got {_json_type(value['scheme'])}")
+        raise RecordError(Reason("fairness.scheme: expected text, got {kind}",
+                                 kind=_json_type(value["scheme"])))
     commitment = _hex_digest(value, "commitment", "fairness.commitment")
     server_seed = value["server_seed"]
     if server_seed is not None:
@@ -326,14 +344,15 @@ def _fairness(value: Any) -> dict[str, Any]:
                                   " or null (not revealed)")
     contributions = value["contributions"]
     if not isinstance(contributions, Mapping):
-        raise RecordError("fairness.contributions: expected an object, got "
-                          f"{_json_type(contributions)}")
+        raise RecordError(Reason("fairness.contributions: expected an object, got {kind}",
+                                 kind=_json_type(contributions)))
     for seat, text in contributions.items():
         if not isinstance(seat, str):
-            raise RecordError("fairness.contributions: expected text keys (seat numbers)")
+            raise RecordError(Reason("fairness.contributions: expected text keys (seat "
+                                     "numbers)"))
         if not isinstance(text, str):
-            raise RecordError(f"fairness.contributions[{_short(seat)}]: expected text, got "
-                              f"{_json_type(text)}")
+            raise RecordError(Reason("fairness.contributions[{seat}]: expected text, got "
+                                     "{kind}", seat=_short(seat), kind=_json_type(text)))
     return {"scheme": value["scheme"], "commitment": commitment,
             "contributions": dict(contributions), "server_seed": server_seed}
 
@@ -358,10 +377,12 @@ def _short(value: Any) -> str:
 
 def _text_list(value: Any, name: str) -> list[str]:
     if not isinstance(value, list):
-        raise RecordError(f"{name}: expected a list, got {_json_type(value)}")
+        raise RecordError(Reason("{field}: expected a list, got {kind}", field=name,
+                                 kind=_json_type(value)))
     for index, item in enumerate(value):
         if not isinstance(item, str):
-            raise RecordError(f"{name}[{index}]: expected text, got {_json_type(item)}")
+            raise RecordError(Reason("{field}[{index}]: expected text, got {kind}", field=name,
+                                     index=index, kind=_json_type(item)))
     return list(value)
 
 
@@ -402,48 +423,54 @@ def replay_steps(record: Record | str | bytes | Mapping[str, Any]) -> Iterator[R
         # reset to their defaults they change nothing in the game.
         rules = Rules.from_dict(rec.rules, drop_inert=rec.format_version == 1)
     except UnoError as exc:
-        raise RecordError(f"rules: {exc}") from None
+        raise RecordError(Reason("rules: {problem}", problem=exc)) from None
     if len(rec.players) != rules.players:
-        raise RecordError(f"players: {len(rec.players)} names for {rules.players} seats")
+        raise RecordError(Reason("players: {names} names for {seats} seats",
+                                 names=len(rec.players), seats=rules.players))
     if (rec.header_sha256 is not None
             and header_digest(rules, rec.seed, rec.players)
             != rec.header_sha256):
-        raise RecordError("the header digest does not match: the rules, seed or players "
-                          f"{_changed_why(rec.engine_version)}")
+        raise RecordError(Reason("the header digest does not match: the rules, seed or "
+                                 "players {why}", why=_changed_why(rec.engine_version)))
     try:
         game = Game(rules, rec.seed)
     except UnoError as exc:
-        raise RecordError(f"the game cannot start: {exc}") from None
+        raise RecordError(Reason("the game cannot start: {problem}", problem=exc)) from None
     yield ReplayStep(None, list(game.log), game)
     for index, text in enumerate(rec.actions):
         try:
             action = parse_action(text)
         except UnoError as exc:
-            raise RecordError(f"action {index} ({text!r}) is not an action: {exc}") from None
+            raise RecordError(Reason("action {index} ({text}) is not an action: {problem}",
+                                     index=index, text=repr(text), problem=exc)) from None
         try:
             events = game.apply(action)
         except IllegalActionError as exc:
-            raise RecordError(f"action {index} ({text!r}) is illegal: {exc.reason}") from None
+            raise RecordError(Reason("action {index} ({text}) is illegal: {problem}",
+                                     index=index, text=repr(text), problem=exc.reason)
+                              ) from None
         except UnoError as exc:
-            raise RecordError(f"action {index} ({text!r}) failed: {exc}") from None
+            raise RecordError(Reason("action {index} ({text}) failed: {problem}", index=index,
+                                     text=repr(text), problem=exc)) from None
         yield ReplayStep(action, events, game)
     digest = events_digest(game.log)
     if digest != rec.events_sha256:
         made_by = rec.engine_version
         here = _engine_version()
-        why = ("the record was changed after it was written" if made_by == here
-               else f"it was written by unokit {_short_text(made_by)}, this is {here}")
-        raise RecordError(f"the events digest does not match after {len(rec.actions)} "
-                          f"actions: {why}")
+        why = (Reason("the record was changed after it was written") if made_by == here
+               else Reason("it was written by unokit {made_by}, this is {here}",
+                           made_by=_short_text(made_by), here=here))
+        raise RecordError(Reason("the events digest does not match after {n} actions: {why}",
+                                 n=len(rec.actions), why=why))
 
 
 def _changed_why(made_by: str) -> str:
     """Why a record digest differs, for the message."""
     here = _engine_version()
     if made_by == here:
-        return "were changed after it was written"
-    return (f"were changed after it was written, or unokit {_short_text(made_by)} wrote "
-            f"them differently (this is {here})")
+        return Reason("were changed after it was written")
+    return Reason("were changed after it was written, or unokit {made_by} wrote them "
+                  "differently (this is {here})", made_by=_short_text(made_by), here=here)
 
 
 def replay(record: Record | str | bytes | Mapping[str, Any]) -> Game:

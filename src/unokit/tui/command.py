@@ -122,7 +122,7 @@ def replay_tui(record: Record, file: Path, seat: int | None) -> None:
     try:
         frames = load_frames(record)
     except RecordError as exc:
-        _fail(f"{file}: {exc}")
+        _fail(f"{file}: {localize(current_language(), exc)}")
     players = frames[0].game.n
     if seat is not None and not 0 <= seat < players:
         _fail(_("--as {seat}: there are seats 0..{last}", seat=seat, last=players - 1))
