@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pybabel="${PYBABEL:-.venv/bin/pybabel}"
 dir=src/unokit/i18n/locale
-keywords=(-k N_ -k Reason -k translate:2 -k translate_plural:2,3)
+keywords=(-k N_ -k Reason -k KeySpec:6 -k translate:2 -k translate_plural:2,3)
 
 "$pybabel" -q extract -F babel.cfg "${keywords[@]}" --no-location --sort-output \
     --project unokit --copyright-holder "unokit" -o "$dir/unokit.pot" src/unokit

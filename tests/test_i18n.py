@@ -28,7 +28,7 @@ TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.DEFAULT]
 
 PY_KEYWORDS = {
     "_": None, "gettext": None, "ngettext": (1, 2), "N_": None,
-    "translate": (2,), "translate_plural": (2, 3), "Reason": None,
+    "translate": (2,), "translate_plural": (2, 3), "Reason": None, "KeySpec": (6,),
 }
 WEB_KEYWORDS = {"_": None, "ngettext": (1, 2)}
 

@@ -162,3 +162,15 @@ def test_a_broken_record_is_refused_in_the_terminals_language(tmp_path: Path) ->
     done = unokit("verify", str(record), LANG="C")
     assert done.stderr.strip() == (f"error: {record}: seed: expected an integer "
                                    "0 <= seed < 2**64, got 'x'")
+
+
+def test_the_rules_table_says_each_meaning_in_the_terminals_language() -> None:
+    from unokit.engine.rules import KEYS
+
+    done = unokit("rules", "official", UNOKIT_LANG="da", **WIDE)
+    assert done.returncode == 0, done.stderr
+    assert "antal spillere" in done.stdout
+    assert "number of players" not in done.stdout
+    for spec in KEYS:
+        for lang in i18n.LANGUAGES[1:]:
+            assert i18n.translate(lang, spec.meaning) != spec.meaning, (lang, spec.name)

@@ -296,7 +296,7 @@ def rules_command(
         value = getattr(rules, spec.name)
         changed = _differs(value, spec.default)
         table.add_row(spec.name, format_value(value) + (" *" if changed else ""),
-                      format_value(spec.default), spec.meaning)
+                      format_value(spec.default), _(spec.meaning))
     console.print(table)
     console.print(_("* differs from the official rules."), markup=False)
 
