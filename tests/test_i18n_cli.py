@@ -174,3 +174,56 @@ def test_the_rules_table_says_each_meaning_in_the_terminals_language() -> None:
     for spec in KEYS:
         for lang in i18n.LANGUAGES[1:]:
             assert i18n.translate(lang, spec.meaning) != spec.meaning, (lang, spec.name)
+
+
+def test_a_file_that_cannot_be_read_is_refused_in_the_terminals_language(
+        tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    done = unokit("replay", str(missing), UNOKIT_LANG="ru")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"ошибка: {missing}: нет такого файла (не удаётся прочитать)"
+    done = unokit("verify", str(tmp_path), UNOKIT_LANG="da")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"fejl: {tmp_path}: en mappe, ikke en fil"
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    done = unokit("replay", str(broken), UNOKIT_LANG="ka")
+    assert done.returncode == 2
+    assert done.stderr.startswith("შეცდომა: ")
+    assert ": არასწორი JSON: Expecting" in done.stderr
+    done = unokit("replay", str(missing), LANG="C")
+    assert done.stderr.strip() == f"error: {missing}: no such file (cannot read it)"
+    done = unokit("replay", str(broken), LANG="C")
+    assert done.stderr.startswith("error: ") and ": not valid JSON: Expecting" in done.stderr
+
+
+def test_a_rule_the_simulator_does_not_play_is_refused_in_the_terminals_language() -> None:
+    done = unokit("simulate", "--rules", "official,scoring=elimination", "--games", "1",
+                  UNOKIT_LANG="da")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "fejl: --rules 'official,scoring=elimination': ugyldigt regelsæt: scoring: "
+        "simulatoren spiller ikke 'elimination' (kun 'penalty', 'standard'); brug motoren")
+    done = unokit("simulate", "--rules", "official,extra_cards={WC: 2}", "--games", "1",
+                  UNOKIT_LANG="ru")
+    assert "симулятор играет только классической колодой из 108 карт; используйте движок" \
+        in done.stderr
+    done = unokit("simulate", "--rules", "official,scoring=elimination", "--games", "1",
+                  LANG="C")
+    assert done.stderr.strip() == (
+        "error: --rules 'official,scoring=elimination': invalid rule set: scoring: "
+        "the simulator does not play 'elimination' (only 'penalty', 'standard'); "
+        "use the engine")
+
+
+def test_the_playouts_refusals_keep_their_templates() -> None:
+    from unokit.bots.plain import Plain
+    from unokit.engine.rules import Rules
+
+    refused = [*Plain.refusals(Rules.preset("official", extra_cards={"WC": 2},
+                                            blank_card_effect="draw_ten")).values(),
+               *Plain.refusals(Rules.preset("official", extra_cards={"WSW": 1})).values()]
+    assert len(refused) == 2
+    for why in refused:
+        assert i18n.localize("da", why) != str(why)
+        assert i18n.localize("en", why) == str(why)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from unokit.engine.cards import WILD, WILD_BLANK, WILD_DRAW_FOUR
+from unokit.engine.errors import Reason
 from unokit.engine.rules import Rules
 from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
@@ -101,14 +102,15 @@ class Plain:
     def refusals(rules: Rules) -> dict[str, str]:
         """Every key of ``rules`` the playouts do not play, with the reason (empty when
         they are plain)."""
-        problems = refusals(SUPPORT, rules, "the playouts")
+        problems = refusals(SUPPORT, rules, Reason("the playouts"))
         wilds = {card for card in rules.deck_cards() if card >= WILD}
         if not wilds <= _PLAYED_WILDS:
             problems.setdefault("extra_cards" if rules.extra_cards else "deck",
-                                "the playouts play no wild but W, W+4 and WC")
+                                Reason("the playouts play no wild but W, W+4 and WC"))
         if WILD_BLANK in wilds and rules.blank_card_effect != "wild":
-            problems["blank_card_effect"] = ("the playouts play a blank card as a wild only, "
-                                             f"not {rules.blank_card_effect!r}")
+            problems["blank_card_effect"] = Reason(
+                "the playouts play a blank card as a wild only, not {effect}",
+                effect=repr(rules.blank_card_effect))
         return problems
 
     @classmethod

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from unokit.engine.errors import UnoError
+from unokit.engine.errors import Reason, UnoError
 
 MAX_DEPTH = 64
 """The deepest nesting of lists and objects accepted (every unokit file needs under 8)."""
@@ -55,24 +55,29 @@ def parse_json(text: str | bytes, error: ErrorFactory) -> Any:
             Python converts (4300 digits) or ``NaN``/``Infinity``.
     """
     if not isinstance(text, str | bytes | bytearray):
-        raise error(f"expected JSON text, got {type(text).__name__}")
+        raise error(Reason("expected JSON text, got {kind}", kind=type(text).__name__))
     try:
         value = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
-        raise error(f"not valid JSON: nested more than {MAX_DEPTH} levels deep") from None
+        raise error(_deeper()) from None
     except json.JSONDecodeError as exc:
-        raise error(f"not valid JSON: {exc}") from None
+        raise error(Reason("not valid JSON: {problem}", problem=str(exc))) from None
     except UnicodeDecodeError as exc:
-        raise error(f"not valid JSON: not UTF-8 text ({exc.reason} at byte {exc.start})"
-                    ) from None
+        raise error(Reason("not valid JSON: not UTF-8 text ({problem} at byte {byte})",
+                           problem=exc.reason, byte=exc.start)) from None
     except ValueError as exc:
         message = str(exc)
         if "integer string conversion" in message:
-            message = "a number with more than 4300 digits"
-        raise error(f"not valid JSON: {message}") from None
+            raise error(Reason("not valid JSON: a number with more than 4300 digits")
+                        ) from None
+        raise error(Reason("not valid JSON: {problem}", problem=message)) from None
     if nesting_depth(value) > MAX_DEPTH:
-        raise error(f"not valid JSON: nested more than {MAX_DEPTH} levels deep")
+        raise error(_deeper())
     return value
+
+
+def _deeper() -> Reason:
+    return Reason("not valid JSON: nested more than {depth} levels deep", depth=MAX_DEPTH)
 
 
 def nesting_depth(value: Any) -> int:
@@ -94,7 +99,7 @@ def nesting_depth(value: Any) -> int:
 
 
 def read_limited(path: str | Path, error: ErrorFactory, limit: int | None = None,
-                 what: str = "a file") -> bytes:
+                 what: str = "") -> bytes:
     """The bytes of the file at ``path``, refused past ``limit`` (default
     :data:`MAX_FILE_BYTES`). At most ``limit + 1`` bytes are read.
 
@@ -103,17 +108,19 @@ def read_limited(path: str | Path, error: ErrorFactory, limit: int | None = None
             larger than the limit.
     """
     most = MAX_FILE_BYTES if limit is None else limit
+    what = what or Reason("a file")
     try:
         with open(path, "rb") as handle:
             data = handle.read(most + 1)
     except FileNotFoundError:
-        raise error(f"{path}: no such file (cannot read it)") from None
+        raise error(Reason("{path}: no such file (cannot read it)", path=str(path))) from None
     except IsADirectoryError:
-        raise error(f"{path}: a folder, not {what}") from None
+        raise error(Reason("{path}: a folder, not {what}", path=str(path), what=what)) from None
     except OSError as exc:
-        raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise error(Reason("{path}: cannot read it: {problem}", path=str(path),
+                           problem=str(exc.strerror or exc))) from None
     if len(data) > most:
-        raise error(f"{path}: larger than {size_text(most)}")
+        raise error(Reason("{path}: larger than {size}", path=str(path), size=size_text(most)))
     return data
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias
 
+from unokit.engine.errors import Reason
 from unokit.engine.rules import SPEC, Rules
 
 ANY: Final = "any"
@@ -74,7 +75,15 @@ def check_declaration(declaration: Declaration, component: str) -> None:
 
 def refusals(declaration: Declaration, rules: Rules, component: str) -> dict[str, str]:
     """Every key of ``rules`` whose value ``component`` does not play, with the reason, in
-    the order of the rules' keys (empty when it plays them all)."""
+    the order of the rules' keys (empty when it plays them all). Each reason is a
+    :class:`~unokit.engine.errors.Reason`; ``component`` may be one too, to be said in
+    another language with it.
+
+    >>> why = refusals({key: ANY for key in SPEC} | {"jump_in": only_default("jump_in")},
+    ...                Rules.preset("party"), Reason("the example"))["jump_in"]
+    >>> why.template, why.params["value"]
+    ('{component} does not play {value} (only {allowed})', 'True')
+    """
     problems: dict[str, str] = {}
     for key in SPEC:
         support = declaration.get(key)
@@ -84,8 +93,14 @@ def refusals(declaration: Declaration, rules: Rules, component: str) -> dict[str
         if not isinstance(support, frozenset) or value not in support:
             allowed = (", ".join(repr(v) if isinstance(v, str) else str(v)
                                  for v in sorted(support, key=repr))
-                       if isinstance(support, frozenset) else "nothing")
-            problems[key] = f"{component} does not play {value!r} (only {allowed})"
+                       if isinstance(support, frozenset) else None)
+            if allowed is not None:
+                problems[key] = Reason("{component} does not play {value} (only {allowed})",
+                                       component=component, value=repr(value),
+                                       allowed=allowed)
+            else:
+                problems[key] = Reason("{component} does not play {value} (only nothing)",
+                                       component=component, value=repr(value))
     return problems
 
 

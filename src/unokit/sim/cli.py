@@ -24,7 +24,7 @@ from rich.table import Table
 from unokit._extras import missing
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import Rules
-from unokit.i18n import _
+from unokit.i18n import _, current_language, localize
 from unokit.sim.policies import DEFAULT_MAX_ACTIONS, POLICIES, PolicyError, seat_policies
 from unokit.sim.ray_backend import BackendError, import_ray
 
@@ -53,7 +53,7 @@ def _load(text: str, players: int | None, option: str) -> Rules:
             rules = rules.with_(players=players)
         check_supported(rules)
     except RulesError as exc:
-        _fail(f"{option} {text!r}: {exc}")
+        _fail(f"{option} {text!r}: {localize(current_language(), exc)}")
     return rules
 
 

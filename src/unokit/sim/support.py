@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from unokit.engine.cards import parse_card
-from unokit.engine.errors import RulesError
+from unokit.engine.errors import Reason, RulesError
 from unokit.engine.rules import Rules
 from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
@@ -89,7 +89,7 @@ SUPPORT: Declaration = {
 }
 """What the simulator plays of each rule key (see :mod:`unokit.engine.support`)."""
 
-_WHY = {"extra_cards": "the simulator plays the classic 108-card deck only"}
+_WHY = {"extra_cards": Reason("the simulator plays the classic 108-card deck only")}
 """Reasons clearer than the generic one, by key."""
 
 # Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
@@ -106,8 +106,8 @@ def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
     """Every key of ``rules`` the simulator does not play, with the reason (empty if
     it plays them all), in the order of RULES.md: the keys outside :data:`SUPPORT`, or
     outside ``support``, the declaration of a component running the simulator's kernel."""
-    return {key: f"{_WHY.get(key, why)}; use the engine"
-            for key, why in refusals(support, rules, "the simulator").items()}
+    return {key: Reason("{why}; use the engine", why=_WHY.get(key, why))
+            for key, why in refusals(support, rules, Reason("the simulator")).items()}
 
 
 def check_supported(rules: Rules, support: Declaration = SUPPORT) -> None:
