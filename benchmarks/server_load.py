@@ -38,6 +38,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+SETUP_CONCURRENCY = 20
+"""Rooms a worker seats at once before the run."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -51,91 +55,41 @@ def raise_fd_limit() -> None:
 
 
 # ---------------------------------------------------------------- worker (one process)
-async def run_room(url: str, rules: str, paced: bool, until: float, warmup_end: float,
-                   latencies: list[float], counters: dict[str, int], rng: random.Random
-                   ) -> None:
-    import httpx
-
-    from unokit.client import ActionRefused, GameClient
-    from unokit.server import protocol as P
-
-    async with httpx.AsyncClient(timeout=120) as http:
-        response = await http.post(url + "/api/rooms", json={"rules": rules})
-        code = response.json()["code"]
-    clients = [await GameClient.join(url, code, name=f"p{i}") for i in range(4)]
-    changed = asyncio.Event()
-    for client in clients:
-        client.listeners.append(changed)
-
-    async def until_(condition: Any) -> None:
-        async with asyncio.timeout(120):
-            while not condition():
-                changed.clear()
-                await changed.wait()
-    await clients[0].command(P.Start)
-    counters["rooms"] += 1
-    next_at = time.perf_counter() + rng.random()
-    try:
-        while time.perf_counter() < until:
-            await until_(lambda: any(c.must or c.reveal is not None for c in clients))
-            if any(c.reveal is not None for c in clients):
-                counters["matches"] += 1
-                break
-            actor = next(c for c in clients if c.must)
-            if paced:
-                delay = next_at - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                next_at = max(next_at + 1.0, time.perf_counter())
-            legal = actor.legal
-            choice = next((a for a in legal if a.endswith("!")), legal[0])
-            start = time.perf_counter()
-            try:
-                seq = await actor.act(choice)
-            except ActionRefused as exc:
-                counters["refused"] += 1
-                if exc.code == "rate_limited":  # the same turn: try again a little later
-                    await asyncio.sleep(0.05)
-                else:
-                    actor.must = False
-                continue
-            await until_(lambda seq=seq: all(c.last_seq >= seq for c in clients))
-            took = time.perf_counter() - start
-            counters["actions"] += 1
-            if start >= warmup_end:
-                latencies.append(took)
-    except (TimeoutError, OSError) as exc:
-        counters["errors"] += 1
-        counters.setdefault("error_kinds", 0)
-        print(f"room {code}: {type(exc).__name__}", file=sys.stderr)
-    finally:
-        for client in clients:
-            counters["errors"] += len(client.errors)
-            await client.close()
-
-
 async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: float,
                       warmup: float, seed: int) -> dict[str, Any]:
-    start = time.perf_counter()
-    ramp = min(20.0, rooms * 0.01)
-    until = start + ramp + seconds
-    warmup_end = start + ramp + warmup
+    """Seat every room of this worker, say ``ready`` on stdout, wait for ``go`` on stdin,
+    then play ``warmup`` + ``seconds``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import httpx
+
+    from _load_client import LoadRoom, open_room
+    http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20))
     latencies: list[float] = []
     counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0}
     rng = random.Random(seed)
-    tasks = []
-    for _ in range(rooms):
-        tasks.append(asyncio.create_task(run_room(url, rules, paced, until, warmup_end,
-                                                  latencies, counters, rng)))
-        await asyncio.sleep(ramp / max(1, rooms))
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+    async def seated() -> LoadRoom:
+        async with gate:
+            return await open_room(http, url, rules, paced, latencies, counters)
+    results = await asyncio.gather(*(seated() for _ in range(rooms)), return_exceptions=True)
+    await http.aclose()
     failures = [r for r in results if isinstance(r, BaseException)]
     for failure in failures[:5]:
         print(f"worker: {type(failure).__name__}: {failure}", file=sys.stderr)
     counters["errors"] += len(failures)
-    measured = max(1e-9, time.perf_counter() - warmup_end)
+    ready = [r for r in results if not isinstance(r, BaseException)]
+    cpu_setup = time.process_time()
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    start = time.perf_counter()
+    warmup_end, until = start + warmup, start + warmup + seconds
+    for room in ready:
+        room.begin(until, warmup_end, rng)
+    await asyncio.gather(*(room.over for room in ready))
+    measured = max(1e-9, min(time.perf_counter(), until) - warmup_end)
     return {"latencies": latencies, "counters": counters, "measured_s": measured,
-            "cpu_s": time.process_time()}
+            "cpu_s": time.process_time() - cpu_setup}
 
 
 # ---------------------------------------------------------------- the run
@@ -156,13 +110,18 @@ def main() -> int:
     parser.add_argument("--rules", default="official,players=4")
     parser.add_argument("--database-url", default="")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--url", default="",
+                        help="measure a server already running there (its process id with "
+                             "--server-pid, for its CPU and memory)")
+    parser.add_argument("--server-pid", type=int, default=0)
     parser.add_argument("--worker", nargs=3, metavar=("URL", "ROOMS", "OUT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     raise_fd_limit()
     if args.worker:
         url, rooms, path = args.worker[0], int(args.worker[1]), args.worker[2]
-        out = asyncio.run(worker_main(url, rooms, args.rules, not args.unpaced, args.seconds,
+        import uvloop
+        out = uvloop.run(worker_main(url, rooms, args.rules, not args.unpaced, args.seconds,
                                       args.warmup, args.seed))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
@@ -170,18 +129,22 @@ def main() -> int:
     import httpx
     import psutil
 
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     with tempfile.TemporaryDirectory(prefix="unokit-load-") as data:
-        command = [sys.executable, "-m", "unokit.cli", "serve", "--port", str(port),
-                   "--data-dir", data, "--log-level", "warning"]
-        if args.database_url:
-            command += ["--database-url", args.database_url]
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        server_env = dict(env)
-        if args.unpaced:  # every seat plays as fast as it can: lift the per-connection limit
-            server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
-        server = subprocess.Popen(command, env=server_env)
+        server = None
+        if args.url:
+            url = args.url.rstrip("/")
+        else:
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            command = [sys.executable, "-m", "unokit.cli", "serve", "--port", str(port),
+                       "--data-dir", data, "--log-level", "warning"]
+            if args.database_url:
+                command += ["--database-url", args.database_url]
+            server_env = dict(env)
+            if args.unpaced:  # every seat plays as fast as it can: lift the rate limit
+                server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
+            server = subprocess.Popen(command, env=server_env)
         try:
             deadline = time.time() + 60
             while True:
@@ -190,11 +153,11 @@ def main() -> int:
                         break
                 except httpx.HTTPError:
                     pass
-                if time.time() > deadline or server.poll() is not None:
+                if time.time() > deadline or (server is not None and server.poll() is not None):
                     raise SystemExit("the server did not become ready")
                 time.sleep(0.1)
-            proc = psutil.Process(server.pid)
-            cpu_before = proc.cpu_times()
+            pid = server.pid if server is not None else args.server_pid
+            proc = psutil.Process(pid) if pid else None
             share = [args.rooms // args.workers + (i < args.rooms % args.workers)
                      for i in range(args.workers)]
             workers = [subprocess.Popen(
@@ -202,25 +165,54 @@ def main() -> int:
                  "--rules", args.rules,
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                  "--seed", str(args.seed * 100 + i)] + (["--unpaced"] if args.unpaced else []),
-                env=env) for i, n in enumerate(share) if n]
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                for i, n in enumerate(share) if n]
+            for worker in workers:  # every room is seated and its match started
+                assert worker.stdout is not None
+                if worker.stdout.readline().strip() != "ready":
+                    raise SystemExit("a load worker failed while seating its rooms")
+            cpu_before = proc.cpu_times() if proc else None
+            for worker in workers:
+                assert worker.stdin is not None
+                worker.stdin.write("go\n")
+                worker.stdin.close()
+            go = time.time()
             peak = 0
+            # the steady part: after the warm-up, until the workers stop
+            steady_from, steady_to = go + args.warmup, go + args.warmup + args.seconds - 0.5
+            steady: list[Any] = []
             while any(w.poll() is None for w in workers):
-                peak = max(peak, proc.memory_info().rss)
-                time.sleep(0.5)
-            cpu_after = proc.cpu_times()
+                if proc is not None:
+                    peak = max(peak, proc.memory_info().rss)
+                    if len(steady) < 2 and time.time() >= (steady_to if steady
+                                                           else steady_from):
+                        steady.append((time.time(), proc.cpu_times()))
+                time.sleep(0.1)
+            cpu_after = proc.cpu_times() if proc else None
             outs = [json.loads(path.read_text()) for path in sorted(Path(data).glob(
                 "worker*.json"))]
         finally:
-            server.terminate()
-            server.wait(30)
+            if server is not None:
+                server.terminate()
+                server.wait(30)
     latencies = [x for o in outs for x in o.get("latencies", [])]
     totals: dict[str, int] = {}
     for o in outs:
         for key, value in o.get("counters", {}).items():
             totals[key] = totals.get(key, 0) + value
     measured = max((o.get("measured_s", 0.0) for o in outs), default=1.0)
-    cpu = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+    cpu = ((cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+           if cpu_after is not None and cpu_before is not None else float("nan"))
+    system = (cpu_after.system - cpu_before.system
+              if cpu_after is not None and cpu_before is not None else float("nan"))
     client_cpu = sum(o.get("cpu_s", 0.0) for o in outs)
+    steady_line = ""
+    if len(steady) == 2:
+        (t0, c0), (t1, c1) = steady
+        used = (c1.user + c1.system) - (c0.user + c0.system)
+        rate = len(latencies) / measured
+        steady_line = (f"steady part: server CPU {used / (t1 - t0) * 100:.0f}% of one core, "
+                       f"{used / max(1e-9, rate * (t1 - t0)) * 1e6:.0f} us per action")
     ms = [x * 1000 for x in latencies]
     print(f"server_load: {'unpaced' if args.unpaced else 'paced, ~1 action/s per room'}; "
           f"{args.rooms} rooms x 4 seats = {4 * args.rooms} WebSocket connections in "
@@ -233,9 +225,13 @@ def main() -> int:
     print(f"latency action -> last broadcast (ms): p50 {percentile(ms, 0.50):.1f}  "
           f"p90 {percentile(ms, 0.90):.1f}  p99 {percentile(ms, 0.99):.1f}  "
           f"max {max(ms, default=float('nan')):.1f}")
+    share = cpu / (args.seconds + args.warmup) * 100
     print(f"throughput {len(ms) / measured:.0f} actions/s (measured part); server CPU "
-          f"{cpu:.1f} s ({cpu / (measured + args.warmup) * 100:.0f}% of one core over the "
-          f"run), peak memory {peak / 2**20:.0f} MiB; client processes' CPU {client_cpu:.1f} s")
+          f"{cpu:.1f} s, {system:.1f} s of it in the kernel ({share:.0f}% of one core over "
+          f"the play), peak memory {peak / 2**20:.0f} MiB; client processes' CPU "
+          f"{client_cpu:.1f} s")
+    if steady_line:
+        print(steady_line)
     return 1 if totals.get("errors", 0) else 0
 
 

@@ -28,6 +28,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -69,7 +70,9 @@ class Connection:
         self.websocket = websocket
         self.viewer = SPECTATORS
         self.room: Room | None = None
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.outbox: collections.deque[bytes] = collections.deque()
+        """Messages waiting for the writer (at most :data:`SEND_QUEUE`)."""
+        self._wake: asyncio.Future[None] | None = None
         self.closed = False
         self.rate = settings.rate
         self.burst = float(settings.burst)
@@ -84,13 +87,18 @@ class Connection:
         """Queue a message; a client too far behind is closed."""
         if self.closed:
             return
-        try:
-            self.queue.put_nowait(data)
-        except asyncio.QueueFull:
+        if len(self.outbox) >= SEND_QUEUE:
             LOG.warning("slow client disconnected")
             self.closed = True
-            self.queue = asyncio.Queue(1)
-            self.queue.put_nowait(None)
+            self.outbox.clear()
+        else:
+            self.outbox.append(data)
+        self._poke()
+
+    def _poke(self) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
     def close(self, data: bytes | None = None) -> None:
         """Send ``data`` (if any), then close."""
@@ -99,8 +107,7 @@ class Connection:
         if data is not None:
             self.deliver(data)
         self.closed = True
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(None)
+        self._poke()
 
     def allow(self) -> bool:
         """Take one message from the rate limit (a token bucket)."""
@@ -113,12 +120,18 @@ class Connection:
         return True
 
     async def writer(self) -> None:
-        """Send queued messages until closed."""
+        """Send queued messages until closed: every message waiting when the writer
+        wakes goes out before it sleeps again."""
+        send, outbox = self.websocket.send, self.outbox
+        loop = asyncio.get_running_loop()
         while True:
-            data = await self.queue.get()
-            if data is None:
+            while outbox:
+                await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+            if self.closed:
                 return
-            await self.websocket.send_text(data.decode())
+            self._wake = loop.create_future()
+            await self._wake
+            self._wake = None
 
 
 def _error(conn: Connection, code: str, message: object, msg_id: str | None = None) -> bytes:

@@ -90,6 +90,9 @@ class Room(Lobby, Talk, Pacing):
         self.id = room_id
         self.code = code
         self.rules = rules
+        self._rules_shown = (rules.to_dict(), rules.to_string())
+        """The rule set as the room message shows it (worked out once: rules never
+        change)."""
         self.store = store
         self.fanout = fanout
         self.settings = settings
@@ -349,7 +352,7 @@ class Room(Lobby, Talk, Pacing):
         """The room as everyone sees it."""
         viewers = self.fanout.viewers(self.code)
         return P.RoomInfo(
-            code=self.code, rules=self.rules.to_dict(), rules_text=self.rules.to_string(),
+            code=self.code, rules=self._rules_shown[0], rules_text=self._rules_shown[1],
             status=self.status, turn_timer=self.turn_timer, commitment=self.commitment,
             catch_grace_ms=round(self.settings.catch_grace * 1000),
             invite=f"{self.settings.base_url}/r/{self.code}",
@@ -370,18 +373,27 @@ class Room(Lobby, Talk, Pacing):
         legal = [format_action(a).split(":", 1)[1] for a in game.legal_actions(viewer)]
         return legal, viewer == driver.lead()
 
-    def _events_message(self, events: list[Event], viewer: int) -> bytes:
+    def _events_message(self, events: list[Event], viewer: int,
+                        public: list[dict[str, Any]] | None = None) -> bytes:
+        """The events as ``viewer`` sees them, with its legal actions. ``public``: the
+        events' own dicts, worked out once for every viewer that sees them whole."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
         view = None if viewer < 0 else viewer
         legal, must = self._legal(viewer)
-        return P.encode(P.Events(events=[redact(e, view).to_dict() for e in events],
-                                 lead=driver.lead(), phase=str(game.phase), legal=legal,
-                                 must=must))
+        shown = []
+        for i, event in enumerate(events):
+            seen = redact(event, view)
+            shown.append(public[i] if public is not None and seen is event
+                         else seen.to_dict())
+        return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
+                                 legal=legal, must=must))
 
     def _broadcast_events(self, events: list[Event]) -> None:
-        self.fanout.publish(self.code, {viewer: self._events_message(events, viewer)
-                                        for viewer in self.fanout.viewers(self.code)})
+        public = [event.to_dict() for event in events]
+        self.fanout.publish(self.code, {
+            viewer: self._events_message(events, viewer, public)
+            for viewer in self.fanout.viewers(self.code)})
 
     # ------------------------------------------------------------ connections
     async def _hello(self, conn: Connection, hello: P.Hello) -> None:

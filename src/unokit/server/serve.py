@@ -25,6 +25,7 @@ import uvicorn
 
 from unokit.i18n import _
 from unokit.server.app import create_app
+from unokit.server.collector import FullCollections
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
 
@@ -71,9 +72,11 @@ class _Server(uvicorn.Server):
     """uvicorn, with the rooms told to stop before the connections are closed."""
 
     rooms: Rooms
+    collections: FullCollections
 
     async def shutdown(self, sockets: list[Any] | None = None) -> None:
         logging.getLogger("unokit.server").info("shutting down")
+        self.collections.uninstall()
         self.rooms.closing = True
         for room in list(self.rooms.rooms.values()):
             await room.stop()
@@ -82,6 +85,7 @@ class _Server(uvicorn.Server):
 
     async def startup(self, sockets: list[Any] | None = None) -> None:
         await super().startup(sockets)
+        self.collections.start(asyncio.get_running_loop())
         if self.started:
             print(_("unokit is serving the game: open {url} in a browser (Ctrl-C stops it)",
                     url=self.rooms.settings.base_url + "/"), flush=True)
@@ -106,6 +110,7 @@ def serve(settings: Settings) -> None:
                             lifespan="on")
     server = _Server(config)
     server.rooms = rooms
+    server.collections = FullCollections()
     logging.getLogger("unokit.server").info(
         "listening", extra={"url": settings.base_url, "database": _safe_url(settings)})
     server.run()

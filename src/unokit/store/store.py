@@ -26,7 +26,6 @@ every line players wrote (:meth:`Store.append_chat`); a room comes back with its
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import queue
@@ -142,11 +141,38 @@ class StoredRoom:
     """The room's :data:`RECENT_CHAT` last chat lines, oldest first."""
 
 
-_Job = tuple[Callable[[Connection], Any] | None, "concurrent.futures.Future[Any]",
+_Job = tuple[Callable[[Connection], Any] | None, "asyncio.Future[Any]",
              dict[str, Any] | None]
 """A write: a function of the connection, a row of ``actions`` (which a batch inserts
 all at once, before it runs the functions), or both in the same transaction; and the
-future its caller waits on."""
+future its caller waits on (of the caller's event loop, settled there: the writer hands
+each loop the outcomes of a whole batch in one call)."""
+
+
+_Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
+
+
+def _settle_all(outcomes: list[_Outcome]) -> None:
+    """From the writer thread: settle each future in its own event loop, with one call
+    into each loop for the whole list (one wake-up, not one per write)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    for outcome in outcomes:
+        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
+    for loop, mine in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            loop.call_soon_threadsafe(_settle, mine)
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """In the futures' loop: give each its result or exception (unless its caller has
+    stopped waiting)."""
+    for future, result, exc in outcomes:
+        if future.done():
+            continue
+        if exc is None:
+            future.set_result(result)
+        else:
+            future.set_exception(exc)
 
 
 class Store:
@@ -237,12 +263,12 @@ class Store:
                 return
             LOG.error("write failed", extra={"error": type(exc).__name__})
             failure = StoreError(f"the database refused a write: {type(exc).__name__}")
-            batch[0][1].set_exception(failure)
+            _settle_all([(batch[0][1], None, failure)])
             return
         self.commits += 1
         self.writes += len(batch)
-        for (_, future, _), result in zip(batch, results, strict=True):
-            future.set_result(result)
+        _settle_all([(future, result, None)
+                     for (_, future, _), result in zip(batch, results, strict=True)])
 
     async def run(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(connection)`` in the writer's next transaction and return its result
@@ -253,9 +279,9 @@ class Store:
         """
         if self._closed:
             raise StoreError("the store is closed")
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._jobs.put((fn, future, None))
-        return await asyncio.wrap_future(future)
+        return await future
 
     async def close(self) -> None:
         """Finish every write handed in, stop the writer and close the database."""
@@ -312,10 +338,13 @@ class Store:
         transaction (a line that broke a silence and the ``say`` it cost)."""
         if self._closed:
             raise StoreError("the store is closed")
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         write = None if chat is None else self._chat_writer(room_id, chat)
-        self._jobs.put((write, future, {"room_id": room_id, **action._asdict()}))
-        await asyncio.wrap_future(future)
+        n, text, seat, origin, client_id, seq, at = action
+        self._jobs.put((write, future, {
+            "room_id": room_id, "n": n, "action": text, "seat": seat, "origin": origin,
+            "client_id": client_id, "seq": seq, "at": at}))
+        await future
 
     @staticmethod
     def _chat_writer(room_id: int, line: ChatData) -> Callable[[Connection], None]:
