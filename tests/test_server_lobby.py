@@ -228,3 +228,19 @@ async def test_an_idle_lobby_is_closed_and_stays_closed(database_url: str) -> No
             await GameClient.join(server.url, idle.lower(), spectate=True)
         with pytest.raises(ClientError, match="no_room"):
             await GameClient.join(server.url, "ZZZZZZ", name="Bob")
+
+
+async def test_a_host_who_leaves_the_match_passes_the_host_on(database_url: str) -> None:
+    async with running_server(server_settings(database_url)) as server:
+        code = await new_room(server, rules="official,players=3", bots=["easy"])
+        ann = await GameClient.join(server.url, code, name="Ann")
+        bob = await GameClient.join(server.url, code, name="Bob", seat=2)
+        await ann.command(P.Start)
+        await ann.send_raw(P.encode(P.Leave(id="bye-ann")).decode())
+        await bob.wait_for(lambda c: bool(c.room["seats"][2].get("host")))
+        seats = bob.room["seats"]
+        assert seats[0].get("away") and not seats[0].get("host")
+        room = server.rooms.get(code)
+        assert room.status == "playing" and room.seats[0].token_hash == ""
+        await ann.close()
+        await bob.close()

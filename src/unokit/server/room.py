@@ -153,8 +153,9 @@ class Room(Lobby, Talk, Pacing):
     @classmethod
     def restore(cls, stored: StoredRoom, *, store: Store, fanout: FanOut,
                 settings: Settings) -> Room:
-        """The room as it was: seats, contributions, and the match replayed from its
-        stored actions (timeouts and away seats counted again from their origins).
+        """The room as it was: seats, contributions, the match replayed from its stored
+        actions (timeouts and away seats counted again from their origins), and the
+        answers to its actions' and its last commands' client ids.
 
         Raises:
             UnoError: the stored actions do not replay (the room cannot come back).
