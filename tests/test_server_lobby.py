@@ -244,3 +244,25 @@ async def test_a_host_who_leaves_the_match_passes_the_host_on(database_url: str)
         assert room.status == "playing" and room.seats[0].token_hash == ""
         await ann.close()
         await bob.close()
+
+
+async def test_a_seat_emptied_before_the_match_loses_its_contribution(
+        database_url: str) -> None:
+    settings = server_settings(database_url)
+    async with running_server(settings) as server:
+        code = await new_room(server, rules="official,players=3")
+        ann = await GameClient.join(server.url, code, name="Ann")
+        bob = await GameClient.join(server.url, code, name="Bob")
+        cat = await GameClient.join(server.url, code, name="Cat")
+        await bob.command(P.Contribute, value="bob-1")
+        await cat.command(P.Contribute, value="cat-1")
+        await bob.send_raw(P.encode(P.Leave(id="bye-bob")).decode())
+        await ann.command(P.Kick, seat=2)
+        await ann.wait_for(lambda c: not any(s.get("contributed") for s in c.room["seats"]))
+        dan = await GameClient.join(server.url, code, name="Dan")
+        assert dan.seat == 1
+        await dan.command(P.Contribute, value="dan-1")
+    async with running_server(settings) as server:
+        assert server.rooms.get(code).contributions == {1: "dan-1"}
+    for client in (ann, bob, cat, dan):
+        await client.close()

@@ -178,9 +178,14 @@ class Lobby:
 
     async def _set_seats(self, spots: dict[int, Seat]) -> None:
         """Store, then take, what sits in some seats, with the answer to the command
-        being handled, in one transaction."""
+        being handled, in one transaction. A seat emptied before the match loses its
+        holder's contribution, so that whoever sits there next may give their own."""
+        dropped = tuple(seat for seat, spot in spots.items() if self.status == "lobby"
+                        and spot.kind == EMPTY and seat in self.contributions)
         await self.store.set_seats(self.id, [spot.data(i) for i, spot in spots.items()],
-                                   answer=self._reply())
+                                   answer=self._reply(), drop_contributions=dropped)
+        for seat in dropped:
+            del self.contributions[seat]
         for seat, spot in spots.items():
             old, self.seats[seat] = self.seats[seat], spot
             if (old.kind, old.bot) != (spot.kind, spot.bot):

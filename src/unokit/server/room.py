@@ -213,8 +213,9 @@ class Room(Lobby, Talk, Pacing):
         self.inbox.put_nowait((kind, conn, message))
 
     async def call(self, fn: Callable[[Room], Any]) -> None:
-        """Run ``await fn(room)`` in the room's task, between two messages, and return
-        when it has run (or when the room stopped without running it)."""
+        """Run ``await fn(room)`` in the room's task (which must be running), between
+        two messages, and return when it has run (or when the room stopped or closed
+        without running it)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         async def job(room: Room) -> None:

@@ -332,15 +332,21 @@ class Store:
         await self.set_seats(room_id, [seat], answer=answer)
 
     async def set_seats(self, room_id: int, seats: list[SeatData], *,
-                        answer: AnswerData | None = None) -> None:
+                        answer: AnswerData | None = None,
+                        drop_contributions: tuple[int, ...] = ()) -> None:
         """Store what sits in some seats, in one transaction; with ``answer``, the
-        answer to the command that changed them too."""
+        answer to the command that changed them too; the contributions of the seats
+        ``drop_contributions`` are removed with them (a seat left before the match)."""
         def write(connection: Connection) -> None:
             for seat in seats:
                 values = seat._asdict()
                 del values["seat"]
                 connection.execute(update(SEATS).where(
                     SEATS.c.room_id == room_id, SEATS.c.seat == seat.seat).values(values))
+            if drop_contributions:
+                connection.execute(delete(CONTRIBUTIONS).where(
+                    CONTRIBUTIONS.c.room_id == room_id,
+                    CONTRIBUTIONS.c.seat.in_(drop_contributions)))
         await self.run(self._answered(room_id, answer, write))
 
     async def add_contribution(self, room_id: int, seat: int, value: str, *,
