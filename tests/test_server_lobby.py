@@ -19,6 +19,7 @@ from server_harness import Running, running_server, server_settings
 from unokit.client import ClientError, GameClient
 from unokit.client.client import ActionRefused, ws_url
 from unokit.server import protocol as P
+from unokit.server.room import Room
 
 pytestmark = pytest.mark.asyncio
 
@@ -106,6 +107,29 @@ async def test_a_refused_command_is_judged_again_after_a_restart(database_url: s
         await ann.reconnect()
         started = await answer_of(ann, P.Start(id="s1"))
         assert isinstance(started, P.Ack) and server.rooms.get(code).status == "playing"
+        await ann.close()
+
+
+async def test_a_room_failing_after_a_commands_commit_still_acks(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with running_server(server_settings(database_url)) as server:
+        code = await new_room(server, rules="official,players=3")
+        ann = await GameClient.join(server.url, code, name="Ann")
+        room = server.rooms.get(code)
+        original = Room._broadcast_room
+        crashes: list[int] = []
+
+        def crash(self: Room) -> None:
+            if self is room and room.seats[1].kind == "bot" and not crashes:
+                crashes.append(1)
+                raise RuntimeError("a bug after the commit")
+            original(self)
+
+        monkeypatch.setattr(Room, "_broadcast_room", crash)
+        added = await answer_of(ann, P.AddBot(id="h-add", bot="easy"))
+        assert crashes and isinstance(added, P.Ack)  # the stored answer, not not_stored
+        assert await answer_of(ann, P.AddBot(id="h-add", bot="easy")) == added
+        assert kinds(server, code) == ["human", "bot", "empty"]
         await ann.close()
 
 
