@@ -30,7 +30,7 @@ def test_serve_help_names_its_settings() -> None:
     assert result.exit_code == 0
     for flag in ("--host", "--port", "--database-url", "--data-dir", "--log-level",
                  "--turn-timer", "--catch-grace", "--bot-delay", "--round-pause",
-                 "--public-url"):
+                 "--public-url", "--seat-timeout", "--lobby-timeout"):
         assert flag in result.output, flag
 
 
@@ -41,6 +41,9 @@ def test_serve_help_names_its_settings() -> None:
     (["--round-pause", "-1"], {}, "UNOKIT_ROUND_PAUSE"),
     ([], {"UNOKIT_TURN_TIMER": "abc"}, "UNOKIT_TURN_TIMER"),
     ([], {"UNOKIT_CATCH_GRACE": "soon"}, "UNOKIT_CATCH_GRACE"),
+    (["--seat-timeout", "0"], {}, "UNOKIT_SEAT_TIMEOUT"),
+    ([], {"UNOKIT_LOBBY_TIMEOUT": "never"}, "UNOKIT_LOBBY_TIMEOUT"),
+    (["--lobby-timeout", "1e9"], {}, "UNOKIT_LOBBY_TIMEOUT"),
 ])
 def test_bad_settings_are_one_line_errors(args: list[str], env: dict[str, str],
                                           named: str, tmp_path: Path) -> None:

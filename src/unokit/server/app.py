@@ -189,7 +189,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
                                                   "{version}", version=P.VERSION)))
         return
     try:
-        room = rooms.get(hello.room)
+        room = await rooms.live(hello.room)
     except RoomError as exc:
         conn.close(_error(conn, exc.code, exc))
         return

@@ -37,6 +37,12 @@ def serve_command(
     public_url: Annotated[str | None, typer.Option(
         "--public-url", help=N_("the address invite links start with (UNOKIT_PUBLIC_URL)"))]
     = None,
+    seat_timeout: Annotated[float | None, typer.Option(
+        "--seat-timeout", help=N_("seconds a lobby seat stays taken while its player is "
+        "not connected (UNOKIT_SEAT_TIMEOUT; 120)"))] = None,
+    lobby_timeout: Annotated[float | None, typer.Option(
+        "--lobby-timeout", help=N_("seconds a lobby stays open with no player connected "
+        "(UNOKIT_LOBBY_TIMEOUT; 3600)"))] = None,
 ) -> None:
     """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with
     SQLite in ./unokit-data unless told otherwise. Ctrl-C stops it gracefully."""
@@ -49,7 +55,8 @@ def serve_command(
     from unokit.server.settings import Settings, SettingsError
     flags = {"host": host, "port": port, "database_url": database_url, "data_dir": data_dir,
              "log_level": log_level, "turn_timer": turn_timer, "catch_grace": catch_grace,
-             "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url}
+             "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url,
+             "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout}
     env = dict(os.environ)
     env.update({f"UNOKIT_{name.upper()}": str(value) for name, value in flags.items()
                 if value is not None})

@@ -1,12 +1,30 @@
 """The host's commands and the seats: joining, leaving, bots, kicks, the timer, the
 contributions to the deal and the start of the match. Seats change only before the
 match or between rounds, never during a round.
+
+Each command's answer is committed with the command's own change, in one transaction
+(:meth:`Lobby._reply`), so that the id sent again after a restart gets the same answer
+and changes nothing. A refusal is not stored: it changed nothing, so the id sent again
+after a restart is simply judged again, against the room as it is then (as a refused
+game action is), and a flood of refused commands costs the database nothing. In memory
+the room keeps refusals too, and answers a resent id with them until it restarts.
+
+The lobby's clocks (:meth:`Lobby._sweep`): in the lobby, a person's seat that no
+connection has held for ``seat_timeout`` seconds is freed (a join cut off before its
+welcome reached the client leaves a seat whose token nobody holds), and a room in which
+no seated person has been connected for ``lobby_timeout`` seconds is closed. Both clocks
+start when the room is made or brought back after a restart. When the host's seat is
+freed, or the host leaves, the next seated person (in seat order after the host) is host.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from unokit.bots import make_bot
 from unokit.bots.base import Bot
@@ -18,6 +36,7 @@ from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
+from unokit.server.fanout import FanOut
 from unokit.server.seating import (
     BOT,
     EMPTY,
@@ -29,8 +48,10 @@ from unokit.server.seating import (
     language,
     token_hash,
 )
-from unokit.server.settings import TURN_TIMERS
-from unokit.store import Store
+from unokit.server.settings import TURN_TIMERS, Settings
+from unokit.store import AnswerData, Store, StoreError
+
+LOG = logging.getLogger("unokit.room")
 
 
 class Lobby:
@@ -48,13 +69,45 @@ class Lobby:
         contributions: dict[int, str]
         server_seed: str
         turn_timer: int
+        settings: Settings
+        code: str
+        fanout: FanOut
+        seed: int | None
+        driver: Any
+        closing: bool
 
+        def last_seq(self) -> int: ...
         def _gone(self, conn: Connection) -> None: ...
         def _broadcast_room(self) -> None: ...
         def _broadcast_events(self, events: list[Event]) -> None: ...
         def _begin(self, seed: int) -> None: ...
 
+    answers_next = 0
+    """The number of the room's next stored command answer."""
+    _command: tuple[int, str] | None = None
+    """The seat and id of the command being handled, until its answer is made."""
+    _reply_data: bytes | None = None
+    """The answer made for the command being handled."""
+    absent: dict[int, float]
+    """Person seats no connection holds, and since when (``time.monotonic()``)."""
+    empty_since: float | None = None
+    """Since when no seated person has been connected (``None``: someone is)."""
+    on_closed: Callable[[Any], None] | None = None
 
+    def _reply(self) -> AnswerData | None:
+        """The answer to the command being handled (its ack, with the room's last event
+        number), to be committed with the command's own change; ``None`` for a change no
+        client id asked for (bots seated as the room is made, the start of "play now", a
+        seat freed after its holder stayed away). Each command makes one."""
+        if self._command is None:
+            return None
+        seat, msg_id = self._command
+        self._command = None
+        data = P.encode(P.Ack(id=msg_id, seq=self.last_seq()))
+        self._reply_data = data
+        n = self.answers_next
+        self.answers_next += 1
+        return AnswerData(n, seat, msg_id, data.decode(), time.time())
 
     async def _join(self, hello: P.Hello) -> tuple[int, str]:
         between = self.game is not None and self.game.phase is ROUND_OVER
@@ -98,13 +151,13 @@ class Lobby:
             target = self._seat(message.seat)
             if self.seats[target].kind != BOT:
                 raise RoomError("bad_request", N_("seat {seat} has no bot"), seat=target)
-            await self._set_seat(target, Seat())
+            await self._set_seats({target: Seat()})
         elif isinstance(message, P.Kick):
             target = self._seat(message.seat)
             if self.seats[target].kind != HUMAN or target == seat:
                 raise RoomError("bad_request", N_("seat {seat} has no other player"),
                                 seat=target)
-            await self._set_seat(target, Seat())
+            await self._set_seats({target: Seat()})
             for conn in [c for c in self.conns if c.viewer == target]:
                 self._gone(conn)
                 conn.close(P.encode(P.Bye(reason=localize(language(conn), N_(
@@ -113,8 +166,8 @@ class Lobby:
             if message.seconds not in TURN_TIMERS:
                 raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 "
                                                    "seconds"))
+            await self.store.set_timer(self.id, message.seconds, answer=self._reply())
             self.turn_timer = message.seconds
-            await self.store.set_timer(self.id, message.seconds)
         self._broadcast_room()
 
     def _seat(self, seat: int) -> int:
@@ -123,10 +176,32 @@ class Lobby:
                             last=len(self.seats) - 1)
         return seat
 
-    async def _set_seat(self, seat: int, spot: Seat) -> None:
-        await self.store.set_seat(self.id, spot.data(seat))
-        self.seats[seat] = spot
-        self.bots.pop(seat, None)
+    async def _set_seats(self, spots: dict[int, Seat]) -> None:
+        """Store, then take, what sits in some seats, with the answer to the command
+        being handled, in one transaction. A seat emptied before the match loses its
+        holder's contribution, so that whoever sits there next may give their own."""
+        dropped = tuple(seat for seat, spot in spots.items() if self.status == "lobby"
+                        and spot.kind == EMPTY and seat in self.contributions)
+        await self.store.set_seats(self.id, [spot.data(i) for i, spot in spots.items()],
+                                   answer=self._reply(), drop_contributions=dropped)
+        for seat in dropped:
+            del self.contributions[seat]
+        for seat, spot in spots.items():
+            old, self.seats[seat] = self.seats[seat], spot
+            if (old.kind, old.bot) != (spot.kind, spot.bot):
+                self.bots.pop(seat, None)
+
+    def _heir(self, host: int, leaving: set[int]) -> dict[int, Seat]:
+        """The seats that change when the host's seat ``host`` loses its holder (with
+        the seats ``leaving``): the next seated person after it in seat order, who holds
+        a token, becomes host (none: the next person to join will be)."""
+        n = len(self.seats)
+        for step in range(1, n):
+            seat = (host + step) % n
+            spot = self.seats[seat]
+            if seat not in leaving and spot.kind == HUMAN and spot.token_hash:
+                return {seat: replace(spot, host=True)}
+        return {}
 
     async def add_bot(self, spec: str, seat: int | None = None) -> int:
         """Seat a bot in ``seat`` (or the first empty one); the seat."""
@@ -141,7 +216,7 @@ class Lobby:
             make_bot(spec, rules=self.rules)
         except UnoError as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
-        await self._set_seat(seat, Seat(kind=BOT, name=f"{spec} bot", bot=spec))
+        await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec)})
         return seat
 
     async def _contribute(self, seat: int, value: str) -> None:
@@ -153,24 +228,19 @@ class Lobby:
             fairdeal.check_value(value)
         except UnoError as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
-        await self.store.add_contribution(self.id, seat, value)
+        await self.store.add_contribution(self.id, seat, value, answer=self._reply())
         self.contributions[seat] = value
         self._broadcast_room()
 
     async def _leave(self, conn: Connection, seat: int) -> None:
+        spot = self.seats[seat]
         if self.status == "lobby":
-            host = self.seats[seat].host
-            await self._set_seat(seat, Seat())
-            if host:
-                others = [i for i, s in enumerate(self.seats) if s.kind == HUMAN]
-                if others:
-                    spot = self.seats[others[0]]
-                    spot.host = True
-                    await self.store.set_seat(self.id, spot.data(others[0]))
-        else:
-            spot = self.seats[seat]
-            spot.away, spot.token_hash = True, ""
-            await self.store.set_seat(self.id, spot.data(seat))
+            changed = {seat: Seat()}
+        else:  # a bot plays the seat to the end; its token stops working
+            changed = {seat: replace(spot, away=True, token_hash="", host=False)}
+        if spot.host:
+            changed.update(self._heir(seat, {seat}))
+        await self._set_seats(changed)
         self._gone(conn)
         conn.close(P.encode(P.Bye(reason=localize(language(conn), N_("you left the room")),
                                   reconnect=False)))
@@ -183,8 +253,81 @@ class Lobby:
             raise RoomError("bad_request", N_("seat {seat} is empty: seat a bot or wait "
                                                 "for a player"), seat=empty[0])
         seed = fairdeal.derive_seed(bytes.fromhex(self.server_seed), self.contributions)
-        await self.store.start_match(self.id, seed)
-        self._begin(seed)
+        self._begin(seed)  # first, so that the answer stored with the start has its seq
+        try:
+            await self.store.start_match(self.id, seed, answer=self._reply())
+        except StoreError:
+            self.game = self.driver = self.seed = None
+            self.status = "lobby"
+            raise
         assert self.game is not None
         self._broadcast_room()
         self._broadcast_events(list(self.game.log))
+
+    # ------------------------------------------------------------ the lobby's clocks
+    def _mark_presence(self, now: float) -> None:
+        """Start or stop the lobby's clocks (at ``now``): each person's seat that no
+        connection holds, and the room when no seated person is connected."""
+        if self.status != "lobby":
+            return
+        connected = {c.viewer for c in self.conns if c.viewer >= 0}
+        for seat, spot in enumerate(self.seats):
+            if spot.kind == HUMAN and seat not in connected:
+                self.absent.setdefault(seat, now)
+            else:
+                self.absent.pop(seat, None)
+        if connected:
+            self.empty_since = None
+        elif self.empty_since is None:
+            self.empty_since = now
+
+    async def _sweep(self, now: float) -> None:
+        """In the lobby, free the seats no connection has held for ``seat_timeout``
+        seconds before ``now`` (``time.monotonic()``), and close the room if no seated
+        person has been connected for ``lobby_timeout`` seconds."""
+        if self.status != "lobby" or self.closing:
+            return
+        self._mark_presence(time.monotonic())
+        limit = now - self.settings.seat_timeout
+        freed = sorted(seat for seat, since in self.absent.items() if since <= limit)
+        try:
+            if freed:
+                await self._free_seats(freed)
+            if (self.empty_since is not None
+                    and self.empty_since <= now - self.settings.lobby_timeout):
+                await self._close_idle()
+        except StoreError as exc:  # nothing changed: the next sweep tries again
+            LOG.warning("lobby sweep not stored", extra={"room": self.code,
+                                                         "error": str(exc)[:200]})
+
+    async def _free_seats(self, freed: list[int]) -> None:
+        changed = {seat: Seat() for seat in freed}
+        for seat in freed:
+            if self.seats[seat].host:
+                changed.update(self._heir(seat, set(freed)))
+        self._command = None
+        await self._set_seats(changed)
+        for seat in freed:
+            self.absent.pop(seat, None)
+        LOG.info("lobby seats freed", extra={"room": self.code, "seats": freed})
+        self._broadcast_room()
+
+    async def _close_idle(self) -> None:
+        """Close the room (its rows stay): every connection (spectators) is told, and
+        the room's task stops after this."""
+        await self.store.set_status(self.id, "closed")
+        self.status = "closed"
+        LOG.info("idle lobby closed", extra={"room": self.code})
+        self._broadcast_room()
+        for conn in list(self.conns):
+            self.conns.discard(conn)
+            self.fanout.leave(self.code, conn)
+            conn.close(P.encode(P.Bye(reason=localize(language(conn), CLOSED_BYE),
+                                      reconnect=False)))
+        if self.on_closed is not None:
+            self.on_closed(self)
+
+
+CLOSED_BYE = N_("the room was closed: no player was in its lobby for too long")
+CLOSED = N_("this room was closed (no player was in its lobby for too long): create a "
+            "new one")

@@ -52,7 +52,7 @@ from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
-from unokit.server.lobby import Lobby
+from unokit.server.lobby import CLOSED, Lobby
 from unokit.server.pacing import Pacing
 from unokit.server.seating import (
     ANSWERS_KEPT,
@@ -125,6 +125,9 @@ class Room(Lobby, Talk, Pacing):
         self.closing = False
         self.last_commit = time.time()
         self.on_finished: Callable[[Room], None] | None = None
+        self.on_closed: Callable[[Room], None] | None = None
+        """Told when the room closes (an idle lobby): its task has stopped."""
+        self.absent: dict[int, float] = {}
         self.auto_start = False
         """Start the match as soon as every seat is taken ("play now")."""
         self._chat_setup()
@@ -153,8 +156,9 @@ class Room(Lobby, Talk, Pacing):
     @classmethod
     def restore(cls, stored: StoredRoom, *, store: Store, fanout: FanOut,
                 settings: Settings) -> Room:
-        """The room as it was: seats, contributions, and the match replayed from its
-        stored actions (timeouts and away seats counted again from their origins).
+        """The room as it was: seats, contributions, the match replayed from its stored
+        actions (timeouts and away seats counted again from their origins), and the
+        answers to its actions' and its last commands' client ids.
 
         Raises:
             UnoError: the stored actions do not replay (the room cannot come back).
@@ -186,6 +190,9 @@ class Room(Lobby, Talk, Pacing):
                 room.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 room.status = "finished"
+        for answer in stored.answers:  # the host's and the lobby's commands
+            room._remember(answer.seat, answer.client_id, answer.answer.encode())
+            room.answers_next = answer.n + 1
         room._chat_setup(stored.chat)
         return room
 
@@ -202,8 +209,36 @@ class Room(Lobby, Talk, Pacing):
 
     def submit(self, kind: str, conn: Any, message: Any = None) -> None:
         """Queue a message for the room: ``("hello", conn, Hello)``, ``("msg", conn,
-        message)``, ``("gone", conn, None)``."""
+        message)``, ``("gone", conn, None)``. A closed room answers at once."""
+        if self.status == "closed":
+            self._refuse_closed(kind, conn, message)
+            return
         self.inbox.put_nowait((kind, conn, message))
+
+    async def call(self, fn: Callable[[Room], Any]) -> None:
+        """Run ``await fn(room)`` in the room's task (which must be running), between
+        two messages, and return when it has run (or when the room stopped or closed
+        without running it)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def job(room: Room) -> None:
+            try:
+                await fn(room)
+            finally:
+                if not done.done():
+                    done.set_result(None)
+        self.submit("call", done, job)
+        await done
+
+    def _refuse_closed(self, kind: str, conn: Any, message: Any) -> None:
+        """Answer what came for a closed room: a hello or a message gets ``room_closed``,
+        a call is let go."""
+        if kind == "call" and isinstance(conn, asyncio.Future):
+            if not conn.done():
+                conn.set_result(None)
+        elif kind in ("hello", "msg") and conn is not None:
+            conn.close(P.encode(P.Error(code="room_closed", id=getattr(message, "id", None),
+                                        message=localize(language(conn), CLOSED))))
 
     async def stop(self) -> None:
         """Finish the message being handled, then stop (the rest of the inbox is
@@ -215,6 +250,8 @@ class Room(Lobby, Talk, Pacing):
                 await self.task
         while not self.inbox.empty():
             kind, conn, message = self.inbox.get_nowait()
+            if kind == "call" and isinstance(conn, asyncio.Future) and not conn.done():
+                conn.set_result(None)
             if kind == "msg" and conn is not None:
                 conn.deliver(P.encode(P.Error(
                     code="closing", id=getattr(message, "id", None),
@@ -233,6 +270,7 @@ class Room(Lobby, Talk, Pacing):
             # back after a restart with a missed call open: the grace begins again, whole
             self.grace = Grace(game.uno_open, loop.time() + self.settings.catch_grace)
         self._schedule()
+        self._mark_presence(time.monotonic())
         while True:
             due = self._next_due()
             try:
@@ -254,7 +292,12 @@ class Room(Lobby, Talk, Pacing):
                               extra={"room": self.code})
                 await self._recover()
                 self._answer_failed(item)
+            if self.status == "closed":  # an idle lobby: what came meanwhile is refused
+                while not self.inbox.empty():
+                    self._refuse_closed(*self.inbox.get_nowait())
+                return
             self._schedule()
+            self._mark_presence(time.monotonic())
 
     def _answer_failed(self, item: Item) -> None:
         """Answer the message the room failed on: its ack if it was committed before the
@@ -470,8 +513,11 @@ class Room(Lobby, Talk, Pacing):
         if seat < 0:
             self._error(conn, seat, msg_id, "not_seated", N_("spectators cannot act"))
             return
+        self._command = None if msg_id is None else (seat, msg_id)
+        self._reply_data = None
         try:
             if isinstance(message, P.Act):
+                self._command = None
                 await self._act(conn, seat, message)
                 return
             if isinstance(message, P.Contribute):
@@ -486,8 +532,12 @@ class Room(Lobby, Talk, Pacing):
         except StoreError as exc:
             self._error(conn, seat, msg_id, "not_stored", str(exc))
             return
+        finally:
+            self._command = None
         assert msg_id is not None
-        self._answer(conn, seat, msg_id, P.encode(P.Ack(id=msg_id, seq=self.last_seq())))
+        data = self._reply_data or P.encode(P.Ack(id=msg_id, seq=self.last_seq()))
+        self._reply_data = None
+        self._answer(conn, seat, msg_id, data)
 
     def _snapshot(self, conn: Connection, msg_id: str) -> None:
         game = self.game

@@ -1,5 +1,11 @@
 """Every room of a server process: creating them, finding them, bringing them back after
-a restart, and stopping them.
+a restart, sweeping their lobbies, and stopping them.
+
+Every few seconds (:data:`SWEEP_EVERY`, less for short timeouts) :meth:`Rooms.sweep`
+asks each room in the lobby to free the seats nobody has held a connection of for
+``seat_timeout`` seconds and to close itself if no seated person has been connected for
+``lobby_timeout`` seconds (see :mod:`unokit.server.lobby`). A closed room leaves the
+list and the process; its rows stay, and a hello to it gets ``room_closed``.
 
 >>> import asyncio
 >>> from unokit.server.settings import Settings
@@ -16,6 +22,8 @@ a restart, and stopping them.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -27,6 +35,7 @@ from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
+from unokit.server.lobby import CLOSED
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
@@ -40,6 +49,10 @@ CODE_LENGTH = 6
 FINISHED_KEPT = 600.0
 """Seconds a finished match stays served after a restart (its last events, its reveal
 and its record), for the players whose connection dropped as it ended."""
+
+SWEEP_EVERY = 5.0
+"""Seconds between two sweeps of the lobbies (at most: half the shorter timeout if that
+is less)."""
 
 OFFERED = ["online", *[name for name in PRESETS if name != "online"]]
 """The presets a new room may start from, the seeds' online game first."""
@@ -90,6 +103,9 @@ class Rooms:
         self.broken: list[str] = []
         self.server_seeds: Callable[[], bytes] = fairdeal.new_server_seed
         """Where new rooms' secret server seeds come from (tests give fixed ones)."""
+        self.closed = 0
+        """Idle lobbies closed by this process."""
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
@@ -104,9 +120,9 @@ class Rooms:
                                                                "error": str(exc)[:200]})
                 self.broken.append(stored.code)
                 continue
-            self.rooms[room.code] = room
-            room.start()
+            self._add(room)
             self.restored += 1
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="lobby-sweeper")
         self.ready = True
         LOG.info("rooms restored", extra={"rooms": self.restored})
 
@@ -114,6 +130,10 @@ class Rooms:
         """Stop every room (finishing what each is doing), then close the database."""
         self.ready = False
         self.closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         for room in list(self.rooms.values()):
             await room.stop()
         if self.store is not None:
@@ -155,10 +175,57 @@ class Rooms:
             raise RoomError("not_stored", N_("no free room code"))
         for seat, spec in enumerate(bots, start=1):
             await room.add_bot(spec, seat)
-        self.rooms[room.code] = room
-        room.start()
+        self._add(room)
         LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
         return room
+
+    def _add(self, room: Room) -> None:
+        self.rooms[room.code] = room
+        room.on_closed = self._closed
+        room.start()
+
+    def _closed(self, room: Room) -> None:
+        if self.rooms.get(room.code) is room:
+            del self.rooms[room.code]
+        self.closed += 1
+
+    async def sweep(self, now: float | None = None) -> None:
+        """Have every room in the lobby free its long-abandoned seats and close itself if
+        it has long been without a connected person, as of ``now`` (``time.monotonic()``;
+        tests give a later time); return when each has."""
+        at = time.monotonic() if now is None else now
+        lobbies = [room for room in self.rooms.values() if room.status == "lobby"
+                   and room.task is not None and not room.task.done()]
+        await asyncio.gather(*(room.call(lambda r: r._sweep(at)) for room in lobbies))
+
+    async def _sweep_forever(self) -> None:
+        every = max(0.01, min(SWEEP_EVERY, self.settings.seat_timeout / 2,
+                              self.settings.lobby_timeout / 2))
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.sweep()
+            except Exception:  # pragma: no cover - a sweep never stops the next one
+                LOG.exception("lobby sweep failed")
+
+    async def live(self, code: str) -> Room:
+        """The room ``code`` if it is live here, for a hello.
+
+        Raises:
+            RoomError: ``room_closed`` for a room that was closed, else ``no_room``.
+        """
+        try:
+            return self.get(code)
+        except RoomError:
+            wanted = code.strip().upper()
+            status = None
+            if (self.store is not None and wanted.isascii() and wanted.isalnum()
+                    and len(wanted) <= 16):
+                with contextlib.suppress(StoreError):
+                    status = await self.store.room_status(wanted)
+            if status == "closed":
+                raise RoomError("room_closed", CLOSED) from None
+            raise
 
     def get(self, code: str) -> Room:
         """The room ``code`` (codes are read in capitals).

@@ -18,8 +18,9 @@ from unokit.store import SeatData
 
 EMPTY, HUMAN, BOT = "empty", "human", "bot"
 ANSWERS_KEPT = 4096
-"""Answers to client action ids a room remembers (committed actions' acks are also
-rebuilt from the database after a restart)."""
+"""Answers to client action ids a room remembers (committed actions' acks, and the last
+answers to the host's and the lobby's commands, are also rebuilt from the database after
+a restart)."""
 NAME_LIMIT = 32
 
 

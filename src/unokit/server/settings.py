@@ -24,6 +24,8 @@ TURN_TIMERS = (0, 15, 30, 60)
 """The turn timers a room may have, in seconds (0: off)."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+LOBBY_LIMIT = 7 * 24 * 3600.0
+"""The longest seat and lobby timeouts (a week), in seconds."""
 
 
 class SettingsError(UnoError):
@@ -58,6 +60,12 @@ class Settings:
     """Messages per second a connection may send, on average."""
     burst: int = 40
     """Messages a connection may send at once."""
+    seat_timeout: float = 120.0
+    """Seconds a person's seat in the lobby stays theirs while no connection holds it
+    (a dropped join, a player who went); then it is freed."""
+    lobby_timeout: float = 3600.0
+    """Seconds a room in the lobby stays open while no seated person is connected; then
+    it is closed."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -80,7 +88,8 @@ class Settings:
         """Settings from ``UNOKIT_HOST``, ``UNOKIT_PORT``, ``UNOKIT_DATA_DIR``,
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
-        ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``.
+        ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
+        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``.
 
         Raises:
             SettingsError: naming the variable.
@@ -111,7 +120,7 @@ class Settings:
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
-          "rate": "number"}
+          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number"}
 
 
 def check(settings: Settings) -> None:
@@ -128,6 +137,11 @@ def check(settings: Settings) -> None:
         value = getattr(settings, name)
         if not 0 <= value <= 600:
             raise SettingsError(f"{name}: 0..600 seconds, not {value}")
+    for name in ("seat_timeout", "lobby_timeout"):
+        value = getattr(settings, name)
+        if not 0 < value <= LOBBY_LIMIT:
+            raise SettingsError(f"{name}: more than 0 and at most {LOBBY_LIMIT:g} seconds, "
+                                f"not {value}")
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")

@@ -7,8 +7,10 @@ URL. See docs/server.md.
 
 from unokit.store.db import default_url, migrate, open_engine
 from unokit.store.store import (
+    RECENT_ANSWERS,
     RECENT_CHAT,
     ActionData,
+    AnswerData,
     ChatData,
     NewRoom,
     SeatData,
@@ -18,8 +20,10 @@ from unokit.store.store import (
 )
 
 __all__ = [
+    "RECENT_ANSWERS",
     "RECENT_CHAT",
     "ActionData",
+    "AnswerData",
     "ChatData",
     "NewRoom",
     "SeatData",

@@ -1,5 +1,6 @@
 """The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions, the
-players' contributions to a fair deal and the lines of the table chat.
+players' contributions to a fair deal, the lines of the table chat and the answers to
+the host's and the lobby's commands.
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -7,7 +8,7 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)
-['actions', 'chat', 'contributions', 'rooms', 'seats']
+['actions', 'answers', 'chat', 'contributions', 'rooms', 'seats']
 """
 
 from __future__ import annotations
@@ -119,3 +120,24 @@ class ChatRow(Base):
     """The client message id it came with, for answering a resent line."""
     seq: Mapped[int] = mapped_column(BigInteger)
     """The sequence number its ack carried."""
+
+
+class AnswerRow(Base):
+    """A room's answer to a host or lobby command that carried a client id (``start``,
+    ``add_bot``, ``remove_bot``, ``kick``, ``set_timer``, ``contribute``, ``leave``),
+    committed in the transaction of the command's own change, so that the id sent again
+    after a restart gets the same answer and changes nothing (revision 0003)."""
+
+    __tablename__ = "answers"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """0, 1, 2, ...: the answer's place among the room's command answers."""
+    seat: Mapped[int] = mapped_column(Integer)
+    """The seat that sent the command (ids are per seat)."""
+    client_id: Mapped[str] = mapped_column(String(64))
+    answer: Mapped[str] = mapped_column(Text)
+    """The message the room answered with, as sent (its JSON text)."""
+    at: Mapped[float] = mapped_column(Float)
+    """Server time (seconds since the epoch) of the commit."""

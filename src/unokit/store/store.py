@@ -6,7 +6,11 @@ share each disk sync and no room's event loop ever waits for the disk. A write t
 fails is retried alone, so one room's bad write never fails another's. Reads for a
 restart (:meth:`Store.load_rooms`) go through the same thread. The table chat keeps
 every line players wrote (:meth:`Store.append_chat`); a room comes back with its
-:data:`RECENT_CHAT` last lines.
+:data:`RECENT_CHAT` last lines. The table answers keeps the answers to the host's and the
+lobby's commands (``start``, ``add_bot``, ...): each is written in the transaction of
+the command's own change (the ``answer`` of :meth:`Store.set_seats`,
+:meth:`Store.start_match`, ...), and a room comes back with its :data:`RECENT_ANSWERS`
+last ones.
 
 >>> import asyncio
 >>> async def demo():
@@ -16,11 +20,13 @@ every line players wrote (:meth:`Store.append_chat`); a room comes back with its
 ...     await store.append_action(room, ActionData(0, "0:R5", 0, "player", "c1", 9, 1.0))
 ...     await store.append_chat(room, ChatData(0, 0, "Ann", "hi all", 1700000000000,
 ...                                            "c2", 9))
+...     await store.set_timer(room, 30, answer=AnswerData(0, 0, "h1", '{"type":"ack"}', 2.0))
 ...     [stored] = await store.load_rooms()
 ...     await store.close()
-...     return stored.code, [a.action for a in stored.actions], [c.text for c in stored.chat]
+...     return ([a.action for a in stored.actions], [c.text for c in stored.chat],
+...             stored.turn_timer, [a.client_id for a in stored.answers])
 >>> asyncio.run(demo())
-('ABCD', ['0:R5'], ['hi all'])
+(['0:R5'], ['hi all'], 30, ['h1'])
 """
 
 from __future__ import annotations
@@ -49,7 +55,14 @@ from sqlalchemy import (
 )
 
 from unokit.store.db import migrate, open_engine
-from unokit.store.models import ActionRow, ChatRow, ContributionRow, RoomRow, SeatRow
+from unokit.store.models import (
+    ActionRow,
+    AnswerRow,
+    ChatRow,
+    ContributionRow,
+    RoomRow,
+    SeatRow,
+)
 
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
@@ -59,11 +72,15 @@ SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 CONTRIBUTIONS: Table = ContributionRow.__table__  # type: ignore[assignment]
 CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
+ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
+RECENT_ANSWERS = 256
+"""The command answers of each room :meth:`Store.load_rooms` brings back (its last ones;
+older rows stay in the table)."""
 
 
 class StoreError(RuntimeError):
@@ -119,6 +136,18 @@ class ChatData(NamedTuple):
     seq: int
 
 
+class AnswerData(NamedTuple):
+    """A room's answer to a host or lobby command, as stored (see
+    :class:`unokit.store.models.AnswerRow`)."""
+
+    n: int
+    seat: int
+    client_id: str
+    answer: str
+    """The message sent (its JSON text)."""
+    at: float
+
+
 @dataclass
 class StoredRoom:
     """A room as loaded for a restart: its row, seats, contributions, actions and last
@@ -139,6 +168,8 @@ class StoredRoom:
     actions: list[ActionData] = field(default_factory=list)
     chat: list[ChatData] = field(default_factory=list)
     """The room's :data:`RECENT_CHAT` last chat lines, oldest first."""
+    answers: list[AnswerData] = field(default_factory=list)
+    """The room's :data:`RECENT_ANSWERS` last command answers, oldest first."""
 
 
 _Job = tuple[Callable[[Connection], Any] | None, "asyncio.Future[Any]",
@@ -308,28 +339,57 @@ class Store:
             return room_id
         return await self.run(write)
 
-    async def set_seat(self, room_id: int, seat: SeatData) -> None:
-        """Store what sits in one seat."""
-        def write(connection: Connection) -> None:
-            values = seat._asdict()
-            del values["seat"]
-            connection.execute(update(SEATS).where(SEATS.c.room_id == room_id,
-                                                   SEATS.c.seat == seat.seat).values(values))
-        await self.run(write)
+    @staticmethod
+    def _answered(room_id: int, answer: AnswerData | None,
+                  write: Callable[[Connection], T]) -> Callable[[Connection], T]:
+        """``write``, and with ``answer`` also that answer's row, in one transaction."""
+        if answer is None:
+            return write
 
-    async def add_contribution(self, room_id: int, seat: int, value: str) -> None:
-        """Store a seat's contribution to the match seed."""
+        def both(connection: Connection) -> T:
+            result = write(connection)
+            connection.execute(insert(ANSWERS).values(room_id=room_id, **answer._asdict()))
+            return result
+        return both
+
+    async def set_seat(self, room_id: int, seat: SeatData, *,
+                       answer: AnswerData | None = None) -> None:
+        """Store what sits in one seat (see :meth:`set_seats`)."""
+        await self.set_seats(room_id, [seat], answer=answer)
+
+    async def set_seats(self, room_id: int, seats: list[SeatData], *,
+                        answer: AnswerData | None = None,
+                        drop_contributions: tuple[int, ...] = ()) -> None:
+        """Store what sits in some seats, in one transaction; with ``answer``, the
+        answer to the command that changed them too; the contributions of the seats
+        ``drop_contributions`` are removed with them (a seat left before the match)."""
+        def write(connection: Connection) -> None:
+            for seat in seats:
+                values = seat._asdict()
+                del values["seat"]
+                connection.execute(update(SEATS).where(
+                    SEATS.c.room_id == room_id, SEATS.c.seat == seat.seat).values(values))
+            if drop_contributions:
+                connection.execute(delete(CONTRIBUTIONS).where(
+                    CONTRIBUTIONS.c.room_id == room_id,
+                    CONTRIBUTIONS.c.seat.in_(drop_contributions)))
+        await self.run(self._answered(room_id, answer, write))
+
+    async def add_contribution(self, room_id: int, seat: int, value: str, *,
+                               answer: AnswerData | None = None) -> None:
+        """Store a seat's contribution to the match seed (and ``answer``)."""
         def write(connection: Connection) -> None:
             connection.execute(insert(CONTRIBUTIONS).values(room_id=room_id, seat=seat,
                                                             value=value))
-        await self.run(write)
+        await self.run(self._answered(room_id, answer, write))
 
-    async def start_match(self, room_id: int, seed: int) -> None:
-        """Mark the room's match as started with ``seed``."""
+    async def start_match(self, room_id: int, seed: int, *,
+                          answer: AnswerData | None = None) -> None:
+        """Mark the room's match as started with ``seed`` (and store ``answer``)."""
         def write(connection: Connection) -> None:
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
                 status="playing", seed=str(seed), started_at=time.time()))
-        await self.run(write)
+        await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
                             chat: ChatData | None = None) -> None:
@@ -356,12 +416,13 @@ class Store:
         """Store one chat line (after the ones before it)."""
         await self.run(self._chat_writer(room_id, line))
 
-    async def set_timer(self, room_id: int, seconds: int) -> None:
-        """Store a room's turn timer."""
+    async def set_timer(self, room_id: int, seconds: int, *,
+                        answer: AnswerData | None = None) -> None:
+        """Store a room's turn timer (and ``answer``)."""
         def write(connection: Connection) -> None:
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
                 turn_timer=seconds))
-        await self.run(write)
+        await self.run(self._answered(room_id, answer, write))
 
     async def set_status(self, room_id: int, status: str) -> None:
         """Mark the room ``finished`` or ``closed``."""
@@ -375,7 +436,7 @@ class Store:
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""
         def write(connection: Connection) -> None:
-            for table in (ACTIONS, CHAT, CONTRIBUTIONS, SEATS):
+            for table in (ACTIONS, ANSWERS, CHAT, CONTRIBUTIONS, SEATS):
                 connection.execute(delete(table).where(table.c.room_id == room_id))
             connection.execute(delete(ROOMS).where(ROOMS.c.id == room_id))
         await self.run(write)
@@ -385,9 +446,10 @@ class Store:
                          code: str | None = None,
                          finished_since: float | None = None) -> list[StoredRoom]:
         """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
-        with its seats, contributions and actions in order and its :data:`RECENT_CHAT` last
-        chat lines; with ``finished_since``, also the rooms finished at or after that time
-        (seconds since the epoch)."""
+        with its seats, contributions and actions in order, its :data:`RECENT_CHAT` last
+        chat lines and its :data:`RECENT_ANSWERS` last command answers; with
+        ``finished_since``, also the rooms finished at or after that time (seconds since
+        the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
             live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
@@ -426,7 +488,24 @@ class Store:
                     .order_by(CHAT.c.room_id, CHAT.c.n)):
                 rooms[row.room_id].chat.append(ChatData(
                     row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq))
+            last = (select(ANSWERS.c.room_id, func.max(ANSWERS.c.n).label("last"))
+                    .where(ANSWERS.c.room_id.in_(ids)).group_by(ANSWERS.c.room_id)
+                    .subquery())
+            for row in connection.execute(
+                    select(ANSWERS).join(last, ANSWERS.c.room_id == last.c.room_id)
+                    .where(ANSWERS.c.n > last.c.last - RECENT_ANSWERS)
+                    .order_by(ANSWERS.c.room_id, ANSWERS.c.n)):
+                rooms[row.room_id].answers.append(AnswerData(
+                    row.n, row.seat, row.client_id, row.answer, row.at))
             return list(rooms.values())
+        return await self.run(read)
+
+    async def room_status(self, code: str) -> str | None:
+        """The status of the room ``code`` (``None``: no such room)."""
+        def read(connection: Connection) -> str | None:
+            status = connection.execute(select(ROOMS.c.status).where(
+                ROOMS.c.code == code)).scalar()
+            return None if status is None else str(status)
         return await self.run(read)
 
     async def ping(self) -> bool:

@@ -517,7 +517,8 @@ class OnlineSession:
             try:
                 await client.reconnect()
             except ClientError as exc:
-                if str(exc).startswith(("bad_token", "no_room", "room_full", "version")):
+                if str(exc).startswith(("bad_token", "no_room", "room_closed", "room_full",
+                                        "version")):
                     if self.tokens is not None and str(exc).startswith("bad_token"):
                         self.tokens.forget(client.base, self.code)
                     self._gone(str(exc))

@@ -195,7 +195,7 @@ function onMessage(msg) {
           return;
         }
         toast(msg.code, errorText(msg.code, msg.message));
-        if (msg.code === "no_room") leaveRoom();
+        if (msg.code === "no_room" || msg.code === "room_closed") leaveRoom();
         break;
       }
       if (msg.id && quiet.has(msg.id)) break;
