@@ -27,6 +27,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -38,6 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CPUS = frozenset(os.sched_getaffinity(0))
+"""The CPUs this run may use."""
 SETUP_CONCURRENCY = 20
 """Rooms a worker seats at once before the run."""
 
@@ -114,10 +117,18 @@ def main() -> int:
                         help="measure a server already running there (its process id with "
                              "--server-pid, for its CPU and memory)")
     parser.add_argument("--server-pid", type=int, default=0)
+    parser.add_argument("--pin", action="store_true",
+                        help="the server on the first CPU, the load clients on the others "
+                             "(so that the load generator does not take the server's core)")
+    parser.add_argument("--profile", default="", metavar="FILE",
+                        help="sample the server with py-spy over the steady part (folded "
+                             "stacks of the thread holding the GIL, into FILE)")
     parser.add_argument("--worker", nargs=3, metavar=("URL", "ROOMS", "OUT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     raise_fd_limit()
+    if args.profile and not shutil.which("py-spy"):
+        parser.error("--profile needs py-spy on the PATH")
     if args.worker:
         url, rooms, path = args.worker[0], int(args.worker[1]), args.worker[2]
         import uvloop
@@ -145,6 +156,8 @@ def main() -> int:
             if args.unpaced:  # every seat plays as fast as it can: lift the rate limit
                 server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
             server = subprocess.Popen(command, env=server_env)
+            if args.pin:
+                os.sched_setaffinity(server.pid, {min(CPUS)})
         try:
             deadline = time.time() + 60
             while True:
@@ -167,6 +180,9 @@ def main() -> int:
                  "--seed", str(args.seed * 100 + i)] + (["--unpaced"] if args.unpaced else []),
                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 for i, n in enumerate(share) if n]
+            if args.pin:
+                for worker in workers:
+                    os.sched_setaffinity(worker.pid, CPUS - {min(CPUS)} or CPUS)
             for worker in workers:  # every room is seated and its match started
                 assert worker.stdout is not None
                 if worker.stdout.readline().strip() != "ready":
@@ -181,13 +197,22 @@ def main() -> int:
             # the steady part: after the warm-up, until the workers stop
             steady_from, steady_to = go + args.warmup, go + args.warmup + args.seconds - 0.5
             steady: list[Any] = []
+            spy: subprocess.Popen[bytes] | None = None
             while any(w.poll() is None for w in workers):
                 if proc is not None:
                     peak = max(peak, proc.memory_info().rss)
                     if len(steady) < 2 and time.time() >= (steady_to if steady
                                                            else steady_from):
                         steady.append((time.time(), proc.cpu_times()))
+                        if args.profile and len(steady) == 1:
+                            spy = subprocess.Popen(
+                                ["py-spy", "record", "-p", str(proc.pid), "--gil",
+                                 "--threads", "-r", "200", "--format", "raw",
+                                 "-d", str(max(1, int(steady_to - time.time()))),
+                                 "-o", args.profile], stdout=subprocess.DEVNULL)
                 time.sleep(0.1)
+            if spy is not None:
+                spy.wait(60)
             cpu_after = proc.cpu_times() if proc else None
             outs = [json.loads(path.read_text()) for path in sorted(Path(data).glob(
                 "worker*.json"))]

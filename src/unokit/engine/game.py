@@ -285,8 +285,15 @@ class Game(TableRules):
         return self._cache
 
     def is_legal(self, action: Action) -> bool:
-        """Whether ``action`` may be applied now."""
-        return A.is_valid_encoding(action) and action in self.legal_actions(_action_player(action))
+        """Whether ``action`` may be applied now.
+
+        Every legal action is a valid encoding, so membership in the seat's legal list
+        decides it (after a check that ``action`` is an int naming a seat of the table).
+        """
+        if type(action) is not int or action < 0:
+            return False
+        player = _action_player(action)
+        return player < self.n and action in self.legal_actions(player)
 
 
     # ------------------------------------------------------------------- apply

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -78,6 +79,18 @@ TRANSIENT = frozenset({"not_stored", "closing", "rate_limited"})
 """Error codes that say "nothing was kept, send it again": a room does not answer a
 resent id with them."""
 
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _action_text(action: int) -> str:
+    """The text form of an action (an action's text never changes: worked out once)."""
+    return format_action(action)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _seatless_text(action: int) -> str:
+    """The text form of an action without its seat, as the protocol writes it."""
+    return _action_text(action).split(":", 1)[1]
 
 class Room(Lobby, Talk, Pacing):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
@@ -413,7 +426,7 @@ class Room(Lobby, Talk, Pacing):
         game, driver = self.game, self.driver
         if viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER:
             return [], False
-        legal = [format_action(a).split(":", 1)[1] for a in game.legal_actions(viewer)]
+        legal = [_seatless_text(a) for a in game.legal_actions(viewer)]
         return legal, viewer == driver.lead()
 
     def _events_message(self, events: list[Event], viewer: int,
@@ -637,7 +650,7 @@ class Room(Lobby, Talk, Pacing):
         line = None if chat is None else self._new_line(seat, chat, client_id, seq)
         try:
             await self.store.append_action(self.id, ActionData(
-                len(game.history) - 1, format_action(action), seat, origin, client_id, seq,
+                len(game.history) - 1, _action_text(action), seat, origin, client_id, seq,
                 at), line)
         except StoreError:
             self._rollback()
