@@ -276,13 +276,34 @@ class Store:
             self._open = self.engine.connect()
         return self._open
 
+    def _rows_only(self, connection: Connection, batch: list[_Job]) -> list[Any]:
+        """A batch of nothing but actions (what a busy server mostly writes), straight
+        through the database driver: one ``executemany`` and one commit, without
+        SQLAlchemy's bookkeeping in between (which would cost as much as the commit)."""
+        driver = connection.connection.dbapi_connection
+        assert driver is not None
+        try:
+            cursor = driver.cursor()
+            cursor.executemany(self._insert_action,
+                               [row for _, _, row in batch if row is not None])
+            cursor.close()
+            driver.commit()
+        except Exception:
+            with contextlib.suppress(Exception):
+                driver.rollback()
+            raise
+        return [None] * len(batch)
+
     def _run_batch(self, batch: list[_Job]) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
         bad write fails only its own caller. Never raises: the writer must not stop."""
         try:
             connection = self._connection()
-            with connection.begin():
-                results = self._execute(connection, batch)
+            if all(fn is None for fn, _, _ in batch):
+                results = self._rows_only(connection, batch)
+            else:
+                with connection.begin():
+                    results = self._execute(connection, batch)
         except Exception as exc:
             if self._open is not None:
                 with contextlib.suppress(Exception):
