@@ -77,3 +77,24 @@ async def test_two_clients_and_a_bot_play_a_seeded_match(database_url: str) -> N
             missing = await http.get(f"{again.url}/api/rooms/NOSUCH/record")
         assert later == data
         assert missing.status_code == 404
+
+
+async def test_a_room_of_ten_seats_plays_to_the_end_and_seat_nine_can_be_caught(
+        database_url: str) -> None:
+    from unokit.engine.actions import catch, format_action, parse_action
+    # ten seats are numbered 0-9, so every seat is one digit in an action's text
+    assert format_action(catch(0, 9)) == "0:catch 9"
+    assert parse_action("9:catch 0") == catch(9, 0)
+    settings = server_settings(database_url)
+    async with running_server(settings) as server:
+        async with httpx.AsyncClient() as http:
+            made = (await http.post(server.url + "/api/rooms",
+                                    json={"rules": "official,players=10,rounds=1"})).json()
+        ann = await GameClient.join(server.url, made["code"], name="Ann")
+        for _ in range(9):
+            await ann.command(P.AddBot, bot="random")
+        assert [s["kind"] for s in ann.room["seats"]] == ["human"] + ["bot"] * 9
+        await ann.command(P.Start)
+        await play(ann)
+        assert ann.reveal is not None
+        await ann.close()
