@@ -76,11 +76,6 @@ ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
-GROUP_WINDOW = 0.001
-"""Seconds a busy writer waits for more writes to join a transaction."""
-BUSY_GAP = 0.005
-"""The writer counts as busy when its last commit ended less than this many seconds
-before the next write arrived."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
 RECENT_ANSWERS = 256
@@ -232,7 +227,6 @@ class Store:
             raise StoreError(f"database driver paramstyle {style!r} is not supported")
         self._insert_action = (f"INSERT INTO actions ({', '.join(columns)}) "
                                f"VALUES ({', '.join(marks)})")
-        self._last_commit = 0.0
         self.commits = 0
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
@@ -250,15 +244,9 @@ class Store:
                 return
             batch = [job]
             stop = False
-            # Under load, wait a moment for more writes to share the commit (its disk
-            # sync costs as much CPU as a few writes); an idle server commits at once.
-            busy = time.monotonic() - self._last_commit < BUSY_GAP
-            until = time.monotonic() + (GROUP_WINDOW if busy else 0.0)
             while len(batch) < BATCH:
                 try:
-                    wait = until - time.monotonic()
-                    more = (self._jobs.get(timeout=wait) if wait > 0
-                            else self._jobs.get_nowait())
+                    more = self._jobs.get_nowait()
                 except queue.Empty:
                     break
                 if more is None:
@@ -266,7 +254,6 @@ class Store:
                     break
                 batch.append(more)
             self._run_batch(batch)
-            self._last_commit = time.monotonic()
             if stop:
                 self._close_connection()
                 return
