@@ -76,6 +76,8 @@ ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
+ACTION_COLUMNS = ("room_id", "n", "action", "seat", "origin", "client_id", "seq", "at")
+"""The columns of a stored action, in the order of a room id and :class:`ActionData`."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
 RECENT_ANSWERS = 256
@@ -121,6 +123,9 @@ class ActionData(NamedTuple):
     client_id: str | None
     seq: int
     at: float
+
+
+assert ACTION_COLUMNS[1:] == ActionData._fields  # the stored rows' order
 
 
 class ChatData(NamedTuple):
@@ -173,7 +178,7 @@ class StoredRoom:
 
 
 _Job = tuple[Callable[[Connection], Any] | None, "asyncio.Future[Any]",
-             dict[str, Any] | None]
+             tuple[Any, ...] | None]
 """A write: a function of the connection, a row of ``actions`` (which a batch inserts
 all at once, before it runs the functions), or both in the same transaction; and the
 future its caller waits on (of the caller's event loop, settled there: the writer hands
@@ -217,16 +222,14 @@ class Store:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._open: Connection | None = None
-        columns = ("room_id", *ActionData._fields)
         style = self.engine.dialect.paramstyle
-        if self.engine.dialect.name == "sqlite" or style == "named":
-            marks = [f":{c}" for c in columns]  # sqlite3 takes named marks with dicts
-        elif style == "pyformat":
-            marks = [f"%({c})s" for c in columns]
+        if self.engine.dialect.name == "sqlite" or style == "qmark":
+            self._mark = "?"
+        elif style in ("format", "pyformat"):
+            self._mark = "%s"
         else:
             raise StoreError(f"database driver paramstyle {style!r} is not supported")
-        self._insert_action = (f"INSERT INTO actions ({', '.join(columns)}) "
-                               f"VALUES ({', '.join(marks)})")
+        self._inserts: dict[int, str] = {}
         self.commits = 0
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
@@ -264,11 +267,23 @@ class Store:
                 self._open.close()
             self._open = None
 
+    def _insert_actions(self, rows: list[tuple[Any, ...]]) -> tuple[str, tuple[Any, ...]]:
+        """One INSERT of every row (and its flat parameters): the database runs one
+        statement, and the writer waits on it once, not once a row."""
+        sql = self._inserts.get(len(rows))
+        if sql is None:
+            group = "(" + ", ".join([self._mark] * len(ACTION_COLUMNS)) + ")"
+            sql = (f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES "
+                   + ", ".join([group] * len(rows)))
+            if len(self._inserts) < BATCH:
+                self._inserts[len(rows)] = sql
+        return sql, tuple(value for row in rows for value in row)
+
     def _execute(self, connection: Connection, batch: list[_Job]) -> list[Any]:
         rows = [row for _, _, row in batch if row is not None]
         if rows:
             # the writer's hot path: one statement, no compiling, few calls into Python
-            connection.exec_driver_sql(self._insert_action, rows)
+            connection.exec_driver_sql(*self._insert_actions(rows))
         return [None if fn is None else fn(connection) for fn, _, _ in batch]
 
     def _connection(self) -> Connection:
@@ -278,14 +293,14 @@ class Store:
 
     def _rows_only(self, connection: Connection, batch: list[_Job]) -> list[Any]:
         """A batch of nothing but actions (what a busy server mostly writes), straight
-        through the database driver: one ``executemany`` and one commit, without
+        through the database driver: one INSERT of every row and one commit, without
         SQLAlchemy's bookkeeping in between (which would cost as much as the commit)."""
         driver = connection.connection.dbapi_connection
         assert driver is not None
         try:
             cursor = driver.cursor()
-            cursor.executemany(self._insert_action,
-                               [row for _, _, row in batch if row is not None])
+            cursor.execute(*self._insert_actions(
+                [row for _, _, row in batch if row is not None]))
             cursor.close()
             driver.commit()
         except Exception:
@@ -421,10 +436,7 @@ class Store:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         write = None if chat is None else self._chat_writer(room_id, chat)
-        n, text, seat, origin, client_id, seq, at = action
-        self._jobs.put((write, future, {
-            "room_id": room_id, "n": n, "action": text, "seat": seat, "origin": origin,
-            "client_id": client_id, "seq": seq, "at": at}))
+        self._jobs.put((write, future, (room_id, *action)))
         await future
 
     @staticmethod
