@@ -1,16 +1,23 @@
 """Load on the game server: N rooms of 4 seats, every seat a real WebSocket client.
 
 The script starts ``unokit serve`` (SQLite in a temporary data directory unless
-``--database-url`` is given), then worker processes that each open their share of the
-rooms: each room is created over the HTTP API, four clients join it, the host starts the
-match, and the seat to move plays a simple policy (the first legal action, calling UNO
-with the play). The figure is the latency from sending an action to the moment the last
-of the room's four clients has received its broadcast (the database commit on the way
-included), as percentiles over every action after the warm-up.
+``--database-url`` is given; ``--url`` measures a server already running), then worker
+processes that each open their share of the rooms: each room is created over the HTTP
+API, four clients join it and the host starts the match. Once every room of every worker
+is seated, the workers start playing together: the seat to move plays a simple policy
+(the first legal action, calling UNO with the play). The clients are the ``websockets``
+library's sans-I/O protocol on plain asyncio transports (``benchmarks/_load_client.py``),
+so that the load generator costs little next to what it measures.
+
+The figure is the latency from sending an action to the moment the last of the room's
+four clients has received its broadcast (the database commit on the way included), as
+percentiles over every action after the warm-up. The server's CPU over the steady part
+(after the warm-up) is also given per action.
 
 Paced (default): each room plays about one action per second, as people do.
 Unpaced (``--unpaced``): every room plays as fast as it can (the server's per-connection
 rate limit is lifted for it); the figure that matters is the most actions per second.
+``--pin`` puts the server on the first CPU and the load clients on the others.
 
     python benchmarks/server_load.py --rooms 1000 --seconds 60
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
@@ -108,7 +115,7 @@ def main() -> int:
     parser.add_argument("--rooms", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--unpaced", action="store_true")
     parser.add_argument("--rules", default="official,players=4")
     parser.add_argument("--database-url", default="")
