@@ -334,8 +334,34 @@ class Tally:
                 "first_failures": self.failures[:20]}
 
 
+def room_state(rooms: Rooms | None, code: str) -> str:
+    """What the server's room holds, for the report of a match that did not end."""
+    room = None if rooms is None else rooms.rooms.get(code)
+    if room is None:
+        return "room not live"
+    now = asyncio.get_running_loop().time()
+    game, driver, task = room.game, room.driver, room.task
+    parts = [f"status {room.status}", f"inbox {room.inbox.qsize()}"]
+    if task is not None and task.done():
+        error = None if task.cancelled() else task.exception()
+        parts.append(f"task ended ({'cancelled' if task.cancelled() else repr(error)})")
+    if room.grace is not None:
+        parts.append(f"grace on {room.grace.target} for {room.grace.until - now:.3f} s, "
+                     f"{len(room.grace.catches)} catches, {len(room.grace.waiting)} waiting")
+    for name in ("bot_due", "timer_due", "pause_due"):
+        due = getattr(room, name)
+        parts.append(f"{name} {'-' if due is None else f'{due - now:.3f} s'}")
+    if game is not None and driver is not None:
+        lead = driver.lead()
+        parts.append(f"phase {game.phase} lead {lead} legal {len(game.legal_actions(lead))} "
+                     f"held {sorted(driver.held)} auto {sorted(room._automatic())} "
+                     f"uno_open {game.uno_open} declined {room._declined}")
+    return ", ".join(parts)
+
+
 async def run_match(base: str, index: int, seed: int, tally: Tally,
-                    strict_spectators: bool = True, hand_size: int | None = None) -> None:
+                    strict_spectators: bool = True, hand_size: int | None = None,
+                    rooms: Rooms | None = None) -> None:
     """Play and audit one match."""
     rules_text = match_rules(index, hand_size)
     rules = Rules.from_string(rules_text)
@@ -363,7 +389,8 @@ async def run_match(base: str, index: int, seed: int, tally: Tally,
                            f"lead {w.client.lead} must {w.client.must} legal "
                            f"{w.client.legal}" for w in watchers)
         tally.failures.append(f"match {index} ({rules_text}, room {code}): "
-                              f"{type(exc).__name__}: {exc} [{states}]")
+                              f"{type(exc).__name__}: {exc} [{states}] server: "
+                              f"{room_state(rooms, code)}")
         return
     finally:
         for w in watchers:
@@ -561,13 +588,14 @@ async def run_audit(matches: int, seed: int, *, start: int = 0,
     indices = range(start, start + matches)
     seeds = [random.Random(seed * 7919 + i).randbytes(32) for i in indices]
     with tempfile.TemporaryDirectory(prefix="unokit-audit-") as folder:
-        async with running_server(audit_settings(folder), seeds=seeds) as (base, _):
+        async with running_server(audit_settings(folder), seeds=seeds) as (base, rooms):
             started = time.monotonic()
             for done, index in enumerate(indices):
                 if minutes is not None and time.monotonic() - started > minutes * 60:
                     tally.stopped = f"stopped after {done} matches ({minutes} minutes)"
                     break
-                await run_match(base, index, seed, tally, strict_spectators, hand_size)
+                await run_match(base, index, seed, tally, strict_spectators, hand_size,
+                                rooms)
                 if progress and (done + 1) % 50 == 0:
                     print(f"{done + 1} matches, {time.monotonic() - started:.0f} s, "
                           f"{len(tally.violations)} violations", file=sys.stderr, flush=True)

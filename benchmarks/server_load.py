@@ -52,6 +52,18 @@ SETUP_CONCURRENCY = 20
 """Rooms a worker seats at once before the run."""
 
 
+def machine_times() -> tuple[float, float]:
+    """(all, stolen) CPU time of the machine so far, in clock ticks (Linux's
+    ``/proc/stat``; zeros elsewhere). Stolen time is what a virtual machine's host gave
+    to others while this machine wanted to run."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return 0.0, 0.0
+    values = [float(v) for v in fields]
+    return sum(values[:8]), values[7] if len(values) > 7 else 0.0
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -210,7 +222,7 @@ def main() -> int:
                     peak = max(peak, proc.memory_info().rss)
                     if len(steady) < 2 and time.time() >= (steady_to if steady
                                                            else steady_from):
-                        steady.append((time.time(), proc.cpu_times()))
+                        steady.append((time.time(), proc.cpu_times(), machine_times()))
                         if args.profile and len(steady) == 1:
                             spy = subprocess.Popen(
                                 ["py-spy", "record", "-p", str(proc.pid), "--gil",
@@ -240,11 +252,13 @@ def main() -> int:
     client_cpu = sum(o.get("cpu_s", 0.0) for o in outs)
     steady_line = ""
     if len(steady) == 2:
-        (t0, c0), (t1, c1) = steady
+        (t0, c0, m0), (t1, c1, m1) = steady
         used = (c1.user + c1.system) - (c0.user + c0.system)
         rate = len(latencies) / measured
+        stolen = (m1[1] - m0[1]) / max(1e-9, m1[0] - m0[0]) * 100
         steady_line = (f"steady part: server CPU {used / (t1 - t0) * 100:.0f}% of one core, "
-                       f"{used / max(1e-9, rate * (t1 - t0)) * 1e6:.0f} us per action")
+                       f"{used / max(1e-9, rate * (t1 - t0)) * 1e6:.0f} us per action; "
+                       f"CPU stolen by the virtual machine's host {stolen:.0f}%")
     ms = [x * 1000 for x in latencies]
     print(f"server_load: {'unpaced' if args.unpaced else 'paced, ~1 action/s per room'}; "
           f"{args.rooms} rooms x 4 seats = {4 * args.rooms} WebSocket connections in "

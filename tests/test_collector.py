@@ -1,28 +1,59 @@
-"""The server's garbage-collection schedule: CPython's own full collections off, the
-server's on a timer, the thresholds back afterwards."""
+"""The server's garbage-collection schedule: CPython's automatic collections off, the
+server's own when enough objects have piled up or enough time has passed, and the
+collector as it was afterwards."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import weakref
 
 import pytest
 
-from unokit.server.collector import NEVER, FullCollections
+from unokit.server.collector import Collections
 
 pytestmark = pytest.mark.asyncio
 
 
-async def test_full_collections_run_on_the_schedule_and_only_then() -> None:
-    before = gc.get_threshold()
-    schedule = FullCollections(every=0.01)
+class Node:
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def cycle() -> weakref.ref[Node]:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+async def test_a_collection_comes_when_enough_objects_have_piled_up() -> None:
+    was = gc.isenabled()
+    gc.collect()  # the count of new objects starts from nothing
+    schedule = Collections(every=3600, after=5000, check=0.01)
     schedule.start(asyncio.get_running_loop())
     try:
-        assert gc.get_threshold() == (before[0], before[1], NEVER)
+        assert not gc.isenabled()
+        gone = cycle()
+        assert not schedule.due()  # an hour has not passed, few objects are new
+        kept = [[] for _ in range(6000)]  # tracked objects beyond the threshold
         async with asyncio.timeout(30):
-            while schedule.runs < 2:
+            while gone() is not None:
                 await asyncio.sleep(0.01)
+        assert schedule.sweeps >= 1 and kept
     finally:
         schedule.uninstall()
-    assert gc.get_threshold() == before
+    assert gc.isenabled() == was
     assert schedule._handle is None  # nothing left scheduled
+
+
+async def test_a_collection_comes_when_the_time_is_up() -> None:
+    schedule = Collections(every=0.0, after=10**9, check=0.01)
+    schedule.start(asyncio.get_running_loop())
+    try:
+        gone = cycle()
+        async with asyncio.timeout(30):
+            while gone() is not None:
+                await asyncio.sleep(0.01)
+        assert schedule.sweeps >= 1
+    finally:
+        schedule.uninstall()

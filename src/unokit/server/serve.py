@@ -25,7 +25,7 @@ import uvicorn
 
 from unokit.i18n import _
 from unokit.server.app import create_app
-from unokit.server.collector import FullCollections
+from unokit.server.collector import Collections
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
 
@@ -72,7 +72,7 @@ class _Server(uvicorn.Server):
     """uvicorn, with the rooms told to stop before the connections are closed."""
 
     rooms: Rooms
-    collections: FullCollections
+    collections: Collections
 
     async def shutdown(self, sockets: list[Any] | None = None) -> None:
         logging.getLogger("unokit.server").info("shutting down")
@@ -110,7 +110,7 @@ def serve(settings: Settings) -> None:
                             lifespan="on")
     server = _Server(config)
     server.rooms = rooms
-    server.collections = FullCollections()
+    server.collections = Collections()
     logging.getLogger("unokit.server").info(
         "listening", extra={"url": settings.base_url, "database": _safe_url(settings)})
     server.run()
