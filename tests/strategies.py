@@ -33,7 +33,10 @@ def rule_dicts(draw: st.DrawFn, *, small: bool = True) -> dict[str, Any]:
     """A mapping of section 1-3 rule keys that :meth:`Rules.from_dict` accepts.
 
     With ``small`` the match is kept short (targets up to 200, at most 3 rounds when a
-    round limit is drawn) so that random playouts end within a few thousand actions.
+    round limit is drawn) so that random playouts end within a few thousand actions,
+    but for the corner of ``draw = "until_playable"`` with ``play_to_last`` and
+    ``progressive_refill`` at a big table, whose random matches last up to about 40,000
+    (``test_properties.MAX_STEPS``).
     """
     teams = draw(st.sampled_from(["none", "none", "pairs"]))
     if teams == "pairs":

@@ -22,6 +22,7 @@ from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESETS, Rules
 from unokit.testing.invariants import check_illegal, check_privacy
 from unokit.testing.soak import (
+    FIRING_BURST,
     KINDS,
     Failure,
     GameResult,
@@ -107,6 +108,17 @@ def test_drawn_rule_sets_cover_every_key_and_value() -> None:
     for rules in drawn:
         assert rules.target_score <= 200 or rules.scoring == "lazy"  # lazy: no target
         assert rules.rounds is None or rules.rounds <= 3
+
+
+def test_a_launcher_that_always_fires_is_drawn_with_small_bursts() -> None:
+    """With bursts of up to 6 such random matches outlast the step cap (docs/rules.md,
+    "Long random matches"); smaller bursts are drawn, larger ones with other chances."""
+    rng = random.Random(5)
+    drawn = [draw_rules(rng) for _ in range(1500)]
+    attack = [rules for rules in drawn if rules.deck == "attack"]
+    firing = [rules.launcher_max_burst for rules in attack if rules.launcher_fire_chance == 1]
+    assert firing and max(firing) <= FIRING_BURST
+    assert max(rules.launcher_max_burst for rules in attack) > FIRING_BURST
 
 
 def test_without_attack_nothing_of_section_6_is_drawn() -> None:

@@ -5,7 +5,8 @@ ejects ``k`` cards, ``k`` uniform in ``1..launcher_max_burst`` (at most what is 
 otherwise nothing comes out. With the game's generator: ``fire = rng.random() < chance``,
 then ``k = 1 + rng.below(launcher_max_burst)``. A scenario may fix the numbers instead
 (``game.launcher``: the cards each successive press ejects). Every card the rules make a
-player draw is a press in UNO Attack (a penalty of ``n`` cards is ``n`` presses).
+player draw is a press in UNO Attack (a penalty of ``n`` cards is ``n`` presses), but for
+the ``progressive_refill`` refill, which takes its ``k-1`` cards from the launcher.
 
 The rules here are methods of :class:`AttackCards`, a mixin of :class:`unokit.Game`.
 

@@ -418,7 +418,9 @@ class Game(TableRules):
             self.uno_open = player
         if not hand and self.rules.progressive_refill and self.levels[player] > 1:
             level = self.levels[player] = self.levels[player] - 1
-            self._draw(player, level, "refill")
+            # A count of cards, not of presses, in UNO Attack too: the level says what
+            # the hand holds again.
+            self._take_cards(player, level, "refill")
             self._emit(K.REFILLED, player=player, amount=level)
         if self.rules.silence != "off":
             self._start_silence(player, card)

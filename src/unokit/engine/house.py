@@ -83,6 +83,13 @@ class CardEffects(AttackCards):
         UNO Attack each card to draw is a press of the launcher."""
         if self._attack:
             return self._press(player, count, reason)
+        return self._take_cards(player, count, reason)
+
+    def _take_cards(self, player: int, count: int, reason: str) -> list[int]:
+        """``player`` takes up to ``count`` cards from the draw pile (the launcher),
+        reshuffling the discard pile when it is empty; what is not there is forgiven.
+        Under every deck a count of cards, not of presses: the ``progressive_refill``
+        refill (see :meth:`_draw` for the draws that are presses in UNO Attack)."""
         got = []
         for _ in range(count):
             card = self._take()
