@@ -10,16 +10,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, inspect
 
-from unokit.store import ActionData, NewRoom, SeatData, Store, StoreError
+from store_kit import new_room
+from unokit.store import ActionData, SeatData, Store, StoreError
 from unokit.store.db import HEAD, current_revision
 from unokit.store.models import Base
 
 pytestmark = pytest.mark.asyncio
 
-
-def new_room(code: str, seats: int = 3) -> NewRoom:
-    return NewRoom(code=code, rules='{"preset": "official"}', turn_timer=0, public=True,
-                   server_seed="00" * 32, commitment="ab" * 32, seats=seats)
 
 
 def action(n: int, seat: int = 0, client_id: str | None = None) -> ActionData:

@@ -8,39 +8,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 import pytest
-from alembic import command
 from sqlalchemy import Connection, inspect, text
 
+from store_kit import migrate_to, new_room
 from unokit.store import (
     RECENT_ANSWERS,
     AnswerData,
-    NewRoom,
     SeatData,
     Store,
     StoredRoom,
     StoreError,
 )
-from unokit.store.db import HEAD, alembic_config, current_revision, open_engine
+from unokit.store.db import HEAD, current_revision, open_engine
 
 pytestmark = pytest.mark.asyncio
 
-
-def new_room(code: str) -> NewRoom:
-    return NewRoom(code=code, rules='{"preset": "official"}', turn_timer=0, public=True,
-                   server_seed="00" * 32, commitment="ab" * 32, seats=3)
 
 
 def answer(n: int, seat: int = 0) -> AnswerData:
     return AnswerData(n, seat, f"h{n}", f'{{"type":"ack","id":"h{n}","seq":-1}}', 5.0 + n)
 
-
-def migrate_to(url: str, revision: str, *, down: bool = False) -> None:
-    engine = open_engine(url)
-    config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        (command.downgrade if down else command.upgrade)(config, revision)
-    engine.dispose()
 
 
 async def test_0003_adds_the_answers_to_a_database_of_0002_and_keeps_its_rows(

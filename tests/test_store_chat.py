@@ -6,32 +6,20 @@ with the room."""
 from __future__ import annotations
 
 import pytest
-from alembic import command
 from sqlalchemy import Connection, inspect, text
 
-from unokit.store import RECENT_CHAT, ActionData, ChatData, NewRoom, Store, StoreError
-from unokit.store.db import HEAD, alembic_config, current_revision, open_engine
+from store_kit import migrate_to, new_room
+from unokit.store import RECENT_CHAT, ActionData, ChatData, Store, StoreError
+from unokit.store.db import HEAD, current_revision, open_engine
 
 pytestmark = pytest.mark.asyncio
 
-
-def new_room(code: str) -> NewRoom:
-    return NewRoom(code=code, rules='{"preset": "official"}', turn_timer=0, public=True,
-                   server_seed="00" * 32, commitment="ab" * 32, seats=2)
 
 
 def line(n: int, seat: int = 0, client_id: str | None = None) -> ChatData:
     return ChatData(n, seat, "Ann" if seat == 0 else "Bob", f"line {n} ✓", 1_700_000_000_000 + n,
                     client_id, n - 1)
 
-
-def migrate_to(url: str, revision: str, *, down: bool = False) -> None:
-    engine = open_engine(url)
-    config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        (command.downgrade if down else command.upgrade)(config, revision)
-    engine.dispose()
 
 
 async def test_0002_adds_the_chat_to_a_database_of_0001_and_keeps_its_rows(
@@ -84,9 +72,9 @@ async def test_0002_adds_the_chat_to_a_database_of_0001_and_keeps_its_rows(
 async def test_a_room_comes_back_with_its_last_lines(database_url: str) -> None:
     store = Store(database_url)
     try:
-        first = await store.create_room(new_room("ONE"))
-        second = await store.create_room(new_room("TWO"))
-        quiet = await store.create_room(new_room("QUIET"))
+        first = await store.create_room(new_room("ONE", seats=2))
+        second = await store.create_room(new_room("TWO", seats=2))
+        quiet = await store.create_room(new_room("QUIET", seats=2))
         for n in range(RECENT_CHAT + 7):
             await store.append_chat(first, line(n, seat=n % 2, client_id=f"c{n}"))
         for n in range(3):
@@ -114,7 +102,7 @@ async def test_a_room_comes_back_with_its_last_lines(database_url: str) -> None:
 async def test_a_line_and_its_say_commit_together(database_url: str) -> None:
     store = Store(database_url)
     try:
-        room = await store.create_room(new_room("SAY"))
+        room = await store.create_room(new_room("SAY", seats=2))
         await store.append_action(room, ActionData(0, "1:say", 1, "player", "c0", 20, 3.0),
                                   line(0, seat=1, client_id="c0"))
         await store.append_chat(room, line(1))
