@@ -456,3 +456,22 @@ async def test_a_remote_bot_under_the_rate_limit_plays_to_the_end(database_url: 
         assert server.rooms.get(code).status == "finished"
         await bot_client.close()
         await watcher.close()
+
+
+async def test_a_room_that_fails_to_work_out_what_is_due_recovers(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with running_server(server_settings(database_url)) as server:
+        ann, room = await _playing_room(server, "Ann")
+        original = Room._schedule
+        failures = []
+
+        def failing(self: Room) -> None:
+            if self is room and not failures and self.game is not None and self.game.history:
+                failures.append(len(self.game.history))
+                raise RuntimeError("a bug in the schedule")
+            original(self)
+
+        monkeypatch.setattr(Room, "_schedule", failing)
+        await play_until(ann, match_over)  # the bots kept playing: the room went on
+        assert failures and room.status == "finished"
+        await ann.close()

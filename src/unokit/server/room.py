@@ -309,7 +309,17 @@ class Room(Lobby, Talk, Pacing):
                 while not self.inbox.empty():
                     self._refuse_closed(*self.inbox.get_nowait())
                 return
-            self._schedule()
+            try:
+                self._schedule()
+            except Exception:  # a room that cannot tell what is due would wait forever
+                LOG.exception("room failed to work out what is due; rebuilding it from "
+                              "the database", extra={"room": self.code})
+                await self._recover()
+                try:
+                    self._schedule()
+                except Exception:
+                    LOG.exception("room still cannot work out what is due",
+                                  extra={"room": self.code})
             self._mark_presence(time.monotonic())
 
     def _answer_failed(self, item: Item) -> None:
