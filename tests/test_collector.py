@@ -38,7 +38,8 @@ async def test_a_collection_comes_when_enough_objects_have_piled_up() -> None:
         kept = [[] for _ in range(6000)]  # tracked objects beyond the threshold
         async with asyncio.timeout(30):
             while gone() is not None:
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)  # a poll of the condition: the schedule runs
+                # on the loop's timer and sets no event to wait on; the timeout bounds it
         assert schedule.sweeps >= 1 and kept
     finally:
         schedule.uninstall()
@@ -53,7 +54,8 @@ async def test_a_collection_comes_when_the_time_is_up() -> None:
         gone = cycle()
         async with asyncio.timeout(30):
             while gone() is not None:
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)  # a poll of the condition: the schedule runs
+                # on the loop's timer and sets no event to wait on; the timeout bounds it
         assert schedule.sweeps >= 1
     finally:
         schedule.uninstall()
