@@ -17,7 +17,12 @@ percentiles over every action after the warm-up. The server's CPU over the stead
 Paced (default): each room plays about one action per second, as people do.
 Unpaced (``--unpaced``): every room plays as fast as it can (the server's per-connection
 rate limit is lifted for it); the figure that matters is the most actions per second.
-``--pin`` puts the server on the first CPU and the load clients on the others.
+The load clients run 10 steps nicer than the server (``--nice``): on one machine they
+compete with the server for its cores, and a client that runs while the server waits
+delays every room the server holds. Niced, they yield to it as clients on other machines
+would, and their own delays still count (an action's time ends when the client has read
+the last broadcast). ``--pin`` puts the server on the first CPU and the load clients on
+the others.
 
     python benchmarks/server_load.py --rooms 1000 --seconds 60
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
@@ -139,6 +144,10 @@ def main() -> int:
     parser.add_argument("--pin", action="store_true",
                         help="the server on the first CPU, the load clients on the others "
                              "(so that the load generator does not take the server's core)")
+    parser.add_argument("--nice", type=int, default=10, metavar="N",
+                        help="run the load clients N steps nicer than the server (default "
+                             "10; 0: as the server), so that the load generator yields the "
+                             "CPU to the server it measures")
     parser.add_argument("--profile", default="", metavar="FILE",
                         help="sample the server with py-spy over the steady part (folded "
                              "stacks of the thread holding the GIL, into FILE)")
@@ -197,7 +206,8 @@ def main() -> int:
                  "--rules", args.rules,
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                  "--seed", str(args.seed * 100 + i)] + (["--unpaced"] if args.unpaced else []),
-                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                preexec_fn=(lambda: os.nice(args.nice)) if args.nice else None)
                 for i, n in enumerate(share) if n]
             if args.pin:
                 for worker in workers:
@@ -262,7 +272,9 @@ def main() -> int:
     ms = [x * 1000 for x in latencies]
     print(f"server_load: {'unpaced' if args.unpaced else 'paced, ~1 action/s per room'}; "
           f"{args.rooms} rooms x 4 seats = {4 * args.rooms} WebSocket connections in "
-          f"{len(workers)} client processes; rules {args.rules}; "
+          f"{len(workers)} client processes"
+          f"{f' (nice {args.nice})' if args.nice else ''}{', pinned' if args.pin else ''}; "
+          f"rules {args.rules}; "
           f"database {'SQLite (WAL, synchronous=FULL)' if not args.database_url else 'URL'}; "
           f"{args.seconds:.0f} s after {args.warmup:.0f} s warm-up; {os.cpu_count()} cores")
     print(f"rooms started {totals.get('rooms', 0)}, matches ended {totals.get('matches', 0)}, "
