@@ -7,7 +7,10 @@ API, four clients join it and the host starts the match. Once every room of ever
 is seated, the workers start playing together: the seat to move plays a simple policy
 (the first legal action, calling UNO with the play). The clients are the ``websockets``
 library's sans-I/O protocol on plain asyncio transports (``benchmarks/_load_client.py``),
-so that the load generator costs little next to what it measures.
+so that the load generator costs little next to what it measures. ``--client unokit``
+plays the same policy with the project's own client, ``unokit.client.GameClient``
+(``benchmarks/_load_unokit.py``), which costs the load generator several times more CPU
+and so fits fewer rooms on one machine: it checks that both measure the same server.
 
 The figure is the latency from sending an action to the moment the last of the room's
 four clients has received its broadcast (the database commit on the way included), as
@@ -144,6 +147,9 @@ def main() -> int:
     parser.add_argument("--pin", action="store_true",
                         help="the server on the first CPU, the load clients on the others "
                              "(so that the load generator does not take the server's core)")
+    parser.add_argument("--client", choices=("sansio", "unokit"), default="sansio",
+                        help="the load clients: the cheap sans-I/O ones (default) or the "
+                             "project's own unokit.client.GameClient (heavier: fewer rooms)")
     parser.add_argument("--nice", type=int, default=10, metavar="N",
                         help="run the load clients N steps nicer than the server (default "
                              "10; 0: as the server), so that the load generator yields the "
@@ -160,8 +166,12 @@ def main() -> int:
     if args.worker:
         url, rooms, path = args.worker[0], int(args.worker[1]), args.worker[2]
         import uvloop
-        out = uvloop.run(worker_main(url, rooms, args.rules, not args.unpaced, args.seconds,
-                                      args.warmup, args.seed))
+        main = worker_main
+        if args.client == "unokit":
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from _load_unokit import worker_main as main
+        out = uvloop.run(main(url, rooms, args.rules, not args.unpaced, args.seconds,
+                              args.warmup, args.seed))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
 
@@ -205,7 +215,8 @@ def main() -> int:
                 [sys.executable, __file__, "--worker", url, str(n), f"{data}/worker{i}.json",
                  "--rules", args.rules,
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-                 "--seed", str(args.seed * 100 + i)] + (["--unpaced"] if args.unpaced else []),
+                 "--seed", str(args.seed * 100 + i), "--client", args.client]
+                + (["--unpaced"] if args.unpaced else []),
                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 preexec_fn=(lambda: os.nice(args.nice)) if args.nice else None)
                 for i, n in enumerate(share) if n]
@@ -273,6 +284,7 @@ def main() -> int:
     print(f"server_load: {'unpaced' if args.unpaced else 'paced, ~1 action/s per room'}; "
           f"{args.rooms} rooms x 4 seats = {4 * args.rooms} WebSocket connections in "
           f"{len(workers)} client processes"
+          f"{' of unokit.client' if args.client == 'unokit' else ''}"
           f"{f' (nice {args.nice})' if args.nice else ''}{', pinned' if args.pin else ''}; "
           f"rules {args.rules}; "
           f"database {'SQLite (WAL, synchronous=FULL)' if not args.database_url else 'URL'}; "

@@ -4,20 +4,26 @@ they are measured by ``benchmarks/server_load.py`` itself, never by a unit test)
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def test_the_load_benchmark_plays_every_room_without_an_error() -> None:
+@pytest.mark.parametrize("client", ["sansio", "unokit"])
+def test_the_load_benchmark_plays_every_room_without_an_error(client: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "server_load.py"), "--rooms", "6",
-         "--seconds", "2", "--warmup", "1", "--workers", "2"],
+         "--seconds", "2", "--warmup", "1", "--workers", "2", "--client", client],
         capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "rooms started 6," in done.stdout
     assert "errors 0," in done.stdout
+    played = re.search(r"actions (\d+) \((\d+) measured\)", done.stdout)
+    assert played is not None and int(played[2]) > 0, done.stdout
     assert "latency action -> last broadcast (ms): p50" in done.stdout
+    assert ("of unokit.client" in done.stdout) == (client == "unokit")
