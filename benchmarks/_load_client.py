@@ -174,6 +174,11 @@ class LoadRoom:
         self.began = True
         self.step()
 
+    async def play(self, until: float, warmup_end: float, rng: random.Random) -> None:
+        """:meth:`begin`, then wait until the room has finished."""
+        self.begin(until, warmup_end, rng)
+        await self.over
+
     # ------------------------------------------------------------ driving
     def step(self) -> None:
         """Play the next action if nothing is on the way."""

@@ -23,16 +23,17 @@ from typing import Any
 
 from unokit.client import ActionRefused, GameClient, create_room
 
-SETUP_CONCURRENCY = 10
-"""Rooms a worker seats at once before the run."""
-
 
 class UnokitRoom:
     """One room of four :class:`GameClient` seats."""
 
-    def __init__(self, code: str, clients: list[GameClient]) -> None:
+    def __init__(self, code: str, clients: list[GameClient], paced: bool,
+                 latencies: list[float], counters: dict[str, int]) -> None:
         self.code = code
         self.clients = clients
+        self.paced = paced
+        self.latencies = latencies
+        self.counters = counters
         self.changed = asyncio.Event()
         for client in clients:
             client.listeners.append(self.changed)
@@ -51,8 +52,10 @@ class UnokitRoom:
         return any(c.reveal is not None or c.bye is not None or c.closed.is_set()
                    for c in self.clients)
 
-    async def play(self, paced: bool, until: float, warmup_end: float, rng: random.Random,
-                   latencies: list[float], counters: dict[str, int]) -> None:
+    async def play(self, until: float, warmup_end: float, rng: random.Random) -> None:
+        """Play (the first action within a second) until ``until``; the latencies of
+        actions sent after ``warmup_end`` count."""
+        paced, latencies, counters = self.paced, self.latencies, self.counters
         next_at = time.perf_counter() + (rng.random() if paced else 0.0)
         try:
             while time.perf_counter() < until:
@@ -92,40 +95,13 @@ class UnokitRoom:
                 await client.close()
 
 
-async def open_room(url: str, rules: str, counters: dict[str, int]) -> UnokitRoom:
-    """Create a room, seat four clients and start its match."""
+async def open_room(url: str, rules: str, paced: bool, latencies: list[float],
+                    counters: dict[str, int]) -> UnokitRoom:
+    """Create a room, seat four clients and start its match; :meth:`UnokitRoom.play`
+    then plays it."""
     code = (await create_room(url, rules=rules))["code"]
     clients = [await GameClient.join(url, code, name=f"p{i}") for i in range(4)]
-    room = UnokitRoom(code, clients)
+    room = UnokitRoom(code, clients, paced, latencies, counters)
     await clients[0].start()
     counters["rooms"] += 1
     return room
-
-
-async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: float,
-                      warmup: float, seed: int) -> dict[str, Any]:
-    """As ``server_load.worker_main``, with :class:`GameClient` seats."""
-    latencies: list[float] = []
-    counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0}
-    rng = random.Random(seed)
-    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
-
-    async def seated() -> UnokitRoom:
-        async with gate:
-            return await open_room(url, rules, counters)
-    results = await asyncio.gather(*(seated() for _ in range(rooms)), return_exceptions=True)
-    failures = [r for r in results if isinstance(r, BaseException)]
-    for failure in failures[:5]:
-        print(f"worker: {type(failure).__name__}: {failure}", file=sys.stderr)
-    counters["errors"] += len(failures)
-    ready = [r for r in results if not isinstance(r, BaseException)]
-    cpu_setup = time.process_time()
-    print("ready", flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    start = time.perf_counter()
-    warmup_end, until = start + warmup, start + warmup + seconds
-    await asyncio.gather(*(room.play(paced, until, warmup_end, rng, latencies, counters)
-                           for room in ready))
-    measured = max(1e-9, min(time.perf_counter(), until) - warmup_end)
-    return {"latencies": latencies, "counters": counters, "measured_s": measured,
-            "cpu_s": time.process_time() - cpu_setup}

@@ -86,22 +86,27 @@ def raise_fd_limit() -> None:
 
 # ---------------------------------------------------------------- worker (one process)
 async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: float,
-                      warmup: float, seed: int) -> dict[str, Any]:
+                      warmup: float, seed: int, client: str = "sansio") -> dict[str, Any]:
     """Seat every room of this worker, say ``ready`` on stdout, wait for ``go`` on stdin,
-    then play ``warmup`` + ``seconds``."""
+    then play ``warmup`` + ``seconds``; ``client``: ``sansio`` (``_load_client.py``) or
+    ``unokit`` (``_load_unokit.py``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import httpx
 
-    from _load_client import LoadRoom, open_room
+    import _load_client
+    import _load_unokit
     http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20))
     latencies: list[float] = []
     counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0}
     rng = random.Random(seed)
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
 
-    async def seated() -> LoadRoom:
+    async def seated() -> _load_client.LoadRoom | _load_unokit.UnokitRoom:
         async with gate:
-            return await open_room(http, url, rules, paced, latencies, counters)
+            if client == "unokit":
+                return await _load_unokit.open_room(url, rules, paced, latencies, counters)
+            return await _load_client.open_room(http, url, rules, paced, latencies,
+                                                counters)
     results = await asyncio.gather(*(seated() for _ in range(rooms)), return_exceptions=True)
     await http.aclose()
     failures = [r for r in results if isinstance(r, BaseException)]
@@ -114,9 +119,7 @@ async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: fl
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     start = time.perf_counter()
     warmup_end, until = start + warmup, start + warmup + seconds
-    for room in ready:
-        room.begin(until, warmup_end, rng)
-    await asyncio.gather(*(room.over for room in ready))
+    await asyncio.gather(*(room.play(until, warmup_end, rng) for room in ready))
     measured = max(1e-9, min(time.perf_counter(), until) - warmup_end)
     return {"latencies": latencies, "counters": counters, "measured_s": measured,
             "cpu_s": time.process_time() - cpu_setup}
@@ -166,12 +169,8 @@ def main() -> int:
     if args.worker:
         url, rooms, path = args.worker[0], int(args.worker[1]), args.worker[2]
         import uvloop
-        main = worker_main
-        if args.client == "unokit":
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from _load_unokit import worker_main as main
-        out = uvloop.run(main(url, rooms, args.rules, not args.unpaced, args.seconds,
-                              args.warmup, args.seed))
+        out = uvloop.run(worker_main(url, rooms, args.rules, not args.unpaced, args.seconds,
+                                      args.warmup, args.seed, args.client))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
 
