@@ -268,12 +268,12 @@ class LoadRoom:
             self.started.set_exception(OSError(f"room {self.code} ended before it began"))
 
 
-async def open_room(http: httpx.AsyncClient, url: str, rules: str, paced: bool,
+async def open_room(http: httpx.AsyncClient, url: str, fields: dict[str, Any], paced: bool,
                     latencies: list[float], counters: dict[str, int]) -> LoadRoom:
     """Create a room over the HTTP API (``http``: one client for every room of the
     process), seat four clients and start its match; :meth:`LoadRoom.begin` then plays
     it."""
-    response = await http.post(url + "/api/rooms", json={"rules": rules})
+    response = await http.post(url + "/api/rooms", json=fields)
     code = response.json()["code"]
     loop = asyncio.get_running_loop()
     room = LoadRoom(code, paced, latencies, counters)

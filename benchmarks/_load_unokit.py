@@ -95,11 +95,11 @@ class UnokitRoom:
                 await client.close()
 
 
-async def open_room(url: str, rules: str, paced: bool, latencies: list[float],
+async def open_room(url: str, fields: dict[str, Any], paced: bool, latencies: list[float],
                     counters: dict[str, int]) -> UnokitRoom:
     """Create a room, seat four clients and start its match; :meth:`UnokitRoom.play`
     then plays it."""
-    code = (await create_room(url, rules=rules))["code"]
+    code = (await create_room(url, **fields))["code"]
     clients = [await GameClient.join(url, code, name=f"p{i}") for i in range(4)]
     room = UnokitRoom(code, clients, paced, latencies, counters)
     await clients[0].start()

@@ -85,10 +85,12 @@ def raise_fd_limit() -> None:
 
 
 # ---------------------------------------------------------------- worker (one process)
-async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: float,
-                      warmup: float, seed: int, client: str = "sansio") -> dict[str, Any]:
+async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
+                      seconds: float, warmup: float, seed: int,
+                      client: str = "sansio") -> dict[str, Any]:
     """Seat every room of this worker, say ``ready`` on stdout, wait for ``go`` on stdin,
-    then play ``warmup`` + ``seconds``; ``client``: ``sansio`` (``_load_client.py``) or
+    then play ``warmup`` + ``seconds``; ``fields``: each room's (``POST /api/rooms``);
+    ``client``: ``sansio`` (``_load_client.py``) or
     ``unokit`` (``_load_unokit.py``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import httpx
@@ -104,8 +106,8 @@ async def worker_main(url: str, rooms: int, rules: str, paced: bool, seconds: fl
     async def seated() -> _load_client.LoadRoom | _load_unokit.UnokitRoom:
         async with gate:
             if client == "unokit":
-                return await _load_unokit.open_room(url, rules, paced, latencies, counters)
-            return await _load_client.open_room(http, url, rules, paced, latencies,
+                return await _load_unokit.open_room(url, fields, paced, latencies, counters)
+            return await _load_client.open_room(http, url, fields, paced, latencies,
                                                 counters)
     results = await asyncio.gather(*(seated() for _ in range(rooms)), return_exceptions=True)
     await http.aclose()
@@ -141,6 +143,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--unpaced", action="store_true")
     parser.add_argument("--rules", default="official,players=4")
+    parser.add_argument("--turn-timer", type=int, default=0, choices=(0, 15, 30, 60),
+                        help="each room's turn timer in seconds (0: off); the paced clients "
+                             "act within it")
     parser.add_argument("--database-url", default="")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--url", default="",
@@ -169,7 +174,8 @@ def main() -> int:
     if args.worker:
         url, rooms, path = args.worker[0], int(args.worker[1]), args.worker[2]
         import uvloop
-        out = uvloop.run(worker_main(url, rooms, args.rules, not args.unpaced, args.seconds,
+        fields: dict[str, Any] = {"rules": args.rules, "turn_timer": args.turn_timer}
+        out = uvloop.run(worker_main(url, rooms, fields, not args.unpaced, args.seconds,
                                       args.warmup, args.seed, args.client))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
@@ -212,7 +218,7 @@ def main() -> int:
                      for i in range(args.workers)]
             workers = [subprocess.Popen(
                 [sys.executable, __file__, "--worker", url, str(n), f"{data}/worker{i}.json",
-                 "--rules", args.rules,
+                 "--rules", args.rules, "--turn-timer", str(args.turn_timer),
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                  "--seed", str(args.seed * 100 + i), "--client", args.client]
                 + (["--unpaced"] if args.unpaced else []),
@@ -285,7 +291,8 @@ def main() -> int:
           f"{len(workers)} client processes"
           f"{' of unokit.client' if args.client == 'unokit' else ''}"
           f"{f' (nice {args.nice})' if args.nice else ''}{', pinned' if args.pin else ''}; "
-          f"rules {args.rules}; "
+          f"rules {args.rules}"
+          f"{f', turn timer {args.turn_timer} s' if args.turn_timer else ''}; "
           f"database {'SQLite (WAL, synchronous=FULL)' if not args.database_url else 'URL'}; "
           f"{args.seconds:.0f} s after {args.warmup:.0f} s warm-up; {os.cpu_count()} cores")
     print(f"rooms started {totals.get('rooms', 0)}, matches ended {totals.get('matches', 0)}, "
