@@ -39,11 +39,13 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import re
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -320,6 +322,9 @@ class Tally:
     stopped: str = ""
     violations: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    server_errors: list[str] = field(default_factory=list)
+    """What the server logged at ERROR or above (a room that failed and was rebuilt,
+    a write the database refused): none is expected."""
 
     def report(self) -> dict[str, Any]:
         return {"matches": self.matches, "presets": dict(self.presets),
@@ -330,8 +335,34 @@ class Tally:
                 "spectator_round_end_hands": self.spectator_round_end_hands,
                 "stopped": self.stopped or None,
                 "violations": len(self.violations), "failures": len(self.failures),
+                "server_errors": len(self.server_errors),
                 "first_violations": self.violations[:20],
-                "first_failures": self.failures[:20]}
+                "first_failures": self.failures[:20],
+                "first_server_errors": self.server_errors[:20]}
+
+
+SERVER_LOGGERS = ("unokit", "uvicorn.error")
+"""The loggers whose errors the audit counts (the rooms, the store, the app; uvicorn's
+own, which logs what escapes an endpoint)."""
+
+
+class ServerErrors(logging.Handler):
+    """Keeps what the server logs at ERROR or above, with its traceback, in a tally."""
+
+    def __init__(self, tally: Tally) -> None:
+        super().__init__(logging.ERROR)
+        self.tally = tally
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = f"{record.name}: {record.getMessage()}"
+        room = getattr(record, "room", None)
+        if room is not None:
+            text += f" (room {room})"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            text += f": {type(error).__name__}: {error}\n" + "".join(
+                traceback.format_exception(error)[-6:])
+        self.tally.server_errors.append(text)
 
 
 def room_state(rooms: Rooms | None, code: str) -> str:
@@ -587,7 +618,12 @@ async def run_audit(matches: int, seed: int, *, start: int = 0,
     tally = Tally()
     indices = range(start, start + matches)
     seeds = [random.Random(seed * 7919 + i).randbytes(32) for i in indices]
-    with tempfile.TemporaryDirectory(prefix="unokit-audit-") as folder:
+    catcher = ServerErrors(tally)
+    with contextlib.ExitStack() as stack:
+        for name in SERVER_LOGGERS:
+            logging.getLogger(name).addHandler(catcher)
+            stack.callback(logging.getLogger(name).removeHandler, catcher)
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="unokit-audit-"))
         async with running_server(audit_settings(folder), seeds=seeds) as (base, rooms):
             started = time.monotonic()
             for done, index in enumerate(indices):
@@ -632,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"{key}: {value}")
     short = tally.matches < args.matches and not tally.stopped
-    return 1 if tally.violations or tally.failures or short else 0
+    return 1 if tally.violations or tally.failures or tally.server_errors or short else 0
 
 
 if __name__ == "__main__":

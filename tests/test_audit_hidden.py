@@ -30,6 +30,7 @@ async def test_no_message_holds_a_card_outside_its_viewers_view() -> None:
     report = tally.report()
     assert report["violations"] == 0, report["first_violations"]
     assert report["failures"] == 0, report["first_failures"]
+    assert report["server_errors"] == 0, report["first_server_errors"]
     assert report["matches"] == 100
     assert set(report["presets"]) == set(audit_hidden.PRESETS)
     # every kind of message was seen and checked, by players and spectators alike
@@ -38,6 +39,29 @@ async def test_no_message_holds_a_card_outside_its_viewers_view() -> None:
     for code in ("illegal", "bad_message", "too_large", "not_seated", "mid_round"):
         assert report["error_codes"].get(code, 0) > 0, report["error_codes"]
     assert report["reconnects"] > 0
+
+
+async def test_the_audit_counts_what_the_server_logs_as_an_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a room that fails once is rebuilt and its match still ends: only the server's log
+    # says it happened, and the audit must not pass over it
+    original = room_module.Room._schedule
+    failed: list[str] = []
+
+    def fails_once(self: Any) -> None:
+        if not failed and self.game is not None and len(self.game.history) > 5:
+            failed.append(self.code)
+            raise RuntimeError("schedule broke")
+        original(self)
+
+    monkeypatch.setattr(room_module.Room, "_schedule", fails_once)
+    tally = await audit_hidden.run_audit(1, seed=5)
+    assert failed
+    assert tally.failures == [] and tally.matches == 1
+    assert len(tally.server_errors) == 1, tally.server_errors
+    [error] = tally.server_errors
+    assert "room failed to work out what is due" in error and failed[0] in error
+    assert "RuntimeError: schedule broke" in error
 
 
 def _unredacted(event: Any, viewer: int | None) -> Any:
