@@ -4,6 +4,7 @@ tab, and a server killed with ``kill -9`` and started again."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from browser_table import (
     wait_js,
     wait_settled,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.xdist_group("browser")
@@ -107,12 +109,19 @@ def test_a_connection_dropped_for_30_seconds_resumes(server: ServerProcess,
     expect(status).to_have_attribute("data-state", _not_online())
     expect(status).to_have_text(_some_text())
     page.context.set_offline(False)
-    # the client's backoff timers run on the page's clock: move it on until it is back
-    for _ in range(12):
+    # the client's backoff timers run on the page's clock, but an attempt made while
+    # offline fails in real time (and only then sets its timer): move the clock on, and
+    # give each step a real second to come online, until it is back (a minute at most)
+    online = "() => document.querySelector('[data-testid=\"connection-status\"]')" \
+             ".dataset.state === 'online'"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         page.clock.run_for("00:05")
-        if page.evaluate("() => document.querySelector('[data-testid=\"connection-status\"]')"
-                         ".dataset.state") == "online":
+        try:
+            page.wait_for_function(online, timeout=1000)
             break
+        except PlaywrightTimeoutError:
+            continue
     expect(status).to_have_attribute("data-state", "online")
     wait_js(page, SAME_HAND_JS, _cards(before), what=f"the hand {_cards(before)}")
     after = state(page)
