@@ -97,7 +97,10 @@ async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
 
     import _load_client
     import _load_unokit
-    http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20))
+    # the server closes a keep-alive connection idle for 5 s (uvicorn's default), and a
+    # request sent on it as it closes fails: the pool lets such connections go after 1 s
+    http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20,
+                                                              keepalive_expiry=1.0))
     latencies: list[float] = []
     counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0}
     rng = random.Random(seed)
