@@ -29,17 +29,17 @@ def cycle() -> weakref.ref[Node]:
 async def test_a_collection_comes_when_enough_objects_have_piled_up() -> None:
     was = gc.isenabled()
     gc.collect()  # the count of new objects starts from nothing
-    schedule = Collections(every=3600, after=5000, check=0.01)
+    swept = asyncio.Event()
+    schedule = Collections(every=3600, after=5000, check=0.01,
+                           on_sweep=lambda found: swept.set())
     schedule.start(asyncio.get_running_loop())
     try:
         assert not gc.isenabled()
         gone = cycle()
         assert not schedule.due()  # an hour has not passed, few objects are new
         kept = [[] for _ in range(6000)]  # tracked objects beyond the threshold
-        async with asyncio.timeout(30):
-            while gone() is not None:
-                await asyncio.sleep(0.01)  # a poll of the condition: the schedule runs
-                # on the loop's timer and sets no event to wait on; the timeout bounds it
+        await asyncio.wait_for(swept.wait(), 30)
+        assert gone() is None
         assert schedule.sweeps >= 1 and kept
     finally:
         schedule.uninstall()
@@ -48,14 +48,14 @@ async def test_a_collection_comes_when_enough_objects_have_piled_up() -> None:
 
 
 async def test_a_collection_comes_when_the_time_is_up() -> None:
-    schedule = Collections(every=0.0, after=10**9, check=0.01)
+    swept = asyncio.Event()
+    schedule = Collections(every=0.0, after=10**9, check=0.01,
+                           on_sweep=lambda found: swept.set())
     schedule.start(asyncio.get_running_loop())
     try:
         gone = cycle()
-        async with asyncio.timeout(30):
-            while gone() is not None:
-                await asyncio.sleep(0.01)  # a poll of the condition: the schedule runs
-                # on the loop's timer and sets no event to wait on; the timeout bounds it
+        await asyncio.wait_for(swept.wait(), 30)
+        assert gone() is None
         assert schedule.sweeps >= 1
     finally:
         schedule.uninstall()

@@ -35,6 +35,7 @@ import asyncio
 import gc
 import logging
 import time
+from collections.abc import Callable
 
 LOG = logging.getLogger("unokit.server")
 
@@ -50,7 +51,8 @@ class Collections:
     """The server's schedule of garbage collections (see the module docstring)."""
 
     def __init__(self, every: float = SWEEP_EVERY, after: int = SWEEP_AFTER,
-                 check: float = CHECK_EVERY) -> None:
+                 check: float = CHECK_EVERY,
+                 on_sweep: Callable[[int], None] | None = None) -> None:
         self.every = every
         self.after = after
         self.check = check
@@ -59,6 +61,8 @@ class Collections:
         self._last = 0.0
         self.sweeps = 0
         """Collections run so far."""
+        self.on_sweep = on_sweep
+        """Called after each collection with the number of objects freed."""
 
     def install(self) -> None:
         """Turn CPython's automatic collections off."""
@@ -100,4 +104,6 @@ class Collections:
         self._last = time.monotonic()
         LOG.info("garbage collection", extra={
             "ms": round((time.perf_counter() - began) * 1000, 1), "collected": found})
+        if self.on_sweep is not None:
+            self.on_sweep(found)
         return found
