@@ -76,8 +76,6 @@ ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
 
 BATCH = 512
 """The most writes one transaction takes."""
-ACTION_COLUMNS = ("room_id", "n", "action", "seat", "origin", "client_id", "seq", "at")
-"""The columns of a stored action, in the order of a room id and :class:`ActionData`."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
 RECENT_ANSWERS = 256
@@ -125,7 +123,9 @@ class ActionData(NamedTuple):
     at: float
 
 
-assert ACTION_COLUMNS[1:] == ActionData._fields  # the stored rows' order
+ACTION_COLUMNS = ("room_id", *ActionData._fields)
+"""The columns of a stored action, in the order of its rows: a room id, then
+:class:`ActionData`."""
 
 
 class ChatData(NamedTuple):
