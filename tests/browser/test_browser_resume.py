@@ -59,8 +59,13 @@ def _at_my_turn(server: ServerProcess, contexts: Any, name: str, *, turn_timer: 
 
 def _move_taken(page: Any, st: dict[str, Any]) -> None:
     """Play or draw once from ``st`` (the page's turn); the server takes it: the hand
-    changes and no error shows."""
-    done = Player(page).act(st)
+    changes and no error shows. A wild's colour is picked too (the card goes only then)."""
+    player = Player(page)
+    mark, count = signature(page), sent(page)
+    done = player.act(st)
+    wait_settled(page, mark, count, what=done)
+    if state(page)["picker"]:
+        done = f"{done}, {player.act(state(page))}"
     wait_js(page, "(n) => document.querySelectorAll("
             "'[data-testid=\"hand\"] [data-testid=\"card\"]').length !== n",
             len(st["hand"]), what=f"the hand to change after {done}")
