@@ -30,6 +30,9 @@ the others.
     python benchmarks/server_load.py --rooms 1000 --seconds 60
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
 
+An unpaced run plays matches to 100,000 points by default, so that no room's match ends
+within the run: a room whose match is over stops, and the load would fall with it.
+
 It prints the settings, actions, errors, p50/p90/p99/max latency, actions per second,
 and the server's CPU time and peak memory (resident set), all measured in this run.
 """
@@ -58,6 +61,11 @@ CPUS = frozenset(os.sched_getaffinity(0))
 """The CPUs this run may use."""
 SETUP_CONCURRENCY = 20
 """Rooms a worker seats at once before the run."""
+PACED_RULES = "official,players=4"
+"""The rooms' rule set in a paced run."""
+UNPACED_RULES = "official,players=4,target_score=100000"
+"""The rooms' rule set in an unpaced run: a match this long outlasts the run, so that
+every room plays until the end (a room whose match is over stops, and the load falls)."""
 
 
 def machine_times() -> tuple[float, float]:
@@ -145,7 +153,9 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--unpaced", action="store_true")
-    parser.add_argument("--rules", default="official,players=4")
+    parser.add_argument("--rules", default="",
+                        help=f"the rooms' rule set (default: {PACED_RULES} paced, "
+                             f"{UNPACED_RULES} unpaced)")
     parser.add_argument("--turn-timer", type=int, default=0, choices=(0, 15, 30, 60),
                         help="each room's turn timer in seconds (0: off); the paced clients "
                              "act within it")
@@ -171,6 +181,7 @@ def main() -> int:
     parser.add_argument("--worker", nargs=3, metavar=("URL", "ROOMS", "OUT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.rules = args.rules or (UNPACED_RULES if args.unpaced else PACED_RULES)
     raise_fd_limit()
     if args.profile and not shutil.which("py-spy"):
         parser.error("--profile needs py-spy on the PATH")
@@ -311,6 +322,9 @@ def main() -> int:
           f"{client_cpu:.1f} s")
     if steady_line:
         print(steady_line)
+    if args.unpaced and totals.get("matches", 0):
+        print(f"note: {totals['matches']} rooms ended their match during the run, and the "
+              f"load fell as they did: choose a higher target_score in --rules")
     return 1 if totals.get("errors", 0) else 0
 
 

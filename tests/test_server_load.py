@@ -27,3 +27,17 @@ def test_the_load_benchmark_plays_every_room_without_an_error(client: str) -> No
     assert played is not None and int(played[2]) > 0, done.stdout
     assert "latency action -> last broadcast (ms): p50" in done.stdout
     assert ("of unokit.client" in done.stdout) == (client == "unokit")
+
+
+def test_an_unpaced_run_plays_matches_that_outlast_it() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "server_load.py"), "--rooms", "4",
+         "--seconds", "2", "--warmup", "1", "--workers", "1", "--unpaced"],
+        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rules official,players=4,target_score=100000;" in done.stdout
+    assert "matches ended 0," in done.stdout
+    assert "note:" not in done.stdout
+    played = re.search(r"actions (\d+) \((\d+) measured\)", done.stdout)
+    assert played is not None and int(played[2]) > 0, done.stdout

@@ -132,8 +132,7 @@ class Pacing:
     def _next_due(self) -> float | None:
         if self.grace is not None:  # nothing else is decided during a grace
             return self.grace.until
-        dues = [d for d in (self.grace.until if self.grace else None, self.bot_due,
-                            self.timer_due, self.pause_due) if d is not None]
+        dues = [d for d in (self.bot_due, self.timer_due, self.pause_due) if d is not None]
         return min(dues) if dues else None
 
     async def _on_due(self) -> None:
