@@ -4,10 +4,15 @@ room's record and fairness check."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from browser_server import ServerProcess
+from browser_table import Player, my_turn, play_until
 from playwright.sync_api import expect
+
+ROOMS_TRIED = 5
+"""Rooms :func:`start_at_my_turn` makes at most, each with a new deal."""
 
 
 def by_id(page: Any, name: str, **attrs: str) -> Any:
@@ -36,20 +41,47 @@ def enter_room(page: Any, server: ServerProcess, code: str, *, query: str = "") 
 
 
 def start_match(page: Any, *, press: Any = None) -> None:
-    """The host starts the match (every seat taken) and the table comes."""
+    """The host starts the match (every seat taken) and the table comes (or the end of a
+    round or of the match, where bots went out at once)."""
     expect(by_id(page, "start-match")).to_be_enabled()
     if press is None:
         by_id(page, "start-match").click()
     else:
         press()
-    expect(by_id(page, "screen")).to_have_attribute("data-screen",
-                                                     _one_of("table", "round-end"))
+    expect(by_id(page, "screen")).to_have_attribute(
+        "data-screen", _one_of("table", "round-end", "match-end"))
 
 
 def seats_filled(page: Any, count: int) -> None:
     """Wait until the room screen shows ``count`` seats, none empty."""
     expect(by_id(page, "seat")).to_have_count(count)
     expect(page.locator('[data-testid="seat"][data-kind="empty"]')).to_have_count(0)
+
+
+def start_at_my_turn(page: Any, server: ServerProcess, rules: str, *, bots: list[str],
+                     before_start: Callable[[str], None] | None = None,
+                     **room: Any) -> str:
+    """Make a room of ``rules`` with ``bots`` (and ``room``'s other fields), seat
+    ``page`` in it, start the match and play until the page's seat must play; the
+    room's code. ``before_start(code)`` runs once the seats are filled.
+
+    A deal may let the bots go out before the page's first turn (a Skip, a Reverse or a
+    Draw Two gives a bot of two seats the next turn too), and the match then ends first:
+    another room is made, with a new deal, up to :data:`ROOMS_TRIED` rooms in all.
+    """
+    for _ in range(ROOMS_TRIED):
+        code = server.create_room(rules, bots=bots, **room)
+        enter_room(page, server, code)
+        seats_filled(page, 1 + len(bots))
+        if before_start is not None:
+            before_start(code)
+        start_match(page)
+        states = play_until([Player(page)],
+                            lambda states: my_turn(states) or states[0]["screen"] == "match-end")
+        if my_turn(states):
+            return code
+    raise AssertionError(f"in {ROOMS_TRIED} rooms in a row the bots went out before the "
+                         f"page's first turn")
 
 
 def verify(server: ServerProcess, code: str) -> dict[str, Any]:

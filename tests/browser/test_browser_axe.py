@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_flow import by_id, enter_room, named_context, seats_filled, start_match
+from browser_flow import by_id, named_context, start_at_my_turn
 from browser_server import ROOT, ServerProcess
-from browser_table import Player, any_on, my_turn, play_until
+from browser_table import Player, any_on, play_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.xdist_group("browser")
@@ -43,7 +43,6 @@ def axe_violations(page: Any, screen: str) -> list[dict[str, Any]]:
 def test_axe_finds_no_serious_violation(server: ServerProcess, contexts: Any,
                                         artifacts: Path) -> None:
     assert AXE.is_file(), f"axe-core is missing: {AXE}"
-    code = server.create_room("official,players=2,rounds=2,hand_size=3", bots=["normal"])
     # no animation half way through while axe measures contrast
     # (the page's Content-Security-Policy allows no injected script: bypassed for axe)
     page = named_context(contexts, "Axe", reduced_motion="reduce", bypass_csp=True).new_page()
@@ -53,12 +52,11 @@ def test_axe_finds_no_serious_violation(server: ServerProcess, contexts: Any,
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "lobby")
     found += axe_violations(page, "lobby")
 
-    enter_room(page, server, code)
-    seats_filled(page, 2)
-    found += axe_violations(page, "room")
+    def check_room(code: str) -> None:
+        found.extend(axe_violations(page, "room"))
 
-    start_match(page)
-    play_until([Player(page)], my_turn)
+    start_at_my_turn(page, server, "official,players=2,rounds=2,hand_size=3",
+                     bots=["normal"], before_start=check_room)
     found += axe_violations(page, "table")
 
     play_until([Player(page)], any_on("round-end", "match-end"))

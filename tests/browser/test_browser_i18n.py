@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
-from browser_flow import by_id, enter_room, named_context, seats_filled, start_match
+from browser_flow import by_id, named_context, start_at_my_turn
 from browser_server import ServerProcess
-from browser_table import Player, any_on, my_turn, play_until, shot
+from browser_table import Player, any_on, play_until, shot
 from playwright.sync_api import expect
 
 from unokit import i18n
@@ -185,9 +185,8 @@ def check_screen(page: Any, name: str, allowed: set[str], artifacts: Path,
 
 def test_each_language_by_the_switch_has_every_string(server: ServerProcess, contexts: Any,
                                                       artifacts: Path) -> None:
-    code = server.create_room("official,players=2,rounds=1,hand_size=3", bots=["normal"])
     page = named_context(contexts, "Lia").new_page()
-    allowed = {"Lia", code}
+    allowed = {"Lia"}
     problems: dict[str, list[str]] = {}
     page.goto(server.url + "/")
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "lobby")
@@ -195,13 +194,14 @@ def test_each_language_by_the_switch_has_every_string(server: ServerProcess, con
     assert sorted(o.get_attribute("value") for o in options.all()) == sorted(i18n.LANGUAGES)
     check_screen(page, "lobby", allowed, artifacts, problems)
 
-    enter_room(page, server, code)
-    seats_filled(page, 2)
-    allowed |= {s["name"] for s in server.get(f"/api/rooms/{code}")["seats"] if s.get("name")}
-    check_screen(page, "room", allowed, artifacts, problems)
+    def check_room(code: str) -> None:
+        allowed.add(code)
+        allowed.update(s["name"] for s in server.get(f"/api/rooms/{code}")["seats"]
+                       if s.get("name"))
+        check_screen(page, "room", allowed, artifacts, problems)
 
-    start_match(page)
-    play_until([Player(page)], my_turn)
+    start_at_my_turn(page, server, "official,players=2,rounds=1,hand_size=3",
+                     bots=["normal"], before_start=check_room)
     check_screen(page, "table", allowed, artifacts, problems)
 
     play_until([Player(page)], any_on("match-end"))

@@ -8,13 +8,12 @@ import time
 from typing import Any
 
 import pytest
-from browser_flow import by_id, enter_room, named_context, seats_filled, start_match
+from browser_flow import by_id, enter_room, named_context, start_at_my_turn
 from browser_server import ServerProcess
 from browser_table import (
     Player,
     hand_cards,
     my_seat,
-    my_turn,
     play_until,
     sent,
     signature,
@@ -46,14 +45,10 @@ def _cards(st: dict[str, Any]) -> list[str]:
 def _at_my_turn(server: ServerProcess, contexts: Any, name: str, *, turn_timer: int = 0,
                 clock: bool = False) -> tuple[Any, str, dict[str, Any]]:
     """A page in a new two-seat room against a bot, at its own turn."""
-    code = server.create_room(RULES, bots=["normal"], turn_timer=turn_timer)
     page = named_context(contexts, name).new_page()
     if clock:
         page.clock.install()
-    enter_room(page, server, code)
-    seats_filled(page, 2)
-    start_match(page)
-    play_until([Player(page)], my_turn)
+    code = start_at_my_turn(page, server, RULES, bots=["normal"], turn_timer=turn_timer)
     return page, code, state(page)
 
 
