@@ -178,3 +178,35 @@ def test_every_card_has_a_colour_symbol(server: ServerProcess, contexts: Any,
     for colour, symbol in symbols.items():
         if symbol.startswith("text:"):
             assert symbol == "text:" + CONTRACT_SYMBOLS[colour], (colour, symbol)
+
+
+TURNED_JS = r"""
+async (codes) => {
+  const { cardFace } = await import("/static/cards.js");
+  const shelf = document.createElement("div");
+  document.body.append(shelf);
+  const found = {};
+  for (const code of codes) {
+    const card = cardFace(code);
+    shelf.append(card);
+    found[code] = [...card.querySelectorAll(".corner, .val")].map(
+      (el) => getComputedStyle(el).textDecorationLine);
+  }
+  shelf.remove();
+  return found;
+}
+"""
+
+
+def test_a_six_and_a_nine_are_underlined(server: ServerProcess, contexts: Any) -> None:
+    # turned upside down in the lower corner, a 6 reads as a 9: printed cards underline both
+    page = named_context(contexts, "Ida").new_page()
+    page.goto(server.url + "/")
+    expect(by_id(page, "screen")).to_have_attribute("data-screen", "lobby")
+    codes = ["R6", "Y9", "G6", "B9", "R8", "Y0", "G1", "BS", "W+4"]
+    found = page.evaluate(TURNED_JS, codes)
+    for code in codes:
+        lines = found[code]
+        assert len(lines) == 3, (code, lines)  # two corners and the middle
+        underlined = code[1:] in ("6", "9")
+        assert all(("underline" in line) == underlined for line in lines), (code, lines)

@@ -54,6 +54,10 @@ function face(value) {
   }
 }
 
+// Values that read as another upside down: underlined, as on printed cards, so that
+// the turned corner of a 6 is not taken for a 9.
+const TURNABLE = new Set(["6", "9"]);
+
 // A card face; `attrs` go on the outer element (a button for the hand).
 export function cardFace(code, tag = "div", attrs = {}) {
   const { colour, value } = parse(code);
@@ -61,7 +65,8 @@ export function cardFace(code, tag = "div", attrs = {}) {
   const label = attrs["aria-label"] || cardName(code);
   const rest = { ...attrs };
   delete rest["aria-label"];
-  return h(tag, { ...rest, class: "card c-" + colour + (attrs.class ? " " + attrs.class : ""),
+  const kind = "card c-" + colour + (TURNABLE.has(value) ? " turnable" : "");
+  return h(tag, { ...rest, class: kind + (attrs.class ? " " + attrs.class : ""),
     "aria-label": tag === "button" ? null : label },
   tag === "button" ? h("span", { class: "visually-hidden" }, label) : null,
   h("span", { class: "corner tl", "aria-hidden": "true" }, shown),
