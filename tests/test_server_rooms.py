@@ -6,6 +6,7 @@ by a restart that brings the rooms back."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from unokit.client.client import ActionRefused, ClientError
 from unokit.engine.phases import ROUND_OVER
 from unokit.server import protocol as P
 from unokit.server.room import Room
+from unokit.server.rooms import FINISHED_KEPT
 from unokit.store import StoreError
 
 pytestmark = pytest.mark.asyncio
@@ -475,3 +477,43 @@ async def test_a_room_that_fails_to_work_out_what_is_due_recovers(
         await play_until(ann, match_over)  # the bots kept playing: the room went on
         assert failures and room.status == "finished"
         await ann.close()
+
+
+async def test_a_finished_room_leaves_memory_once_nobody_is_connected(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with running_server(server_settings(database_url)) as server:
+        answer = await post(server, "/api/play-now", {"rules": "official,players=2,rounds=1",
+                                                      "bot": "easy"})
+        code = answer.json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        await play_until(ann, match_over)
+        room = server.rooms.get(code)
+        assert room.status == "finished"
+
+        kept = time.monotonic() + FINISHED_KEPT
+        await server.rooms.sweep(kept - 5)  # not yet
+        await server.rooms.sweep(kept + 1)  # Ann is still at the end screen
+        assert server.rooms.get(code) is room and not room.task.done()
+
+        emptied = asyncio.Event()
+        gone = room._gone
+
+        def noted(conn: Any) -> None:
+            gone(conn)
+            if not room.conns:
+                emptied.set()
+        monkeypatch.setattr(room, "_gone", noted)
+        await ann.close()
+        await asyncio.wait_for(emptied.wait(), 30)
+        await server.rooms.sweep(kept + 1)
+        assert code not in server.rooms.rooms and server.rooms.unloaded == 1
+        await asyncio.wait_for(room.task, 30)  # the room's task ended
+
+        # its rows stay: the room and its record are rebuilt from the database
+        shown = await get(server, f"/api/rooms/{code}")
+        assert shown.status_code == 200 and shown.json()["status"] == "finished"
+        record = await get(server, f"/api/rooms/{code}/record")
+        assert record.status_code == 200
+        assert len(record.json()["actions"]) == len(room.game.history)
+        with pytest.raises(ClientError, match="no_room"):
+            await GameClient.join(server.url, code, name="Bob")

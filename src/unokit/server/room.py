@@ -138,6 +138,12 @@ class Room(Lobby, Talk, Pacing):
         self.closing = False
         self.last_commit = time.time()
         self.on_finished: Callable[[Room], None] | None = None
+        self.finished_at: float | None = None
+        """``time.monotonic()`` when the match ended here, or when the room came back
+        finished after a restart."""
+        self.unloaded = False
+        """Set when the finished room let go of memory (:meth:`_unload_if_idle`)."""
+        self.on_unloaded: Callable[[Room], None] | None = None
         self.on_closed: Callable[[Room], None] | None = None
         """Told when the room closes (an idle lobby): its task has stopped."""
         self.absent: dict[int, float] = {}
@@ -207,6 +213,8 @@ class Room(Lobby, Talk, Pacing):
             room._remember(answer.seat, answer.client_id, answer.answer.encode())
             room.answers_next = answer.n + 1
         room._chat_setup(stored.chat)
+        if room.status == "finished":
+            room.finished_at = time.monotonic()
         return room
 
     def _begin(self, seed: int) -> None:
@@ -308,6 +316,8 @@ class Room(Lobby, Talk, Pacing):
             if self.status == "closed":  # an idle lobby: what came meanwhile is refused
                 while not self.inbox.empty():
                     self._refuse_closed(*self.inbox.get_nowait())
+                return
+            if self.unloaded:  # nothing waits and nobody can reach the room any more
                 return
             try:
                 self._schedule()
@@ -709,6 +719,7 @@ class Room(Lobby, Talk, Pacing):
 
     async def _finish(self) -> None:
         self.status = "finished"
+        self.finished_at = time.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None
         await self.store.set_status(self.id, "finished")
         data = self._reveal_message()
@@ -716,6 +727,17 @@ class Room(Lobby, Talk, Pacing):
         self._broadcast_room()
         if self.on_finished is not None:
             self.on_finished(self)
+
+    async def _unload_if_idle(self) -> None:
+        """Let the finished room go from memory if nobody is connected and no message
+        waits; its rows stay, and ``GET /api/rooms/CODE`` and its record rebuild it from
+        the database. Run in the room's task (through :meth:`call`): nothing can come
+        between the check and the going, and the task ends after it."""
+        if self.status != "finished" or self.conns or not self.inbox.empty():
+            return
+        self.unloaded = True
+        if self.on_unloaded is not None:
+            self.on_unloaded(self)
 
     def _reveal_message(self) -> bytes:
         return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),

@@ -47,8 +47,9 @@ CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes use these (no 0/O, 1/I)."""
 CODE_LENGTH = 6
 FINISHED_KEPT = 600.0
-"""Seconds a finished match stays served after a restart (its last events, its reveal
-and its record), for the players whose connection dropped as it ended."""
+"""Seconds a finished match stays in memory after it ended, or after a restart (its last
+events, its reveal and its record), for the players whose connection dropped as it
+ended; then, once nobody is connected to it, the sweep lets it go (its rows stay)."""
 
 SWEEP_EVERY = 5.0
 """Seconds between two sweeps of the lobbies (at most: half the shorter timeout if that
@@ -105,6 +106,8 @@ class Rooms:
         """Where new rooms' secret server seeds come from (tests give fixed ones)."""
         self.closed = 0
         """Idle lobbies closed by this process."""
+        self.unloaded = 0
+        """Finished rooms this process let go from memory."""
         self._sweeper: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
@@ -182,6 +185,7 @@ class Rooms:
     def _add(self, room: Room) -> None:
         self.rooms[room.code] = room
         room.on_closed = self._closed
+        room.on_unloaded = self._unloaded
         room.start()
 
     def _closed(self, room: Room) -> None:
@@ -189,14 +193,25 @@ class Rooms:
             del self.rooms[room.code]
         self.closed += 1
 
+    def _unloaded(self, room: Room) -> None:
+        if self.rooms.get(room.code) is room:
+            del self.rooms[room.code]
+        self.unloaded += 1
+
     async def sweep(self, now: float | None = None) -> None:
         """Have every room in the lobby free its long-abandoned seats and close itself if
-        it has long been without a connected person, as of ``now`` (``time.monotonic()``;
-        tests give a later time); return when each has."""
+        it has long been without a connected person, and every match that ended
+        :data:`FINISHED_KEPT` seconds ago leave memory if nobody is connected to it, as
+        of ``now`` (``time.monotonic()``; tests give a later time); return when each
+        has."""
         at = time.monotonic() if now is None else now
-        lobbies = [room for room in self.rooms.values() if room.status == "lobby"
-                   and room.task is not None and not room.task.done()]
-        await asyncio.gather(*(room.call(lambda r: r._sweep(at)) for room in lobbies))
+        running = [room for room in self.rooms.values()
+                   if room.task is not None and not room.task.done()]
+        lobbies = [room for room in running if room.status == "lobby"]
+        over = [room for room in running if room.status == "finished" and not room.conns
+                and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
+        await asyncio.gather(*(room.call(lambda r: r._sweep(at)) for room in lobbies),
+                             *(room.call(lambda r: r._unload_if_idle()) for room in over))
 
     async def _sweep_forever(self) -> None:
         every = max(0.01, min(SWEEP_EVERY, self.settings.seat_timeout / 2,
