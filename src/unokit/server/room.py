@@ -137,7 +137,6 @@ class Room(Lobby, Talk, Pacing):
         self.task: asyncio.Task[None] | None = None
         self.closing = False
         self.last_commit = time.time()
-        self.on_finished: Callable[[Room], None] | None = None
         self.finished_at: float | None = None
         """``time.monotonic()`` when the match ended here, or when the room came back
         finished after a restart."""
@@ -725,8 +724,6 @@ class Room(Lobby, Talk, Pacing):
         data = self._reveal_message()
         self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
         self._broadcast_room()
-        if self.on_finished is not None:
-            self.on_finished(self)
 
     async def _unload_if_idle(self) -> None:
         """Let the finished room go from memory if nobody is connected and no message
