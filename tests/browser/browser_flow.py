@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from browser_server import ServerProcess
-from browser_table import Player, my_turn, play_until
+from browser_table import Player, any_on, my_turn, play_until
 from playwright.sync_api import expect
 
 ROOMS_TRIED = 5
@@ -69,6 +69,7 @@ def start_at_my_turn(page: Any, server: ServerProcess, rules: str, *, bots: list
     Draw Two gives a bot of two seats the next turn too), and the match then ends first:
     another room is made, with a new deal, up to :data:`ROOMS_TRIED` rooms in all.
     """
+    ended = any_on("match-end")
     for _ in range(ROOMS_TRIED):
         code = server.create_room(rules, bots=bots, **room)
         enter_room(page, server, code)
@@ -76,8 +77,7 @@ def start_at_my_turn(page: Any, server: ServerProcess, rules: str, *, bots: list
         if before_start is not None:
             before_start(code)
         start_match(page)
-        states = play_until([Player(page)],
-                            lambda states: my_turn(states) or states[0]["screen"] == "match-end")
+        states = play_until([Player(page)], lambda states: my_turn(states) or ended(states))
         if my_turn(states):
             return code
     raise AssertionError(f"in {ROOMS_TRIED} rooms in a row the bots went out before the "
