@@ -266,7 +266,7 @@ def test_a_browser_plays_now_in_russian_and_switches_to_danish_without_motion(
                 assert await button.inner_text() == "Играть сейчас"
                 assert await page.get_attribute("html", "lang") == "ru"
                 await page.select_option('[data-testid="lang-switch"]', "da")
-                await page.wait_for_function("document.documentElement.lang === 'da'")
+                await page.wait_for_function("() => document.documentElement.lang === 'da'")
                 assert await button.inner_text() == "Spil nu"
                 await page.fill('[data-testid="name-input"]', "Ann")
                 await button.click()
