@@ -46,8 +46,7 @@ LAYERS: dict[str, int] = {
     "unokit.client": 3,
     # The command line gathers every front end's commands (``unokit play``, ...).
     "unokit.cli": 4,
-    # The package itself re-exports the public API, and the old module paths
-    # (unokit.cards, unokit.record, ...) are aliases: the top of the house.
+    # The package itself re-exports the public API: the top of the house.
     "unokit": 5,
 }
 """The layer of each part of the package: a part imports only parts of lower layers."""
@@ -60,7 +59,7 @@ SIDEWAYS = {("unokit.rl", "unokit.sim"), ("unokit.client", "unokit.server"),
 def part_of(module: str) -> str:
     """The part of the package (a key of ``LAYERS``) that ``module`` belongs to.
 
-    >>> part_of("unokit.engine.game"), part_of("unokit.cards"), part_of("unokit.cli")
+    >>> part_of("unokit.engine.game"), part_of("unokit"), part_of("unokit.cli")
     ('unokit.engine', 'unokit', 'unokit.cli')
     """
     two = ".".join(module.split(".")[:2])

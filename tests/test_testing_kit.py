@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-import unokit.soak
 import unokit.testing
 import unokit.testing.soak
 from unokit.engine import actions as A
@@ -310,7 +309,6 @@ def test_check_state_on_an_honest_game_says_nothing() -> None:
 
 # --------------------------------------------------------------- the names
 def test_the_old_names_still_work() -> None:
-    assert unokit.soak is unokit.testing.soak
     assert unokit.testing.soak.check_illegal is invariants.check_illegal
     assert unokit.testing.soak.permuted is invariants.permuted
     assert unokit.testing.soak.pick_action is soak_action

@@ -15,7 +15,7 @@ actions. Where one play is a prefix of another (a 5 with or without a card excha
 ``finish`` ends the shorter one. Every name here is importable from
 :mod:`unokit.rl.encoding` too.
 
->>> from unokit import actions as A, parse_card
+>>> from unokit.engine import actions as A, parse_card
 >>> encode_action(A.play(2, parse_card("R7"), target=0), seat=2, n=4)
 (7, 259)
 >>> action_name(7), action_name(259)

@@ -6,7 +6,7 @@ vectors.
 a short sequence of them, and :func:`encode_action` and :func:`decode_action` convert
 both ways.
 
->>> from unokit import actions as A, parse_card
+>>> from unokit.engine import actions as A, parse_card
 >>> decode_action(encode_action(A.draw(1), seat=1, n=3), seat=1, n=3) == A.draw(1)
 True
 

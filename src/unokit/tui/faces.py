@@ -8,7 +8,7 @@ colour: red ``♥``, yellow ``★``, green ``♣``, blue ``♦``; wild cards car
 ('♥R5', '♦B+2', '✦W+4')
 >>> color_label(2)
 '♣ green'
->>> from unokit import actions as A
+>>> from unokit.engine import actions as A
 >>> action_label(A.play(0, parse_card("W"), color=3, uno=True), ["You", "Bob"])
 'Play ✦W, name ♦ blue, with UNO!'
 >>> action_label(A.play(0, parse_card("G5"), target=1, give=parse_card("R1")), ["You", "Bob"])
