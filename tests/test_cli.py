@@ -13,8 +13,8 @@ from unokit.cli import app
 from unokit.engine.rules import KEYS, PRESETS
 from unokit.formats.record import Record, replay
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-SCENARIOS = SHARED / "scenarios"
+SCENARIOS = Path(__file__).resolve().parent / "scenarios" / "public"
+"""The public rule scenarios (the repository's copy of ``shared/scenarios``)."""
 SUPPORTED = [f"{n:02d}" for n in range(1, 27)]
 
 runner = CliRunner()
@@ -64,13 +64,13 @@ def test_rules_unknown_preset() -> None:
 
 
 # ------------------------------------------------------------------ scenario
-def shared_file(prefix: str) -> Path:
+def public_file(prefix: str) -> Path:
     (path,) = SCENARIOS.glob(f"{prefix}_*.json")
     return path
 
 
-def test_shared_scenarios_pass() -> None:
-    files = [shared_file(prefix) for prefix in SUPPORTED]
+def test_public_scenarios_pass() -> None:
+    files = [public_file(prefix) for prefix in SUPPORTED]
     result = run("scenario", *files)
     lines = result.output.splitlines()
     assert len(lines) == len(files)
@@ -78,9 +78,9 @@ def test_shared_scenarios_pass() -> None:
     assert result.exit_code == 0
 
 
-def test_each_shared_scenario_by_name() -> None:
+def test_each_public_scenario_by_name() -> None:
     for prefix in SUPPORTED:
-        result = run("scenario", shared_file(prefix))
+        result = run("scenario", public_file(prefix))
         assert result.exit_code == 0, result.output
         assert result.output.startswith("PASS ")
 

@@ -24,9 +24,14 @@ from unokit.testing.scenario import build_game, run_file, run_scenario
 HERE = Path(__file__).resolve().parent
 OWN_DIR = HERE / "scenarios"
 OWN_FILES = sorted(OWN_DIR.glob("*.json"))
+PUBLIC_DIR = OWN_DIR / "public"
+PUBLIC_FILES = sorted(PUBLIC_DIR.glob("*.json"))
+"""The public rule scenarios of ``shared/scenarios`` (one per rule of the catalogue), kept in
+the repository so that a clone with nothing beside it runs them."""
 SHARED_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "scenarios"
 SHARED_FILES = sorted(p.name for p in SHARED_DIR.glob("*.json")) if SHARED_DIR.is_dir() else []
-"""Every shared example: the engine plays every rule of the catalogue."""
+"""The scenarios of ``../shared`` where it lies beside the repository (as in CI): they run
+in addition to the repository's copy, new ones included."""
 
 SECTION_KEYS = list(KEYS)
 
@@ -42,15 +47,30 @@ def test_own_scenario(path: Path) -> None:
     assert result.passed, result.line()
 
 
-def test_shared_scenarios_are_there() -> None:
-    """The shared scenarios lie beside the repository (as in CI); none may go unrun."""
-    assert len(SHARED_FILES) >= 26, f"shared scenarios missing at {SHARED_DIR}"
+def test_public_scenarios_are_there() -> None:
+    assert len(PUBLIC_FILES) >= 26, f"only {len(PUBLIC_FILES)} public scenarios in {PUBLIC_DIR}"
 
 
-@pytest.mark.parametrize("name", SHARED_FILES, ids=[n.removesuffix(".json") for n in SHARED_FILES])
-def test_shared_scenario(name: str) -> None:
-    result = run_file(SHARED_DIR / name)
+@pytest.mark.parametrize("path", PUBLIC_FILES, ids=[p.stem for p in PUBLIC_FILES])
+def test_public_scenario(path: Path) -> None:
+    result = run_file(path)
     assert result.passed, result.line()
+
+
+if SHARED_FILES:  # ../shared lies beside the repository: its scenarios run too
+    @pytest.mark.parametrize("name", SHARED_FILES,
+                             ids=[n.removesuffix(".json") for n in SHARED_FILES])
+    def test_shared_scenario(name: str) -> None:
+        result = run_file(SHARED_DIR / name)
+        assert result.passed, result.line()
+
+    def test_the_public_copy_is_the_shared_one() -> None:
+        """Every public scenario in the repository is the file of ``../shared`` of its
+        name, byte for byte (a copy that fell behind would test old rules)."""
+        for path in PUBLIC_FILES:
+            shared = SHARED_DIR / path.name
+            assert shared.is_file(), f"{path.name}: not in {SHARED_DIR}"
+            assert path.read_bytes() == shared.read_bytes(), f"{path.name} differs"
 
 
 def test_scenario_names_are_unique() -> None:
