@@ -1,6 +1,6 @@
 """The store's command answers on SQLite and PostgreSQL: migration 0003 adds the table
-answers to a database of 0002 and keeps every row there; a room comes back with its last
-answers; an answer commits in one transaction with its command's change, so that neither
+answers to a database of 0002 and keeps every row there; a room comes back with every
+answer of its seats' current occupants (and no earlier occupant's); an answer commits in one transaction with its command's change, so that neither
 is stored without the other."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from sqlalchemy import Connection, inspect, text
 
 from store_kit import migrate_to, new_room
 from unokit.store import (
-    RECENT_ANSWERS,
     AnswerData,
     SeatData,
     Store,
@@ -25,8 +24,9 @@ pytestmark = pytest.mark.asyncio
 
 
 
-def answer(n: int, seat: int = 0) -> AnswerData:
-    return AnswerData(n, seat, f"h{n}", f'{{"type":"ack","id":"h{n}","seq":-1}}', 5.0 + n)
+def answer(n: int, seat: int = 0, occupant: int = 0) -> AnswerData:
+    return AnswerData(n, seat, f"h{n}", f'{{"type":"ack","id":"h{n}","seq":-1}}', 5.0 + n,
+                      occupant)
 
 
 
@@ -69,21 +69,31 @@ async def test_0003_adds_the_answers_to_a_database_of_0002_and_keeps_its_rows(
     engine.dispose()
 
 
-async def test_a_room_comes_back_with_its_last_answers(database_url: str) -> None:
+async def test_a_room_comes_back_with_every_answer_of_its_current_occupants(
+        database_url: str) -> None:
     store = Store(database_url)
     try:
         busy = await store.create_room(new_room("BUSY"))
         calm = await store.create_room(new_room("CALM"))
         quiet = await store.create_room(new_room("QUIET"))
-        for n in range(RECENT_ANSWERS + 9):
+        for n in range(600):  # nothing is dropped for being old
             await store.set_timer(busy, 15, answer=answer(n, seat=n % 3))
         await store.set_seat(calm, SeatData(1, "bot", "easy bot", "easy"), answer=answer(0))
         await store.add_contribution(calm, 0, "ann-1", answer=answer(1))
         loaded: dict[int, StoredRoom] = {r.id: r for r in await store.load_rooms()}
-        assert loaded[busy].answers == [answer(n, seat=n % 3)
-                                        for n in range(9, RECENT_ANSWERS + 9)]
+        assert loaded[busy].answers == [answer(n, seat=n % 3) for n in range(600)]
+        assert loaded[busy].next_answer == 600
         assert loaded[calm].answers == [answer(0), answer(1)]
-        assert loaded[quiet].answers == []
+        assert loaded[calm].next_answer == 2
+        assert (loaded[quiet].answers, loaded[quiet].next_answer) == ([], 0)
+        # someone new takes seat 1 of CALM (occupant 1): seat 1's answers of occupant 0
+        # stay in the table but no longer come back; the newcomer's do
+        await store.set_seat(calm, SeatData(1, "human", "Bea", "", "ab" * 32, False, 1),
+                             answer=answer(2, seat=1, occupant=1))
+        await store.set_timer(calm, 30, answer=answer(3, seat=1, occupant=0))
+        [again] = await store.load_rooms(code="CALM")
+        assert again.answers == [answer(0), answer(1), answer(2, seat=1, occupant=1)]
+        assert again.next_answer == 4 and again.seats[1].occupant == 1
         await store.delete_room(busy)
 
         def count(connection: Connection) -> int:

@@ -26,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0003"
+HEAD = "0004"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
