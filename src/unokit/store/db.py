@@ -9,7 +9,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> engine = open_engine("sqlite://")
 >>> migrate(engine)
 >>> current_revision(engine)
-'0003'
+'0004'
 """
 
 from __future__ import annotations
