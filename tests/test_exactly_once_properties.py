@@ -239,7 +239,7 @@ def check(url: str, examples: int) -> None:
 
 
 def test_exactly_once_on_sqlite() -> None:
-    check("sqlite://", 40)
+    check("sqlite://", 30)
 
 
 def test_exactly_once_on_each_database(database_url: str) -> None:

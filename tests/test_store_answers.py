@@ -1,7 +1,8 @@
 """The store's command answers on SQLite and PostgreSQL: migration 0003 adds the table
-answers to a database of 0002 and keeps every row there; a room comes back with every
-answer of its seats' current occupants (and no earlier occupant's); an answer commits in one transaction with its command's change, so that neither
-is stored without the other."""
+answers to a database of 0002 and keeps every row there, and 0004 gives the rows of 0003
+occupant 0; a room comes back with every answer of its seats' current occupants (and no
+earlier occupant's); an answer commits in one transaction with its command's change, so
+that neither is stored without the other."""
 
 from __future__ import annotations
 
@@ -135,3 +136,46 @@ async def test_an_answer_commits_with_its_change_or_neither_is_stored(
         assert started.answers == [answer(0), answer(1, seat=2)]
     finally:
         await store.close()
+
+
+async def test_0004_gives_the_rows_of_0003_occupant_0_and_back(database_url: str) -> None:
+    migrate_to(database_url, "0003")
+    engine = open_engine(database_url)
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO rooms (id, code, rules, status, turn_timer, public, server_seed, "
+            "commitment, seed, created_at) VALUES (7, 'OLD', '{}', 'playing', 30, true, "
+            "'00', 'ab', '5', 1.5)"))
+        connection.execute(text(
+            "INSERT INTO seats (room_id, seat, kind, name, bot, token_hash, host) VALUES "
+            "(7, 0, 'human', 'Ann', '', 'ff', true)"))
+        connection.execute(text(
+            "INSERT INTO actions (room_id, n, action, seat, origin, client_id, seq, at) "
+            "VALUES (7, 0, '0:draw', 0, 'player', 'a1', 4, 2.0)"))
+        connection.execute(text(
+            "INSERT INTO chat (room_id, n, seat, name, text, at, client_id, seq) VALUES "
+            "(7, 0, 0, 'Ann', 'hi', 1700000000000, 'c1', -1)"))
+        connection.execute(text(
+            "INSERT INTO answers (room_id, n, seat, client_id, answer, at) VALUES "
+            "(7, 0, 0, 'h0', '{}', 3.0)"))
+    engine.dispose()
+    store = Store(database_url)  # migrates to the newest revision
+    try:
+        assert current_revision(store.engine) == HEAD
+        [old] = await store.load_rooms()
+        assert [s.occupant for s in old.seats] == [0]
+        assert [(a.client_id, a.occupant) for a in old.actions] == [("a1", 0)]
+        assert [(c.client_id, c.occupant) for c in old.chat_answers] == [("c1", 0)]
+        assert [(a.client_id, a.occupant) for a in old.answers] == [("h0", 0)]
+        assert old.next_answer == 1
+    finally:
+        await store.close()
+    migrate_to(database_url, "0003", down=True)
+    engine = open_engine(database_url)
+    with engine.connect() as connection:
+        for table in ("seats", "actions", "chat", "answers"):
+            names = {c["name"] for c in inspect(connection).get_columns(table)}
+            assert "occupant" not in names and "room_id" in names
+            assert connection.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 1
+    assert current_revision(engine) == "0003"
+    engine.dispose()
