@@ -36,6 +36,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from unokit.i18n import N_
+from unokit.server.seating import RoomError
+
 ANSWERS_PER_OCCUPANT = 1000
 """The most answers a seat's occupant may be owed for other things than the match's
 actions (host and lobby commands, chat lines, calls ahead); past it the occupant's new
@@ -88,6 +91,15 @@ class Answers:
         held = self._seats.get(seat)
         return (held is not None and held.number == occupant
                 and len(held.counted) >= ANSWERS_PER_OCCUPANT)
+
+    def refusal(self, seat: int, occupant: int) -> RoomError | None:
+        """The refusal (``too_many``) of a new command or chat line of ``seat``'s
+        ``occupant`` whose allowance is :meth:`spent` (``None``: it is not)."""
+        if not self.spent(seat, occupant):
+            return None
+        return RoomError("too_many", N_("this seat has sent as many commands and chat "
+                                        "lines as one match takes ({limit})"),
+                         limit=ANSWERS_PER_OCCUPANT)
 
     def taken(self, seat: int, occupant: int) -> None:
         """``occupant`` took ``seat``: forget the answers of whoever held it before."""

@@ -50,7 +50,7 @@ from unokit.formats import fairdeal
 from unokit.formats.record import Record
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
-from unokit.server.answers import ANSWERS_PER_OCCUPANT, Answers, refusals_of
+from unokit.server.answers import Answers, refusals_of
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
@@ -403,13 +403,8 @@ class Room(Lobby, Talk, Pacing):
         return known if known is not None else refusals_of(conn).get(msg_id)
 
     def _spent(self, seat: int) -> RoomError | None:
-        """The refusal of a new command or chat line of ``seat``, whose occupant is owed
-        as many answers as a match keeps (``None``: it may send it)."""
-        if not self.answers.spent(seat, self.seats[seat].occupant):
-            return None
-        return RoomError("too_many", N_("this seat has sent as many commands and chat "
-                                        "lines as one match takes ({limit})"),
-                         limit=ANSWERS_PER_OCCUPANT)
+        """The refusal of a new command or chat line of ``seat`` (``None``: taken)."""
+        return self.answers.refusal(seat, self.seats[seat].occupant)
 
     def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
                 data: bytes, *, counted: bool = True) -> None:
