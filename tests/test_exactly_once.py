@@ -129,6 +129,28 @@ async def test_a_new_occupant_after_a_restart_does_not_inherit_acks_of_actions(
         await store.close()
 
 
+async def test_a_leavers_other_connections_go_with_them(database_url: str) -> None:
+    # Bob has two connections and leaves on one: the other must not stay as seat 1, to
+    # act for (or see the cards of, or get the acks of) whoever sits there next
+    store = Store(database_url)
+    try:
+        table = await Table.open(store)
+        await table.join("Ann")
+        bob, bob_token = await table.join("Bob")
+        phone = await table.back(bob_token)
+        chat = await table.send(phone, P.SendChat(id="x-1", text="brb"))
+        assert kind(await table.send(bob, P.Leave(id="bye"))) == "ack"
+        assert phone.closed and phone not in table.room.conns
+        cy, _ = await table.join("Cy", seat=1)
+        assert kind(chat) == "ack"
+        assert kind(await table.send(cy, P.SendChat(id="x-1", text="hello"))) == "ack"
+        assert await table.count("SELECT text FROM chat WHERE client_id = 'x-1' ORDER BY n"
+                                 ) == [("brb",), ("hello",)]
+        assert all(c.viewer != 1 or c is cy for c in table.room.conns)
+    finally:
+        await store.close()
+
+
 async def test_a_refusal_is_the_connections_and_bounded() -> None:
     store = Store("sqlite://")
     try:

@@ -253,9 +253,13 @@ class Lobby:
         if spot.host:
             changed.update(self._heir(seat, {seat}))
         await self._set_seats(changed)
-        self._gone(conn)
-        conn.close(P.encode(P.Bye(reason=localize(language(conn), N_("you left the room")),
-                                  reconnect=False)))
+        # every connection of the leaver goes: none may act for, or see the hand of,
+        # whoever takes the seat next
+        for held in [conn, *(c for c in self.conns if c.viewer == seat and c is not conn)]:
+            self._gone(held)
+            held.close(P.encode(P.Bye(reason=localize(language(held),
+                                                      N_("you left the room")),
+                                      reconnect=False)))
 
     async def _start_match(self) -> None:
         if self.status != "lobby":
