@@ -100,7 +100,8 @@ class Talk:
         grace: Grace | None
 
         def last_seq(self) -> int: ...
-        def _remember(self, seat: int, msg_id: str, data: bytes) -> None: ...
+        def _remember(self, seat: int, msg_id: str, data: bytes, *,
+                      counted: bool = True) -> None: ...
         def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
                     data: bytes) -> None: ...
         def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
@@ -117,15 +118,17 @@ class Talk:
     chat_times: dict[int, deque[float]]
     """When each seat's lines of the last :attr:`chat_window` seconds came (loop time)."""
 
-    def _chat_setup(self, lines: list[ChatData] | None = None) -> None:
-        """Start the chat, or take it back from the stored last lines (and answer their
-        ids again if they are sent again)."""
+    def _chat_setup(self, lines: list[ChatData] | None = None,
+                    answered: list[ChatData] | None = None) -> None:
+        """Start the chat, or take it back from the stored last lines; the ``answered``
+        lines (the seats' current occupants' lines with an id) get their acks again if
+        their ids are sent again."""
         self.chat_lines = deque(lines or (), maxlen=RECENT_CHAT)
         self.chat_next = self.chat_lines[-1].n + 1 if self.chat_lines else 0
         self.chat_at = self.chat_lines[-1].at if self.chat_lines else 0
         self.chat_window = CHAT_WINDOW
         self.chat_times = {}
-        for line in self.chat_lines:
+        for line in answered or ():
             if line.client_id is not None:
                 self._remember(line.seat, line.client_id,
                                P.encode(P.Ack(id=line.client_id, seq=line.seq)))
@@ -170,7 +173,7 @@ class Talk:
     def _new_line(self, seat: int, text: str, client_id: str | None, seq: int) -> ChatData:
         at = max(round(time.time() * 1000), self.chat_at + 1)
         return ChatData(self.chat_next, seat, self.seats[seat].name, text, at, client_id,
-                        seq)
+                        seq, self.seats[seat].occupant)
 
     def _took_line(self, line: ChatData) -> None:
         """A stored line: keep it and send it to everyone."""

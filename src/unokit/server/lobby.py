@@ -36,6 +36,7 @@ from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
+from unokit.server.answers import Answers
 from unokit.server.fanout import FanOut
 from unokit.server.seating import (
     BOT,
@@ -75,6 +76,7 @@ class Lobby:
         seed: int | None
         driver: Any
         closing: bool
+        answers: Answers
 
         def last_seq(self) -> int: ...
         def _gone(self, conn: Connection) -> None: ...
@@ -107,7 +109,8 @@ class Lobby:
         self._reply_data = data
         n = self.answers_next
         self.answers_next += 1
-        return AnswerData(n, seat, msg_id, data.decode(), time.time())
+        return AnswerData(n, seat, msg_id, data.decode(), time.time(),
+                          self.seats[seat].occupant)
 
     async def _join(self, hello: P.Hello) -> tuple[int, str]:
         between = self.game is not None and self.game.phase is ROUND_OVER
@@ -125,9 +128,11 @@ class Lobby:
         name = check_name(hello.name, seat)
         token = secrets.token_urlsafe(18)
         new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
-                   host=not any(s.host for s in self.seats))
+                   host=not any(s.host for s in self.seats),
+                   occupant=self.seats[seat].occupant + 1)
         await self.store.set_seat(self.id, new.data(seat))
         self.seats[seat] = new
+        self.answers.taken(seat, new.occupant)
         return seat, token
 
     def _between_rounds(self) -> bool:
@@ -179,7 +184,12 @@ class Lobby:
     async def _set_seats(self, spots: dict[int, Seat]) -> None:
         """Store, then take, what sits in some seats, with the answer to the command
         being handled, in one transaction. A seat emptied before the match loses its
-        holder's contribution, so that whoever sits there next may give their own."""
+        holder's contribution, so that whoever sits there next may give their own. A
+        seat's occupant number never goes down (an emptied seat keeps its last one); a
+        higher one forgets the earlier occupant's answers."""
+        spots = {seat: spot if spot.occupant >= self.seats[seat].occupant
+                 else replace(spot, occupant=self.seats[seat].occupant)
+                 for seat, spot in spots.items()}
         dropped = tuple(seat for seat, spot in spots.items() if self.status == "lobby"
                         and spot.kind == EMPTY and seat in self.contributions)
         await self.store.set_seats(self.id, [spot.data(i) for i, spot in spots.items()],
@@ -190,6 +200,7 @@ class Lobby:
             old, self.seats[seat] = self.seats[seat], spot
             if (old.kind, old.bot) != (spot.kind, spot.bot):
                 self.bots.pop(seat, None)
+            self.answers.taken(seat, spot.occupant)
 
     def _heir(self, host: int, leaving: set[int]) -> dict[int, Seat]:
         """The seats that change when the host's seat ``host`` loses its holder (with
@@ -216,7 +227,8 @@ class Lobby:
             make_bot(spec, rules=self.rules)
         except UnoError as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
-        await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec)})
+        await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec,
+                                          occupant=self.seats[seat].occupant + 1)})
         return seat
 
     async def _contribute(self, seat: int, value: str) -> None:
@@ -241,9 +253,13 @@ class Lobby:
         if spot.host:
             changed.update(self._heir(seat, {seat}))
         await self._set_seats(changed)
-        self._gone(conn)
-        conn.close(P.encode(P.Bye(reason=localize(language(conn), N_("you left the room")),
-                                  reconnect=False)))
+        # every connection of the leaver goes: none may act for, or see the hand of,
+        # whoever takes the seat next
+        for held in [conn, *(c for c in self.conns if c.viewer == seat and c is not conn)]:
+            self._gone(held)
+            held.close(P.encode(P.Bye(reason=localize(language(held),
+                                                      N_("you left the room")),
+                                      reconnect=False)))
 
     async def _start_match(self) -> None:
         if self.status != "lobby":

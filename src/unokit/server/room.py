@@ -25,7 +25,6 @@ import functools
 import json
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -51,12 +50,12 @@ from unokit.formats import fairdeal
 from unokit.formats.record import Record
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
+from unokit.server.answers import Answers, refusals_of
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
 from unokit.server.pacing import Pacing
 from unokit.server.seating import (
-    ANSWERS_KEPT,
     EMPTY,
     HUMAN,
     Connection,
@@ -121,7 +120,9 @@ class Room(Lobby, Talk, Pacing):
         self.driver: Driver | None = None
         self.bots: dict[int, Bot] = {}
         self.conns: set[Connection] = set()
-        self.answers: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self.answers = Answers()
+        """The acks owed to each seat's occupant, for the match (refusals are kept by
+        each connection: :func:`refusals_of`)."""
         self.waiters: dict[tuple[int, str], list[Connection]] = {}
         """Connections that resent an id whose action is held by a catch grace: they get
         its answer when it comes."""
@@ -176,14 +177,15 @@ class Room(Lobby, Talk, Pacing):
                 settings: Settings) -> Room:
         """The room as it was: seats, contributions, the match replayed from its stored
         actions (timeouts and away seats counted again from their origins), and the
-        answers to its actions' and its last commands' client ids.
+        answers owed to its seats' current occupants (for their actions, commands and chat
+        lines).
 
         Raises:
             UnoError: the stored actions do not replay (the room cannot come back).
         """
         rules = Rules.from_dict(json.loads(stored.rules))
         seats = [Seat(kind=s.kind, name=s.name, bot=s.bot, token_hash=s.token_hash,
-                      host=s.host) for s in stored.seats]
+                      host=s.host, occupant=s.occupant) for s in stored.seats]
         room = cls(room_id=stored.id, code=stored.code, rules=rules, store=store,
                    fanout=fanout, settings=settings, turn_timer=stored.turn_timer,
                    public=stored.public, server_seed=stored.server_seed,
@@ -201,17 +203,18 @@ class Room(Lobby, Talk, Pacing):
                     raise UnoError(f"room {stored.code}: action {row.n} replays to event "
                                    f"{game.log[-1].seq}, stored {row.seq}")
                 room._count_origin(row.seat, row.origin)
-                if row.client_id is not None:
+                if row.client_id is not None and row.occupant == seats[row.seat].occupant:
                     room._remember(row.seat, row.client_id,
-                                   P.encode(P.Ack(id=row.client_id, seq=row.seq)))
+                                   P.encode(P.Ack(id=row.client_id, seq=row.seq)),
+                                   counted=False)
             if stored.actions:
                 room.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 room.status = "finished"
         for answer in stored.answers:  # the host's and the lobby's commands
             room._remember(answer.seat, answer.client_id, answer.answer.encode())
-            room.answers_next = answer.n + 1
-        room._chat_setup(stored.chat)
+        room.answers_next = stored.next_answer
+        room._chat_setup(stored.chat, stored.chat_answers)
         if room.status == "finished":
             room.finished_at = time.monotonic()
         return room
@@ -338,8 +341,7 @@ class Room(Lobby, Talk, Pacing):
         msg_id = getattr(message, "id", None)
         if kind != "msg" or conn is None or msg_id is None:
             return
-        seat = conn.viewer
-        known = self.answers.get((seat, msg_id))
+        known = self._known(conn, msg_id)
         if known is not None:
             conn.deliver(known)
             return
@@ -384,15 +386,30 @@ class Room(Lobby, Talk, Pacing):
             await message(self)
 
     # ------------------------------------------------------------ answers
-    def _remember(self, seat: int, msg_id: str, data: bytes) -> None:
-        self.answers[(seat, msg_id)] = data
-        if len(self.answers) > ANSWERS_KEPT:
-            self.answers.popitem(last=False)
+    def _remember(self, seat: int, msg_id: str, data: bytes, *,
+                  counted: bool = True) -> None:
+        """Keep ``data`` as the answer to ``msg_id`` of ``seat``'s occupant for the
+        match; ``counted``: it counts against the occupant's allowance (all but the
+        acks of applied game actions)."""
+        self.answers.keep(seat, self.seats[seat].occupant, msg_id, data, counted=counted)
+
+    def _known(self, conn: Connection, msg_id: str) -> bytes | None:
+        """What ``msg_id`` was answered with: the seat occupant's ack, else this
+        connection's refusal (``None``: it is new here)."""
+        seat = conn.viewer
+        if seat < 0:
+            return None
+        known = self.answers.get(seat, self.seats[seat].occupant, msg_id)
+        return known if known is not None else refusals_of(conn).get(msg_id)
+
+    def _spent(self, seat: int) -> RoomError | None:
+        """The refusal of a new command or chat line of ``seat`` (``None``: taken)."""
+        return self.answers.refusal(seat, self.seats[seat].occupant)
 
     def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
-                data: bytes) -> None:
+                data: bytes, *, counted: bool = True) -> None:
         if msg_id is not None and seat >= 0:
-            self._remember(seat, msg_id, data)
+            self._remember(seat, msg_id, data, counted=counted)
             for waiter in self.waiters.pop((seat, msg_id), []):
                 waiter.deliver(data)
         if conn is not None:
@@ -410,13 +427,15 @@ class Room(Lobby, Talk, Pacing):
         :class:`Reason` or a :class:`RoomError`) is said in the connection's language."""
         text = localize(language(conn), message)
         data = P.encode(P.Error(code=code, message=text, id=msg_id))
-        if code in TRANSIENT:  # not remembered: the same id may come again and apply
-            for waiter in self.waiters.pop((seat, msg_id), []) if msg_id else []:
-                waiter.deliver(data)
-            if conn is not None:
-                conn.deliver(data)
-            return
-        self._answer(conn, seat, msg_id, data)
+        told = self.waiters.pop((seat, msg_id), []) if msg_id else []
+        if conn is not None:
+            told.append(conn)
+        for waiter in told:
+            # a refusal (but a transient one, after which the same id may come again
+            # and apply) is kept by the connection that got it, not by the room
+            if code not in TRANSIENT and msg_id is not None and seat >= 0:
+                refusals_of(waiter).keep(msg_id, data)
+            waiter.deliver(data)
 
     def last_seq(self) -> int:
         """The sequence number of the last event (-1 before the match)."""
@@ -530,14 +549,20 @@ class Room(Lobby, Talk, Pacing):
         if isinstance(message, P.Ping):
             conn.deliver(P.encode(P.Pong(id=message.id)))
             return
-        if msg_id is not None and (seat, msg_id) in self.answers:
-            conn.deliver(self.answers[(seat, msg_id)])
+        known = None if msg_id is None else self._known(conn, msg_id)
+        if known is not None:
+            conn.deliver(known)
             return
         if msg_id is not None and self._held(seat, msg_id):  # resent while it waits
             self.waiters.setdefault((seat, msg_id), []).append(conn)
             return
         if isinstance(message, P.SnapshotRequest):
             self._snapshot(conn, message.id)
+            return
+        spent = (None if seat < 0 or isinstance(message, P.Act | P.Leave)
+                 else self._spent(seat))
+        if spent is not None:
+            self._error(conn, seat, msg_id, spent.code, spent)
             return
         if isinstance(message, P.SendChat):
             await self._chat(conn, seat, message)
@@ -625,20 +650,26 @@ class Room(Lobby, Talk, Pacing):
         except StoreError as exc:
             self._error(held.conn, held.seat, held.msg_id, "not_stored", str(exc))
         else:
-            if held.msg_id is not None:
+            if held.msg_id is not None:  # a game action's ack is bounded by the match
                 self._answer(held.conn, held.seat, held.msg_id,
-                             P.encode(P.Ack(id=held.msg_id, seq=seq)))
+                             P.encode(P.Ack(id=held.msg_id, seq=seq)),
+                             counted=chat is not None)
             return True
         return False
 
     def _call_ahead(self, held: Held) -> bool:
         """Take a player's ``uno`` while they hold two cards as a call ahead of their
-        play (acknowledged with the last event's sequence number; nothing is applied)."""
+        play (acknowledged with the last event's sequence number; nothing is applied).
+        Whether it was taken (or refused: the occupant's allowance is spent)."""
         game = self.game
         if (held.origin != "player" or action_type(held.action) != UNO or game is None
                 or game.is_legal(held.action) or game.phase in (ROUND_OVER, MATCH_OVER)
                 or len(game.hands[held.seat]) != 2):
             return False
+        spent = self._spent(held.seat)
+        if spent is not None:
+            self._error(held.conn, held.seat, held.msg_id, spent.code, spent)
+            return True
         self.called_ahead.add(held.seat)
         if held.msg_id is not None:
             self._answer(held.conn, held.seat, held.msg_id,
@@ -670,7 +701,7 @@ class Room(Lobby, Talk, Pacing):
         try:
             await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, _action_text(action), seat, origin, client_id, seq,
-                at), line)
+                at, self.seats[seat].occupant), line)
         except StoreError:
             self._rollback()
             raise

@@ -17,10 +17,6 @@ from unokit.server.fanout import Subscriber
 from unokit.store import SeatData
 
 EMPTY, HUMAN, BOT = "empty", "human", "bot"
-ANSWERS_KEPT = 4096
-"""Answers to client action ids a room remembers (committed actions' acks, and the last
-answers to the host's and the lobby's commands, are also rebuilt from the database after
-a restart)."""
 NAME_LIMIT = 32
 
 
@@ -102,10 +98,14 @@ class Seat:
     """Played by a bot until the player acts again."""
     timeouts: int = 0
     """Timeouts in a row."""
+    occupant: int = 0
+    """Who holds the seat: one more each time someone new takes it (answers are kept per
+    occupant, so that a new holder never gets an earlier one's)."""
 
     def data(self, seat: int) -> SeatData:
         """The stored form."""
-        return SeatData(seat, self.kind, self.name, self.bot, self.token_hash, self.host)
+        return SeatData(seat, self.kind, self.name, self.bot, self.token_hash, self.host,
+                        self.occupant)
 
 
 @dataclass

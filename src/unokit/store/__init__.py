@@ -7,7 +7,6 @@ URL. See docs/server.md.
 
 from unokit.store.db import default_url, migrate, open_engine
 from unokit.store.store import (
-    RECENT_ANSWERS,
     RECENT_CHAT,
     ActionData,
     AnswerData,
@@ -20,7 +19,6 @@ from unokit.store.store import (
 )
 
 __all__ = [
-    "RECENT_ANSWERS",
     "RECENT_CHAT",
     "ActionData",
     "AnswerData",

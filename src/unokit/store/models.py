@@ -64,6 +64,10 @@ class SeatRow(Base):
     token_hash: Mapped[str] = mapped_column(String(64), default="")
     """SHA-256 of the seat token (hex); the token itself is never stored."""
     host: Mapped[bool] = mapped_column(Boolean, default=False)
+    occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Who holds the seat: a number that grows each time someone new takes it (a player
+    joins, a bot is seated), so that answers kept for one holder are never given to the
+    next (revision 0004)."""
 
 
 class ActionRow(Base):
@@ -87,6 +91,9 @@ class ActionRow(Base):
     """The sequence number of the last event it caused (what its ack carried)."""
     at: Mapped[float] = mapped_column(Float)
     """Server time (seconds since the epoch) of the commit."""
+    occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The seat's occupant (:attr:`SeatRow.occupant`) that sent it: its ``client_id``
+    is that occupant's (revision 0004)."""
 
 
 class ContributionRow(Base):
@@ -120,6 +127,8 @@ class ChatRow(Base):
     """The client message id it came with, for answering a resent line."""
     seq: Mapped[int] = mapped_column(BigInteger)
     """The sequence number its ack carried."""
+    occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The writer's seat occupant (:attr:`SeatRow.occupant`; revision 0004)."""
 
 
 class AnswerRow(Base):
@@ -135,9 +144,12 @@ class AnswerRow(Base):
     n: Mapped[int] = mapped_column(Integer, primary_key=True)
     """0, 1, 2, ...: the answer's place among the room's command answers."""
     seat: Mapped[int] = mapped_column(Integer)
-    """The seat that sent the command (ids are per seat)."""
+    """The seat that sent the command (ids are per seat occupant)."""
     client_id: Mapped[str] = mapped_column(String(64))
     answer: Mapped[str] = mapped_column(Text)
     """The message the room answered with, as sent (its JSON text)."""
     at: Mapped[float] = mapped_column(Float)
     """Server time (seconds since the epoch) of the commit."""
+    occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The seat's occupant that sent the command (:attr:`SeatRow.occupant`; revision
+    0004)."""

@@ -9,8 +9,9 @@ every line players wrote (:meth:`Store.append_chat`); a room comes back with its
 :data:`RECENT_CHAT` last lines. The table answers keeps the answers to the host's and the
 lobby's commands (``start``, ``add_bot``, ...): each is written in the transaction of
 the command's own change (the ``answer`` of :meth:`Store.set_seats`,
-:meth:`Store.start_match`, ...), and a room comes back with its :data:`RECENT_ANSWERS`
-last ones.
+:meth:`Store.start_match`, ...). Seats, actions, chat lines and answers carry the seat's
+*occupant* (a number that grows each time someone new takes the seat): a room comes back
+with the answers, and the ids of the chat lines, of its seats' current occupants only.
 
 >>> import asyncio
 >>> async def demo():
@@ -44,6 +45,7 @@ from typing import Any, NamedTuple, TypeVar
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Select,
     Table,
     and_,
     delete,
@@ -78,9 +80,6 @@ BATCH = 512
 """The most writes one transaction takes."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
-RECENT_ANSWERS = 256
-"""The command answers of each room :meth:`Store.load_rooms` brings back (its last ones;
-older rows stay in the table)."""
 
 
 class StoreError(RuntimeError):
@@ -109,6 +108,8 @@ class SeatData(NamedTuple):
     bot: str = ""
     token_hash: str = ""
     host: bool = False
+    occupant: int = 0
+    """Who holds the seat: grows each time someone new takes it."""
 
 
 class ActionData(NamedTuple):
@@ -121,6 +122,8 @@ class ActionData(NamedTuple):
     client_id: str | None
     seq: int
     at: float
+    occupant: int = 0
+    """The occupant of ``seat`` that sent it (whose ``client_id`` it is)."""
 
 
 ACTION_COLUMNS = ("room_id", *ActionData._fields)
@@ -139,6 +142,8 @@ class ChatData(NamedTuple):
     """Milliseconds since the epoch."""
     client_id: str | None
     seq: int
+    occupant: int = 0
+    """The writer's seat occupant."""
 
 
 class AnswerData(NamedTuple):
@@ -151,6 +156,8 @@ class AnswerData(NamedTuple):
     answer: str
     """The message sent (its JSON text)."""
     at: float
+    occupant: int = 0
+    """The occupant of ``seat`` that sent the command."""
 
 
 @dataclass
@@ -174,7 +181,12 @@ class StoredRoom:
     chat: list[ChatData] = field(default_factory=list)
     """The room's :data:`RECENT_CHAT` last chat lines, oldest first."""
     answers: list[AnswerData] = field(default_factory=list)
-    """The room's :data:`RECENT_ANSWERS` last command answers, oldest first."""
+    """The command answers of the seats' current occupants, oldest first."""
+    chat_answers: list[ChatData] = field(default_factory=list)
+    """The chat lines with a client id of the seats' current occupants, oldest first
+    (whatever :attr:`chat` holds)."""
+    next_answer: int = 0
+    """The number of the room's next command answer (one more than its last one's)."""
 
 
 _Job = tuple[Callable[[Connection], Any] | None, "asyncio.Future[Any]",
@@ -209,6 +221,19 @@ def _settle(outcomes: list[_Outcome]) -> None:
             future.set_result(result)
         else:
             future.set_exception(exc)
+
+
+def _chat_data(row: Any) -> ChatData:
+    return ChatData(row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq,
+                    row.occupant)
+
+
+def _of_occupants(table: Table, ids: list[int]) -> Select[Any]:
+    """The rows of ``table`` (of the rooms ``ids``) written by their seats' current
+    occupants: the rows of earlier holders of a seat are never loaded."""
+    return select(table).join(SEATS, and_(
+        SEATS.c.room_id == table.c.room_id, SEATS.c.seat == table.c.seat,
+        SEATS.c.occupant == table.c.occupant)).where(table.c.room_id.in_(ids))
 
 
 class Store:
@@ -397,7 +422,8 @@ class Store:
                         answer: AnswerData | None = None,
                         drop_contributions: tuple[int, ...] = ()) -> None:
         """Store what sits in some seats, in one transaction; with ``answer``, the
-        answer to the command that changed them too; the contributions of the seats
+        answer to the command that changed them too (each seat's ``occupant`` is stored
+        as given: the room numbers its occupants); the contributions of the seats
         ``drop_contributions`` are removed with them (a seat left before the match)."""
         def write(connection: Connection) -> None:
             for seat in seats:
@@ -480,7 +506,8 @@ class Store:
                          finished_since: float | None = None) -> list[StoredRoom]:
         """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
         with its seats, contributions and actions in order, its :data:`RECENT_CHAT` last
-        chat lines and its :data:`RECENT_ANSWERS` last command answers; with
+        chat lines, and the command answers and chat lines' ids of its seats' current
+        occupants; with
         ``finished_since``, also the rooms finished at or after that time (seconds since
         the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
@@ -505,31 +532,35 @@ class Store:
             for row in connection.execute(select(SEATS).where(SEATS.c.room_id.in_(ids))
                                           .order_by(SEATS.c.room_id, SEATS.c.seat)):
                 rooms[row.room_id].seats.append(SeatData(row.seat, row.kind, row.name,
-                                                         row.bot, row.token_hash, row.host))
+                                                         row.bot, row.token_hash, row.host,
+                                                         row.occupant))
             for row in connection.execute(select(CONTRIBUTIONS).where(
                     CONTRIBUTIONS.c.room_id.in_(ids))):
                 rooms[row.room_id].contributions[row.seat] = row.value
             for row in connection.execute(select(ACTIONS).where(ACTIONS.c.room_id.in_(ids))
                                           .order_by(ACTIONS.c.room_id, ACTIONS.c.n)):
                 rooms[row.room_id].actions.append(ActionData(
-                    row.n, row.action, row.seat, row.origin, row.client_id, row.seq, row.at))
+                    row.n, row.action, row.seat, row.origin, row.client_id, row.seq, row.at,
+                    row.occupant))
             last = (select(CHAT.c.room_id, func.max(CHAT.c.n).label("last"))
                     .where(CHAT.c.room_id.in_(ids)).group_by(CHAT.c.room_id).subquery())
             for row in connection.execute(
                     select(CHAT).join(last, CHAT.c.room_id == last.c.room_id)
                     .where(CHAT.c.n > last.c.last - RECENT_CHAT)
                     .order_by(CHAT.c.room_id, CHAT.c.n)):
-                rooms[row.room_id].chat.append(ChatData(
-                    row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq))
-            last = (select(ANSWERS.c.room_id, func.max(ANSWERS.c.n).label("last"))
-                    .where(ANSWERS.c.room_id.in_(ids)).group_by(ANSWERS.c.room_id)
-                    .subquery())
+                rooms[row.room_id].chat.append(_chat_data(row))
             for row in connection.execute(
-                    select(ANSWERS).join(last, ANSWERS.c.room_id == last.c.room_id)
-                    .where(ANSWERS.c.n > last.c.last - RECENT_ANSWERS)
-                    .order_by(ANSWERS.c.room_id, ANSWERS.c.n)):
+                    select(ANSWERS.c.room_id, func.max(ANSWERS.c.n).label("last"))
+                    .where(ANSWERS.c.room_id.in_(ids)).group_by(ANSWERS.c.room_id)):
+                rooms[row.room_id].next_answer = row.last + 1
+            for row in connection.execute(_of_occupants(ANSWERS, ids)
+                                          .order_by(ANSWERS.c.room_id, ANSWERS.c.n)):
                 rooms[row.room_id].answers.append(AnswerData(
-                    row.n, row.seat, row.client_id, row.answer, row.at))
+                    row.n, row.seat, row.client_id, row.answer, row.at, row.occupant))
+            for row in connection.execute(_of_occupants(CHAT, ids)
+                                          .where(CHAT.c.client_id.is_not(None))
+                                          .order_by(CHAT.c.room_id, CHAT.c.n)):
+                rooms[row.room_id].chat_answers.append(_chat_data(row))
             return list(rooms.values())
         return await self.run(read)
 
