@@ -209,6 +209,8 @@ class Room(Lobby, Talk, Pacing, Presence):
                 room.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 room.status = "finished"
+            elif stored.status == "abandoned":
+                room.status = "abandoned"
         for answer in stored.answers:  # the host's and the lobby's commands
             room._remember(answer.seat, answer.client_id, answer.answer.encode())
             room.answers_next = answer.n + 1

@@ -121,6 +121,7 @@ class Rooms:
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
         self.store = Store(self.settings.database_url)
+        self.store.clock = self.clock
         now = self.clock()
         abandoned, closed = await end_stale(
             self.store, now=now, playing_before=now - self.settings.abandon_after,

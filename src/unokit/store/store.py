@@ -236,6 +236,9 @@ class Store:
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
         """Writes committed."""
+        self.clock: Callable[[], float] = time.time
+        """The clock of the times the store writes itself (a room's creation, start and
+        end; tests give their own)."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
         self._thread.start()
@@ -365,7 +368,7 @@ class Store:
     async def create_room(self, room: NewRoom) -> int:
         """Store a new room with ``room.seats`` empty seats; its id."""
         def write(connection: Connection) -> int:
-            now = time.time()
+            now = self.clock()
             result = connection.execute(insert(ROOMS).values(
                 code=room.code, rules=room.rules, status="lobby",
                 turn_timer=room.turn_timer, public=room.public,
@@ -427,7 +430,7 @@ class Store:
         """Mark the room's match as started with ``seed`` (and store ``answer``)."""
         def write(connection: Connection) -> None:
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
-                status="playing", seed=str(seed), started_at=time.time()))
+                status="playing", seed=str(seed), started_at=self.clock()))
         await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
@@ -465,7 +468,7 @@ class Store:
         def write(connection: Connection) -> None:
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "abandoned", "closed"):
-                values["ended_at"] = time.time()
+                values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
         await self.run(write)
 
