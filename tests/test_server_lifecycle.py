@@ -150,6 +150,9 @@ async def test_the_abandon_clock_is_stored_and_survives_restarts(
         await server.rooms.sweep()
         assert room.status == "abandoned"
         assert await stored(server, code) == ("abandoned", left, clock.now)
+        # like a finished match, it leaves memory once it has been over a while
+        await server.rooms.sweep(time.monotonic() + FINISHED_KEPT + 1)
+        assert code not in server.rooms.rooms and server.rooms.unloaded == 1
 
     # an abandoned match is not replayed at every start: once it has been over for
     # FINISHED_KEPT seconds it stays in the database only

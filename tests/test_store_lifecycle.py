@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import Connection, func, select, text, update
+from sqlalchemy import Connection, func, inspect, select, text, update
 
+from store_kit import migrate_to
 from unokit.server.retention import DAY, Retainer
 from unokit.server.settings import Settings, SettingsError
 from unokit.store import ActionData, AnswerData, ChatData, NewRoom, Store
@@ -165,6 +166,17 @@ async def test_revision_0004_fills_last_seen_in(database_url: str) -> None:
         with engine.connect() as connection:
             seen = dict(connection.execute(select(ROOMS.c.code, ROOMS.c.last_seen)).all())
         assert seen == {"ACT": 50.0, "START": 30.0, "NEW": 10.0}
+    finally:
+        engine.dispose()
+    # and back: 0003 without the column, every room and action still there
+    migrate_to(database_url, "0003", down=True)
+    engine = open_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            assert "last_seen" not in {c["name"] for c in inspect(connection).get_columns(
+                "rooms")}
+            assert connection.execute(text("SELECT count(*) FROM rooms")).scalar() == 3
+            assert connection.execute(text("SELECT count(*) FROM actions")).scalar() == 2
     finally:
         engine.dispose()
 

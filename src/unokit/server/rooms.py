@@ -3,9 +3,13 @@ a restart, sweeping their lobbies, and stopping them.
 
 Every few seconds (:data:`SWEEP_EVERY`, less for short timeouts) :meth:`Rooms.sweep`
 asks each room in the lobby to free the seats nobody has held a connection of for
-``seat_timeout`` seconds and to close itself if no seated person has been connected for
-``lobby_timeout`` seconds (see :mod:`unokit.server.lobby`). A closed room leaves the
-list and the process; its rows stay, and a hello to it gets ``room_closed``.
+``seat_timeout`` seconds (see :mod:`unokit.server.lobby`), and each room in the lobby or
+playing to close itself if no seated person has been connected for ``lobby_timeout``
+seconds, or its match as abandoned after ``abandon_after`` seconds, counted from the
+time stored (see :mod:`unokit.server.presence`). A closed room leaves the list and the
+process; its rows stay (until the retention, :mod:`unokit.server.retention`), and a
+hello to it gets ``room_closed``. At start, the rooms whose clock ran out while no
+process served them are ended before the others are loaded.
 
 >>> import asyncio
 >>> from unokit.server.settings import Settings
@@ -36,7 +40,7 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
-from unokit.server.presence import ENDED
+from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
@@ -232,7 +236,9 @@ class Rooms:
         seen = self.clock() if wall is None else wall
         running = [room for room in self.rooms.values()
                    if room.task is not None and not room.task.done()]
-        live = [room for room in running if room.status in ("lobby", "playing")]
+        live = [room for room in running if room.status == "lobby" or (
+            room.status == "playing" and not (room.attended
+                                              and seen - room.seen_stored < SEEN_EVERY))]
         over = [room for room in running if room.status in ENDED and not room.conns
                 and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
 
