@@ -122,6 +122,8 @@ async def test_a_match_everyone_left_is_abandoned_after_abandon_after(
         record = (await get(server, f"/api/rooms/{code}/record")).json()
         assert record["fairness"]["server_seed"] == eve.reveal["server_seed"]
         assert (await get(server, f"/api/rooms/{code}")).json()["status"] == "abandoned"
+        verified = (await get(server, f"/api/rooms/{code}/verify")).json()
+        assert verified["passed"], verified  # the deal of an abandoned match checks out
         await again.close()
         await eve.close()
 
