@@ -129,14 +129,16 @@ async def test_rooms_whose_clock_ran_out_are_ended(database_url: str) -> None:
         await make_room(store, "OLDLOB", "lobby", last_seen=NOW - 3601)
         await make_room(store, "NEWLOB", "lobby", last_seen=NOW - 10)
         await make_room(store, "DONE", "finished", ended_days=1, last_seen=0.0)
-        assert await end_stale(store, now=NOW, playing_before=NOW - 600,
-                               lobby_before=NOW - 3600) == (1, 1)
+        assert await end_stale(store, now=NOW, abandon_after=600,
+                               lobby_timeout=3600) == (1, 1)
 
         def read(connection: Connection) -> dict[str, tuple[str, float | None]]:
             return {row.code: (row.status, row.ended_at) for row in connection.execute(
                 select(ROOMS.c.code, ROOMS.c.status, ROOMS.c.ended_at))}
         found = await store.run(read)
-        assert found["GONE"] == ("abandoned", NOW) and found["OLDLOB"] == ("closed", NOW)
+        # each ended when its clock ran out
+        assert found["GONE"] == ("abandoned", NOW - 1)
+        assert found["OLDLOB"] == ("closed", NOW - 1)
         assert found["HERE"] == ("playing", None) and found["NEWLOB"] == ("lobby", None)
         assert found["DONE"] == ("finished", NOW - DAY)
     finally:

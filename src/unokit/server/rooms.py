@@ -128,8 +128,8 @@ class Rooms:
         self.store.clock = self.clock
         now = self.clock()
         abandoned, closed = await end_stale(
-            self.store, now=now, playing_before=now - self.settings.abandon_after,
-            lobby_before=now - self.settings.lobby_timeout)
+            self.store, now=now, abandon_after=self.settings.abandon_after,
+            lobby_timeout=self.settings.lobby_timeout)
         if abandoned or closed:
             LOG.info("rooms ended while the server was away",
                      extra={"abandoned": abandoned, "closed": closed})

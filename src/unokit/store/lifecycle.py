@@ -15,7 +15,7 @@ writes go in between.
 ...     room = await store.create_room(NewRoom(code="ABCD", rules="{}", turn_timer=0,
 ...         public=True, server_seed="00" * 32, commitment="ab" * 32, seats=2))
 ...     await set_last_seen(store, room, 100.0)
-...     ended = await end_stale(store, now=1e12, playing_before=0.0, lobby_before=200.0)
+...     ended = await end_stale(store, now=1e12, abandon_after=600, lobby_timeout=3600)
 ...     deleted = await delete_ended(store, Retention(finished_before=None,
 ...                                                   closed_before=1e13))
 ...     left = await store.load_rooms(code="ABCD")
@@ -62,21 +62,21 @@ async def set_last_seen(store: Store, room_id: int, at: float) -> None:
     await store.run(write)
 
 
-async def end_stale(store: Store, *, now: float, playing_before: float,
-                    lobby_before: float) -> tuple[int, int]:
-    """End the rooms whose stored clock ran out while no process served them: a match
-    under way whose seated people were last seen before ``playing_before`` becomes
-    ``abandoned``, a lobby last seen before ``lobby_before`` ``closed`` (both with
-    ``ended_at = now``); the numbers of each. Run at start, before the rooms are loaded,
-    so that they are not brought back."""
+async def end_stale(store: Store, *, now: float, abandon_after: float,
+                    lobby_timeout: float) -> tuple[int, int]:
+    """End the rooms whose stored clock ran out before ``now`` while no process served
+    them: a match under way whose seated people were last seen ``abandon_after`` seconds
+    before becomes ``abandoned``, a lobby last seen ``lobby_timeout`` seconds before
+    ``closed``, each ended when its clock ran out (``ended_at``); the numbers of each.
+    Run at start, before the rooms are loaded, so that they are not replayed."""
     def write(connection: Connection) -> tuple[int, int]:
         seen = _last_seen()
         abandoned = connection.execute(
-            update(ROOMS).where(ROOMS.c.status == "playing", seen < playing_before)
-            .values(status="abandoned", ended_at=now))
+            update(ROOMS).where(ROOMS.c.status == "playing", seen < now - abandon_after)
+            .values(status="abandoned", ended_at=seen + abandon_after))
         closed = connection.execute(
-            update(ROOMS).where(ROOMS.c.status == "lobby", seen < lobby_before)
-            .values(status="closed", ended_at=now))
+            update(ROOMS).where(ROOMS.c.status == "lobby", seen < now - lobby_timeout)
+            .values(status="closed", ended_at=seen + lobby_timeout))
         return abandoned.rowcount, closed.rowcount
     return await store.run(write)
 
