@@ -47,7 +47,7 @@ from unokit.store.store import Store
 
 ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
 
-DELETE_BATCH = 100
+DELETE_BATCH = 10
 """The most rooms one deleting transaction takes (with all their rows)."""
 
 ENDED = ("finished", "abandoned")
@@ -131,7 +131,7 @@ async def delete_ended(store: Store, retention: Retention, *,
 
     def write(connection: Connection) -> int:
         ids = list(connection.execute(
-            select(ROOMS.c.id).where(where).order_by(ROOMS.c.id).limit(batch)).scalars())
+            select(ROOMS.c.id).where(where).limit(batch)).scalars())
         if ids:
             for table in _children():
                 connection.execute(delete(table).where(table.c.room_id.in_(ids)))
