@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,11 +35,14 @@ def server_settings(database_url: str, **changes: Any) -> Settings:
 
 
 @contextlib.asynccontextmanager
-async def running_server(settings: Settings,
-                         seeds: list[bytes] | None = None) -> AsyncIterator[Running]:
+async def running_server(settings: Settings, seeds: list[bytes] | None = None, *,
+                         clock: Callable[[], float] | None = None) -> AsyncIterator[Running]:
     """Start the server on 127.0.0.1 and a free port; stop it gracefully afterwards.
-    ``seeds``: the server seeds of the rooms created, in order (random otherwise)."""
+    ``seeds``: the server seeds of the rooms created, in order (random otherwise);
+    ``clock``: the rooms' wall clock (``time.time`` otherwise)."""
     rooms = Rooms(settings)
+    if clock is not None:
+        rooms.clock = clock
     if seeds is not None:
         queue = list(seeds)
         rooms.server_seeds = lambda: queue.pop(0)

@@ -44,8 +44,8 @@ def kinds(server: Running, code: str) -> list[str]:
 
 
 async def later(server: Running, seconds: float) -> None:
-    """Sweep the lobbies as if ``seconds`` had passed."""
-    await server.rooms.sweep(time.monotonic() + seconds)
+    """Sweep the lobbies as if ``seconds`` had passed (on both clocks)."""
+    await server.rooms.sweep(time.monotonic() + seconds, wall=time.time() + seconds)
 
 
 # ---------------------------------------------------------------- answers and restarts

@@ -18,6 +18,7 @@
 ``unokit simulate --rules R --games N``   fast simulated games: lengths, win rates by
                                           seat, first-player advantage, points, plots
 ``unokit serve``                          the game server (HTTP API, WebSocket game)
+``unokit backup FILE``                    an online backup of the server's SQLite database
 ``unokit bot --server URL --room CODE``   a bot as a remote player in a server's room
 ``unokit --version``                      the version
 ========================================  ===========================================
@@ -69,6 +70,7 @@ from unokit.i18n import (
     pick_language,
     set_language,
 )
+from unokit.server.backup_command import backup_command
 from unokit.server.command import serve_command
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
@@ -655,7 +657,8 @@ others' help is their docstring)."""
 
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
                         ("play", play_command), ("simulate", simulate_command),
-                        ("serve", serve_command), ("bot", bot_command)):
+                        ("serve", serve_command), ("bot", bot_command),
+                        ("backup", backup_command)):
     app.command(_name, help=HELP.get(_name) or _help(_command), cls=_Command)(_command)
 
 

@@ -43,6 +43,15 @@ def serve_command(
     lobby_timeout: Annotated[float | None, typer.Option(
         "--lobby-timeout", help=N_("seconds a lobby stays open with no player connected "
         "(UNOKIT_LOBBY_TIMEOUT; 3600)"))] = None,
+    abandon_after: Annotated[float | None, typer.Option(
+        "--abandon-after", help=N_("seconds a match goes on with no player connected "
+        "before it is closed as abandoned (UNOKIT_ABANDON_AFTER; 600)"))] = None,
+    keep_finished: Annotated[float | None, typer.Option(
+        "--keep-finished", help=N_("days the rows of a match that is over are kept; 0: "
+        "for ever (UNOKIT_KEEP_FINISHED; 90)"))] = None,
+    keep_lobbies: Annotated[float | None, typer.Option(
+        "--keep-lobbies", help=N_("days the rows of a lobby closed before its match "
+        "are kept; 0: for ever (UNOKIT_KEEP_LOBBIES; 1)"))] = None,
 ) -> None:
     """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with
     SQLite in ./unokit-data unless told otherwise. Ctrl-C stops it gracefully."""
@@ -56,7 +65,9 @@ def serve_command(
     flags = {"host": host, "port": port, "database_url": database_url, "data_dir": data_dir,
              "log_level": log_level, "turn_timer": turn_timer, "catch_grace": catch_grace,
              "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url,
-             "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout}
+             "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout,
+             "abandon_after": abandon_after, "keep_finished": keep_finished,
+             "keep_lobbies": keep_lobbies}
     env = dict(os.environ)
     env.update({f"UNOKIT_{name.upper()}": str(value) for name, value in flags.items()
                 if value is not None})

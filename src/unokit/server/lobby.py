@@ -9,11 +9,12 @@ after a restart is simply judged again, against the room as it is then (as a ref
 game action is), and a flood of refused commands costs the database nothing. In memory
 the room keeps refusals too, and answers a resent id with them until it restarts.
 
-The lobby's clocks (:meth:`Lobby._sweep`): in the lobby, a person's seat that no
+The seats' clock (:meth:`Lobby._sweep`): in the lobby, a person's seat that no
 connection has held for ``seat_timeout`` seconds is freed (a join cut off before its
-welcome reached the client leaves a seat whose token nobody holds), and a room in which
-no seated person has been connected for ``lobby_timeout`` seconds is closed. Both clocks
-start when the room is made or brought back after a restart. When the host's seat is
+welcome reached the client leaves a seat whose token nobody holds); this clock starts
+when the room is made or brought back after a restart. The room's own clock (closed
+after ``lobby_timeout`` seconds without a seated person connected) is stored, and a
+restart does not reset it (:mod:`unokit.server.presence`). When the host's seat is
 freed, or the host leaves, the next seated person (in seat order after the host) is host.
 """
 
@@ -83,6 +84,7 @@ class Lobby:
         def _broadcast_room(self) -> None: ...
         def _broadcast_events(self, events: list[Event]) -> None: ...
         def _begin(self, seed: int) -> None: ...
+        def _note_presence(self, connected: bool) -> None: ...
 
     answers_next = 0
     """The number of the room's next stored command answer."""
@@ -92,8 +94,6 @@ class Lobby:
     """The answer made for the command being handled."""
     absent: dict[int, float]
     """Person seats no connection holds, and since when (``time.monotonic()``)."""
-    empty_since: float | None = None
-    """Since when no seated person has been connected (``None``: someone is)."""
     on_closed: Callable[[Any], None] | None = None
 
     def _reply(self) -> AnswerData | None:
@@ -282,25 +282,22 @@ class Lobby:
 
     # ------------------------------------------------------------ the lobby's clocks
     def _mark_presence(self, now: float) -> None:
-        """Start or stop the lobby's clocks (at ``now``): each person's seat that no
-        connection holds, and the room when no seated person is connected."""
+        """Start or stop the clocks (at ``now``): in the lobby, each person's seat that
+        no connection holds; in any room, the stored one of whether a seated person is
+        connected."""
+        connected = {c.viewer for c in self.conns if c.viewer >= 0}
+        self._note_presence(bool(connected))
         if self.status != "lobby":
             return
-        connected = {c.viewer for c in self.conns if c.viewer >= 0}
         for seat, spot in enumerate(self.seats):
             if spot.kind == HUMAN and seat not in connected:
                 self.absent.setdefault(seat, now)
             else:
                 self.absent.pop(seat, None)
-        if connected:
-            self.empty_since = None
-        elif self.empty_since is None:
-            self.empty_since = now
 
     async def _sweep(self, now: float) -> None:
         """In the lobby, free the seats no connection has held for ``seat_timeout``
-        seconds before ``now`` (``time.monotonic()``), and close the room if no seated
-        person has been connected for ``lobby_timeout`` seconds."""
+        seconds before ``now`` (``time.monotonic()``)."""
         if self.status != "lobby" or self.closing:
             return
         self._mark_presence(time.monotonic())
@@ -309,9 +306,6 @@ class Lobby:
         try:
             if freed:
                 await self._free_seats(freed)
-            if (self.empty_since is not None
-                    and self.empty_since <= now - self.settings.lobby_timeout):
-                await self._close_idle()
         except StoreError as exc:  # nothing changed: the next sweep tries again
             LOG.warning("lobby sweep not stored", extra={"room": self.code,
                                                          "error": str(exc)[:200]})

@@ -55,6 +55,7 @@ from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
 from unokit.server.pacing import Pacing
+from unokit.server.presence import ABANDONED, ENDED, Presence
 from unokit.server.seating import (
     EMPTY,
     HUMAN,
@@ -91,7 +92,7 @@ def _seatless_text(action: int) -> str:
     """The text form of an action without its seat, as the protocol writes it."""
     return _action_text(action).split(":", 1)[1]
 
-class Room(Lobby, Talk, Pacing):
+class Room(Lobby, Talk, Pacing, Presence):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
 
@@ -211,11 +212,14 @@ class Room(Lobby, Talk, Pacing):
                 room.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 room.status = "finished"
+            elif stored.status == "abandoned":
+                room.status = "abandoned"
         for answer in stored.answers:  # the host's and the lobby's commands
             room._remember(answer.seat, answer.client_id, answer.answer.encode())
         room.answers_next = stored.next_answer
         room._chat_setup(stored.chat, stored.chat_answers)
-        if room.status == "finished":
+        room.last_seen = room.seen_stored = stored.last_seen
+        if room.status in ENDED:
             room.finished_at = time.monotonic()
         return room
 
@@ -462,7 +466,8 @@ class Room(Lobby, Talk, Pacing):
 
     def _legal(self, viewer: int) -> tuple[list[str], bool]:
         game, driver = self.game, self.driver
-        if viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER:
+        if (viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER
+                or self.status == "abandoned"):
             return [], False
         legal = [_seatless_text(a) for a in game.legal_actions(viewer)]
         return legal, viewer == driver.lead()
@@ -528,7 +533,7 @@ class Room(Lobby, Talk, Pacing):
             conn.deliver(self._events_message(missed, viewer))
             if self.timer_due is not None:
                 conn.deliver(self._timer_message())
-        if self.status == "finished":
+        if self.status in ENDED:
             conn.deliver(self._reveal_message())
         self._send_recent_chat(conn)
         self._broadcast_room()
@@ -609,6 +614,7 @@ class Room(Lobby, Talk, Pacing):
         if game is None or self.status != "playing":
             self._error(conn, seat, message.id, "not_started",
                         N_("the match has not started") if self.status == "lobby"
+                        else ABANDONED if self.status == "abandoned"
                         else N_("the match is over"))
             return
         try:
@@ -761,7 +767,7 @@ class Room(Lobby, Talk, Pacing):
         waits; its rows stay, and ``GET /api/rooms/CODE`` and its record rebuild it from
         the database. Run in the room's task (through :meth:`call`): nothing can come
         between the check and the going, and the task ends after it."""
-        if self.status != "finished" or self.conns or not self.inbox.empty():
+        if self.status not in ENDED or self.conns or not self.inbox.empty():
             return
         self.unloaded = True
         if self.on_unloaded is not None:
@@ -781,7 +787,7 @@ class Room(Lobby, Talk, Pacing):
         """
         if self.game is None or self.seed is None:
             raise RoomError("not_started", N_("the match has not started"))
-        if self.status != "finished":
+        if self.status not in ENDED:
             raise RoomError("not_started", N_("the record is published when the match is "
                                               "over (it holds every action, private ones "
                                               "too)"))
@@ -790,5 +796,5 @@ class Room(Lobby, Talk, Pacing):
         record.fairness = {
             "scheme": fairdeal.SCHEME, "commitment": self.commitment,
             "contributions": {str(k): v for k, v in sorted(self.contributions.items())},
-            "server_seed": self.server_seed if self.status == "finished" else None}
+            "server_seed": self.server_seed if self.status in ENDED else None}
         return record

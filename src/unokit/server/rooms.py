@@ -3,9 +3,13 @@ a restart, sweeping their lobbies, and stopping them.
 
 Every few seconds (:data:`SWEEP_EVERY`, less for short timeouts) :meth:`Rooms.sweep`
 asks each room in the lobby to free the seats nobody has held a connection of for
-``seat_timeout`` seconds and to close itself if no seated person has been connected for
-``lobby_timeout`` seconds (see :mod:`unokit.server.lobby`). A closed room leaves the
-list and the process; its rows stay, and a hello to it gets ``room_closed``.
+``seat_timeout`` seconds (see :mod:`unokit.server.lobby`), and each room in the lobby or
+playing to close itself if no seated person has been connected for ``lobby_timeout``
+seconds, or its match as abandoned after ``abandon_after`` seconds, counted from the
+time stored (see :mod:`unokit.server.presence`). A closed room leaves the list and the
+process; its rows stay (until the retention, :mod:`unokit.server.retention`), and a
+hello to it gets ``room_closed``. At start, the rooms whose clock ran out while no
+process served them are ended before the others are loaded.
 
 >>> import asyncio
 >>> from unokit.server.settings import Settings
@@ -36,10 +40,13 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.presence import ENDED, SEEN_EVERY
+from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
+from unokit.store.lifecycle import end_stale
 
 LOG = logging.getLogger("unokit.rooms")
 
@@ -109,11 +116,24 @@ class Rooms:
         self.unloaded = 0
         """Finished rooms this process let go from memory."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.clock: Callable[[], float] = time.time
+        """The wall clock of the rooms' stored times (seconds since the epoch; tests give
+        their own)."""
+        self.retainer = Retainer(self)
+        """Deletes the rows of rooms over for longer than the retention settings."""
 
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
         self.store = Store(self.settings.database_url)
-        since = time.time() - FINISHED_KEPT
+        self.store.clock = self.clock
+        now = self.clock()
+        abandoned, closed = await end_stale(
+            self.store, now=now, abandon_after=self.settings.abandon_after,
+            lobby_timeout=self.settings.lobby_timeout)
+        if abandoned or closed:
+            LOG.info("rooms ended while the server was away",
+                     extra={"abandoned": abandoned, "closed": closed})
+        since = now - FINISHED_KEPT
         for stored in await self.store.load_rooms(finished_since=since):
             try:
                 room = Room.restore(stored, store=self.store, fanout=self.fanout,
@@ -126,6 +146,7 @@ class Rooms:
             self._add(room)
             self.restored += 1
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="lobby-sweeper")
+        self.retainer.start()
         self.ready = True
         LOG.info("rooms restored", extra={"rooms": self.restored})
 
@@ -133,6 +154,7 @@ class Rooms:
         """Stop every room (finishing what each is doing), then close the database."""
         self.ready = False
         self.closing = True
+        await self.retainer.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -184,6 +206,9 @@ class Rooms:
 
     def _add(self, room: Room) -> None:
         self.rooms[room.code] = room
+        room.clock = self.clock
+        if not room.last_seen:  # new: seen as it is made
+            room.last_seen = room.seen_stored = self.clock()
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
         room.start()
@@ -198,24 +223,36 @@ class Rooms:
             del self.rooms[room.code]
         self.unloaded += 1
 
-    async def sweep(self, now: float | None = None) -> None:
-        """Have every room in the lobby free its long-abandoned seats and close itself if
-        it has long been without a connected person, and every match that ended
-        :data:`FINISHED_KEPT` seconds ago leave memory if nobody is connected to it, as
-        of ``now`` (``time.monotonic()``; tests give a later time); return when each
-        has."""
+    async def sweep(self, now: float | None = None, *, wall: float | None = None) -> None:
+        """Have every room in the lobby free its long-abandoned seats, every room store
+        when its people were last seen and close itself (a lobby) or its match (as
+        abandoned) if nobody seated has been connected for long enough
+        (:mod:`unokit.server.presence`), and every match that ended
+        :data:`FINISHED_KEPT` seconds ago leave memory if nobody is connected to it;
+        ``now`` is ``time.monotonic()`` for the seats' clocks and ``wall`` the rooms'
+        :attr:`clock` for the stored ones (tests give later times); return when each
+        room has."""
         at = time.monotonic() if now is None else now
+        seen = self.clock() if wall is None else wall
         running = [room for room in self.rooms.values()
                    if room.task is not None and not room.task.done()]
-        lobbies = [room for room in running if room.status == "lobby"]
-        over = [room for room in running if room.status == "finished" and not room.conns
+        live = [room for room in running if room.status == "lobby" or (
+            room.status == "playing" and not (room.attended
+                                              and seen - room.seen_stored < SEEN_EVERY))]
+        over = [room for room in running if room.status in ENDED and not room.conns
                 and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
-        await asyncio.gather(*(room.call(lambda r: r._sweep(at)) for room in lobbies),
+
+        async def keep(room: Room) -> None:
+            if room.status == "lobby":
+                await room._sweep(at)
+            await room._keep_time(seen)
+        await asyncio.gather(*(room.call(keep) for room in live),
                              *(room.call(lambda r: r._unload_if_idle()) for room in over))
 
     async def _sweep_forever(self) -> None:
         every = max(0.01, min(SWEEP_EVERY, self.settings.seat_timeout / 2,
-                              self.settings.lobby_timeout / 2))
+                              self.settings.lobby_timeout / 2,
+                              self.settings.abandon_after / 2))
         while True:
             await asyncio.sleep(every)
             try:

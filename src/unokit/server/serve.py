@@ -100,7 +100,7 @@ def serve(settings: Settings) -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     if settings.database_url.startswith("sqlite:///"):
         Path(settings.database_url.removeprefix("sqlite:///")).parent.mkdir(
-            parents=True, exist_ok=True)
+            mode=0o700, parents=True, exist_ok=True)  # owner-only: docs/deploy.md
     rooms = Rooms(settings)
     app = create_app(settings, rooms)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,

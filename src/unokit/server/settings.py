@@ -25,7 +25,10 @@ TURN_TIMERS = (0, 15, 30, 60)
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOBBY_LIMIT = 7 * 24 * 3600.0
-"""The longest seat and lobby timeouts (a week), in seconds."""
+"""The longest seat and lobby timeouts and the longest ``abandon_after`` (a week), in
+seconds."""
+KEEP_LIMIT = 36500.0
+"""The longest ``keep_finished`` and ``keep_lobbies`` (a hundred years), in days."""
 
 
 class SettingsError(UnoError):
@@ -66,6 +69,15 @@ class Settings:
     lobby_timeout: float = 3600.0
     """Seconds a room in the lobby stays open while no seated person is connected; then
     it is closed."""
+    abandon_after: float = 600.0
+    """Seconds a match under way goes on while no seated person is connected (bots and
+    spectators do not count); then it is closed as ``abandoned``."""
+    keep_finished: float = 90.0
+    """Days a match that is over (finished or abandoned) is kept, its record and its
+    reveal with it; then its rows are deleted (0: kept for ever)."""
+    keep_lobbies: float = 1.0
+    """Days a lobby closed before its match started is kept; then its rows are deleted
+    (0: kept for ever)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,7 +101,8 @@ class Settings:
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
-        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``.
+        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_ABANDON_AFTER``,
+        ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``.
 
         Raises:
             SettingsError: naming the variable.
@@ -120,7 +133,8 @@ class Settings:
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
-          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number"}
+          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number",
+          "abandon_after": "number", "keep_finished": "number", "keep_lobbies": "number"}
 
 
 def check(settings: Settings) -> None:
@@ -137,11 +151,15 @@ def check(settings: Settings) -> None:
         value = getattr(settings, name)
         if not 0 <= value <= 600:
             raise SettingsError(f"{name}: 0..600 seconds, not {value}")
-    for name in ("seat_timeout", "lobby_timeout"):
+    for name in ("seat_timeout", "lobby_timeout", "abandon_after"):
         value = getattr(settings, name)
         if not 0 < value <= LOBBY_LIMIT:
             raise SettingsError(f"{name}: more than 0 and at most {LOBBY_LIMIT:g} seconds, "
                                 f"not {value}")
+    for name in ("keep_finished", "keep_lobbies"):
+        value = getattr(settings, name)
+        if not 0 <= value <= KEEP_LIMIT:
+            raise SettingsError(f"{name}: 0 (for ever) to {KEEP_LIMIT:g} days, not {value}")
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")

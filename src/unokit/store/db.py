@@ -9,7 +9,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> engine = open_engine("sqlite://")
 >>> migrate(engine)
 >>> current_revision(engine)
-'0004'
+'0005'
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import StaticPool
 
+from unokit.store.files import secure_sqlite
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0004"
+HEAD = "0005"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
@@ -45,10 +47,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def open_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, full syncs and foreign keys, and an
+    """An engine for ``url``; SQLite gets WAL, full syncs and foreign keys, a file
+    database owner-only files (:func:`unokit.store.files.secure_sqlite`), and an
     in-memory SQLite database (``sqlite://``) one shared connection."""
     if url.startswith("sqlite"):
         memory = url in ("sqlite://", "sqlite:///:memory:")
+        secure_sqlite(url)
         engine = create_engine(
             url, connect_args={"check_same_thread": False},
             **({"poolclass": StaticPool} if memory else {}))

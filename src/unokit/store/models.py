@@ -32,7 +32,8 @@ class RoomRow(Base):
     rules: Mapped[str] = mapped_column(Text)
     """The rule set, as the JSON of ``Rules.to_dict()``."""
     status: Mapped[str] = mapped_column(String(16), index=True)
-    """``lobby``, ``playing``, ``finished`` or ``closed``."""
+    """``lobby``, ``playing``, ``finished``, ``abandoned`` (every seated person stayed
+    away too long mid-match) or ``closed`` (an idle lobby)."""
     turn_timer: Mapped[int] = mapped_column(Integer, default=0)
     """Seconds per turn: 0 (off), 15, 30 or 60."""
     public: Mapped[bool] = mapped_column(Boolean, default=True)
@@ -46,6 +47,11 @@ class RoomRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     started_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     ended_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    last_seen: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """When a seated person was last known to be connected (seconds since the epoch; the
+    creation time at first): what the lobby timeout and the abandonment of a match count
+    from, written when the last one goes and, while one stays, at most once a minute
+    (revision 0004)."""
 
 
 class SeatRow(Base):

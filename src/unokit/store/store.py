@@ -175,6 +175,8 @@ class StoredRoom:
     commitment: str
     seed: int | None
     created_at: float
+    last_seen: float = 0.0
+    """When a seated person was last known connected (seconds since the epoch)."""
     seats: list[SeatData] = field(default_factory=list)
     contributions: dict[int, str] = field(default_factory=dict)
     actions: list[ActionData] = field(default_factory=list)
@@ -259,6 +261,9 @@ class Store:
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
         """Writes committed."""
+        self.clock: Callable[[], float] = time.time
+        """The clock of the times the store writes itself (a room's creation, start and
+        end; tests give their own)."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
         self._thread.start()
@@ -388,11 +393,12 @@ class Store:
     async def create_room(self, room: NewRoom) -> int:
         """Store a new room with ``room.seats`` empty seats; its id."""
         def write(connection: Connection) -> int:
+            now = self.clock()
             result = connection.execute(insert(ROOMS).values(
                 code=room.code, rules=room.rules, status="lobby",
                 turn_timer=room.turn_timer, public=room.public,
                 server_seed=room.server_seed, commitment=room.commitment,
-                created_at=time.time()))
+                created_at=now, last_seen=now))
             room_id = int(result.inserted_primary_key[0])  # type: ignore[index]
             connection.execute(insert(SEATS), [
                 {"room_id": room_id, **SeatData(seat, "empty")._asdict()}
@@ -450,7 +456,7 @@ class Store:
         """Mark the room's match as started with ``seed`` (and store ``answer``)."""
         def write(connection: Connection) -> None:
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
-                status="playing", seed=str(seed), started_at=time.time()))
+                status="playing", seed=str(seed), started_at=self.clock()))
         await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
@@ -484,11 +490,11 @@ class Store:
         await self.run(self._answered(room_id, answer, write))
 
     async def set_status(self, room_id: int, status: str) -> None:
-        """Mark the room ``finished`` or ``closed``."""
+        """Mark the room ``finished``, ``abandoned`` or ``closed``."""
         def write(connection: Connection) -> None:
             values: dict[str, Any] = {"status": status}
-            if status in ("finished", "closed"):
-                values["ended_at"] = time.time()
+            if status in ("finished", "abandoned", "closed"):
+                values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
         await self.run(write)
 
@@ -507,14 +513,13 @@ class Store:
         """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
         with its seats, contributions and actions in order, its :data:`RECENT_CHAT` last
         chat lines, and the command answers and chat lines' ids of its seats' current
-        occupants; with
-        ``finished_since``, also the rooms finished at or after that time (seconds since
-        the epoch)."""
+        occupants; with ``finished_since``, also the rooms finished or abandoned at or after
+        that time (seconds since the epoch)."""
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
             live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
             if finished_since is not None:
-                live = or_(live, and_(ROOMS.c.status == "finished",
+                live = or_(live, and_(ROOMS.c.status.in_(("finished", "abandoned")),
                                       ROOMS.c.ended_at >= finished_since))
             query = (query.where(ROOMS.c.code == code) if code is not None
                      else query.where(live))
@@ -525,7 +530,9 @@ class Store:
                     turn_timer=row.turn_timer, public=row.public,
                     server_seed=row.server_seed, commitment=row.commitment,
                     seed=None if row.seed is None else int(row.seed),
-                    created_at=row.created_at)
+                    created_at=row.created_at,
+                    last_seen=(row.created_at if row.last_seen is None
+                               else row.last_seen))
             if not rooms:
                 return []
             ids = list(rooms)

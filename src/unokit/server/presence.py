@@ -1,0 +1,127 @@
+"""When a room's people were last seen, stored, and what it decides from that: a lobby
+nobody comes back to is closed, a match everybody left is closed as abandoned.
+
+The rule (docs/server.md, "Rooms"): only seated people count, not bots nor spectators.
+While one of them is connected the room is *attended*. When the last one goes, the time
+is noted (``last_seen``) and stored at the next sweep; while someone stays, it is stored
+again at most every :data:`SEEN_EVERY` seconds, so that after a crash the stored time is
+at most that old. Then, counting from ``last_seen``:
+
+- a room in the lobby is closed after ``lobby_timeout`` seconds (status ``closed``);
+- a match under way is closed as abandoned after ``abandon_after`` seconds (status
+  ``abandoned``): no one can act in it any more, its server seed is revealed to whoever
+  comes to look, and its record stays (``GET /api/rooms/CODE/record``) until the
+  retention deletes it (``keep_finished``).
+
+The clock is stored, not kept in memory: a restart neither resets nor forgets it (the
+time the server was down counts too), and a room whose clock ran out while no process
+served it is ended before the rooms are loaded (:func:`unokit.store.lifecycle.end_stale`),
+so that it is not brought back. The clock is injectable (:attr:`Presence.clock`): tests
+move it instead of waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from unokit.i18n import N_
+from unokit.server.fanout import FanOut
+from unokit.server.seating import Connection, Grace
+from unokit.server.settings import Settings
+from unokit.store import Store, StoreError
+from unokit.store.lifecycle import set_last_seen
+
+LOG = logging.getLogger("unokit.room")
+
+SEEN_EVERY = 60.0
+"""Seconds between two stored ``last_seen`` of a room someone stays in (at most: what a
+crash can take off the clock)."""
+
+ENDED = ("finished", "abandoned")
+"""The statuses of a match that is over: its reveal and its record are shown."""
+
+
+class Presence:
+    """The stored presence clock of :class:`unokit.server.room.Room`."""
+
+    if TYPE_CHECKING:
+        id: int
+        code: str
+        store: Store
+        status: str
+        settings: Settings
+        closing: bool
+        conns: set[Connection]
+        finished_at: float | None
+        timer_due: float | None
+        bot_due: float | None
+        pause_due: float | None
+        grace: Grace | None
+        fanout: FanOut
+
+        def _broadcast_room(self) -> None: ...
+        def _reveal_message(self) -> bytes: ...
+        async def _close_idle(self) -> None: ...
+
+    clock: Callable[[], float] = staticmethod(time.time)
+    """The room's wall clock, seconds since the epoch (the rooms give theirs)."""
+    last_seen = 0.0
+    """When a seated person was last known connected (by :attr:`clock`)."""
+    seen_stored = 0.0
+    """The ``last_seen`` the database holds."""
+    attended = False
+    """Whether a seated person is connected now."""
+
+    def _note_presence(self, connected: bool) -> None:
+        """Note whether a seated person is connected (after every message): when the
+        last one goes, ``last_seen`` is now."""
+        if connected:
+            self.attended = True
+        elif self.attended:
+            self.attended = False
+            self.last_seen = self.clock()
+
+    async def _keep_time(self, now: float) -> None:
+        """At ``now`` (by :attr:`clock`): store ``last_seen`` if it is due, then close
+        the lobby or abandon the match if nobody seated has been connected for long
+        enough. Run by the sweep in the room's task; a refused write changes nothing
+        and the next sweep tries again."""
+        if self.status not in ("lobby", "playing") or self.closing:
+            return
+        seen = now if self.attended else self.last_seen
+        try:
+            if seen > self.seen_stored and (not self.attended
+                                            or seen - self.seen_stored >= SEEN_EVERY):
+                await set_last_seen(self.store, self.id, seen)
+                self.seen_stored = seen
+            if self.attended:
+                return
+            idle = now - self.last_seen
+            if self.status == "lobby" and idle >= self.settings.lobby_timeout:
+                await self._close_idle()
+            elif self.status == "playing" and idle >= self.settings.abandon_after:
+                await self._abandon()
+        except StoreError as exc:
+            LOG.warning("room clock not stored", extra={"room": self.code,
+                                                        "error": str(exc)[:200]})
+
+    async def _abandon(self) -> None:
+        """Close the match as abandoned (stored first): nothing is due any more, and
+        whoever watches gets the room and the reveal."""
+        await self.store.set_status(self.id, "abandoned")
+        self.status = "abandoned"
+        self.finished_at = time.monotonic()
+        self.timer_due = self.bot_due = self.pause_due = None
+        self.grace = None
+        LOG.info("match abandoned", extra={"room": self.code,
+                                           "idle": round(self.clock() - self.last_seen)})
+        data = self._reveal_message()
+        self.fanout.publish(self.code, dict.fromkeys(self.fanout.viewers(self.code), data))
+        self._broadcast_room()
+
+
+ABANDONED = N_("the match was abandoned: no player was connected for too long")
+"""What an action in an abandoned match is answered with."""

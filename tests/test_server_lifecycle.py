@@ -1,0 +1,235 @@
+"""Rooms' lives on the real server, on SQLite and on PostgreSQL: a match every seated
+person left is closed as abandoned after ``abandon_after``, and a lobby after
+``lobby_timeout``, both counted from the stored ``last_seen``, so that a restart neither
+resets nor forgets the clock; a room whose clock ran out while the server was down is
+ended at start and not brought back. The rooms' wall clock is a fake the tests move
+(never a wait)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import Connection, select
+
+from server_harness import Running, running_server, server_settings
+from unokit.client import ClientError, GameClient
+from unokit.client.client import ActionRefused
+from unokit.server.room import Room
+from unokit.server.rooms import FINISHED_KEPT
+from unokit.store.models import RoomRow
+
+pytestmark = pytest.mark.asyncio
+
+
+class Clock:
+    """A wall clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def post(server: Running, path: str, body: Any) -> httpx.Response:
+    async with httpx.AsyncClient() as http:
+        return await http.post(server.url + path, json=body)
+
+
+async def get(server: Running, path: str) -> httpx.Response:
+    async with httpx.AsyncClient() as http:
+        return await http.get(server.url + path)
+
+
+async def play_now(server: Running) -> tuple[str, GameClient]:
+    """A match of Ann against a bot, under way."""
+    answer = await post(server, "/api/play-now", {"rules": "official,players=2",
+                                                  "bot": "easy"})
+    code = str(answer.json()["code"])
+    ann = await GameClient.join(server.url, code, name="Ann")
+    await ann.wait_for(lambda c: c.room.get("status") == "playing")
+    return code, ann
+
+
+async def leave(room: Room, client: GameClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Close ``client`` and wait until its room has noticed that nobody seated is left."""
+    left = asyncio.Event()
+    note = room._note_presence
+
+    def noted(connected: bool) -> None:
+        note(connected)
+        if not room.attended:
+            left.set()
+    monkeypatch.setattr(room, "_note_presence", noted)
+    await client.close()
+    await asyncio.wait_for(left.wait(), 30)
+
+
+async def stored(server: Running, code: str) -> tuple[str, float | None, float | None]:
+    """The room's stored status, ``last_seen`` and ``ended_at``."""
+    rooms = RoomRow.__table__
+
+    def read(connection: Connection) -> tuple[str, float | None, float | None]:
+        row = connection.execute(select(rooms.c.status, rooms.c.last_seen,
+                                        rooms.c.ended_at).where(rooms.c.code == code)).one()
+        return row.status, row.last_seen, row.ended_at
+    assert server.rooms.store is not None
+    return await server.rooms.store.run(read)
+
+
+# ---------------------------------------------------------------- abandoned matches
+async def test_a_match_everyone_left_is_abandoned_after_abandon_after(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    async with running_server(server_settings(database_url, abandon_after=600),
+                              clock=clock) as server:
+        code, ann = await play_now(server)
+        token = ann.token
+        eve = await GameClient.join(server.url, code, spectate=True)  # does not count
+        room = server.rooms.get(code)
+        clock.now += 3600  # Ann stays connected, however long: nothing happens
+        await server.rooms.sweep()
+        assert room.status == "playing"
+        assert (await stored(server, code))[1] == clock.now  # stored while she stays
+
+        await leave(room, ann, monkeypatch)
+        left = clock.now
+        clock.now += 599
+        await server.rooms.sweep()
+        assert room.status == "playing"
+        assert await stored(server, code) == ("playing", left, None)
+        clock.now += 2
+        await server.rooms.sweep()
+        assert room.status == "abandoned"
+        assert await stored(server, code) == ("abandoned", left, clock.now)
+        # whoever watches is told, and gets the reveal
+        await eve.wait_for(lambda c: c.room["status"] == "abandoned" and c.reveal is not None)
+        assert eve.legal == []
+
+        # Ann comes back: the match is over, her actions are refused with the reason
+        again = await GameClient.join(server.url, code, token=token)
+        await again.wait_for(lambda c: c.reveal is not None)
+        assert again.legal == [] and again.room["status"] == "abandoned"
+        with pytest.raises(ActionRefused) as refused:
+            await again.act("draw")
+        assert refused.value.code == "not_started"
+        assert "abandoned" in str(refused.value)
+        # its record and its fairness block stay
+        record = (await get(server, f"/api/rooms/{code}/record")).json()
+        assert record["fairness"]["server_seed"] == eve.reveal["server_seed"]
+        assert (await get(server, f"/api/rooms/{code}")).json()["status"] == "abandoned"
+        verified = (await get(server, f"/api/rooms/{code}/verify")).json()
+        assert verified["passed"], verified  # the deal of an abandoned match checks out
+        await again.close()
+        await eve.close()
+
+
+async def test_the_abandon_clock_is_stored_and_survives_restarts(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    settings = server_settings(database_url, abandon_after=600)
+    async with running_server(settings, clock=clock) as server:
+        code, ann = await play_now(server)
+        clock.now += 100
+        await leave(server.rooms.get(code), ann, monkeypatch)
+        left = clock.now
+        clock.now += 300
+        await server.rooms.sweep()
+        assert await stored(server, code) == ("playing", left, None)
+
+    # back after a restart, the clock goes on from the time stored, not from the start
+    async with running_server(settings, clock=clock) as server:
+        room = server.rooms.get(code)
+        assert room.status == "playing" and room.last_seen == left
+        clock.now = left + 599
+        await server.rooms.sweep()
+        assert room.status == "playing"
+        clock.now = left + 601
+        await server.rooms.sweep()
+        assert room.status == "abandoned"
+        assert await stored(server, code) == ("abandoned", left, clock.now)
+        # like a finished match, it leaves memory once it has been over a while
+        await server.rooms.sweep(time.monotonic() + FINISHED_KEPT + 1)
+        assert code not in server.rooms.rooms and server.rooms.unloaded == 1
+
+    # an abandoned match is not replayed at every start: once it has been over for
+    # FINISHED_KEPT seconds it stays in the database only
+    clock.now += FINISHED_KEPT + 1
+    async with running_server(settings, clock=clock) as server:
+        assert code not in server.rooms.rooms and server.rooms.restored == 0
+        shown = await get(server, f"/api/rooms/{code}")
+        assert shown.status_code == 200 and shown.json()["status"] == "abandoned"
+
+
+async def test_a_match_whose_clock_ran_out_while_the_server_was_down_ends_at_start(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    settings = server_settings(database_url, abandon_after=600)
+    async with running_server(settings, clock=clock) as server:
+        code, ann = await play_now(server)
+        stays, bob = await play_now(server)  # Bob is connected when the server goes
+        await leave(server.rooms.get(code), ann, monkeypatch)
+        left = clock.now
+        clock.now += 61
+        await server.rooms.sweep()  # stored: Ann left, and Bob is there now
+        assert (await stored(server, code))[1] == left
+        assert (await stored(server, stays))[1] == clock.now
+        bob_seen = clock.now
+        clock.now += 30
+        await server.rooms.sweep()  # stored at most once a minute
+        assert (await stored(server, stays))[1] == bob_seen
+    await bob.close()
+
+    clock.now = bob_seen + 599  # Ann's match ran out while the server was down
+    async with running_server(settings, clock=clock) as server:
+        # ended when its clock ran out, and not replayed as a match under way
+        assert await stored(server, code) == ("abandoned", left, left + 600)
+        assert server.rooms.get(code).status == "abandoned"
+        # Bob's was stored as attended a minute before the stop: it goes on
+        assert server.rooms.get(stays).status == "playing"
+        assert (await stored(server, stays))[0] == "playing"
+
+
+# ---------------------------------------------------------------- lobbies
+async def test_a_lobby_expires_by_its_stored_clock_across_a_restart(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    settings = server_settings(database_url, lobby_timeout=3600)
+    async with running_server(settings, clock=clock) as server:
+        answer = await post(server, "/api/rooms", {"rules": "official,players=3"})
+        code = answer.json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        clock.now += 100
+        await leave(server.rooms.get(code), ann, monkeypatch)
+        left = clock.now
+        await server.rooms.sweep()
+        assert await stored(server, code) == ("lobby", left, None)
+        clock.now += 100
+        untouched = (await post(server, "/api/rooms", {"rules": "official,players=2"}))
+        fresh = untouched.json()["code"]  # nobody ever came: counted from its creation
+
+    clock.now = left + 1800
+    async with running_server(settings, clock=clock) as server:
+        room = server.rooms.get(code)
+        assert room.status == "lobby"
+        clock.now = left + 3599
+        await server.rooms.sweep()
+        assert room.status == "lobby"
+        clock.now = left + 3601
+        await server.rooms.sweep()
+        assert room.status == "closed"
+        assert await stored(server, code) == ("closed", left, clock.now)
+        assert fresh in server.rooms.rooms  # made 100 s later than Ann left
+        with pytest.raises(ClientError, match="room_closed"):
+            await GameClient.join(server.url, code, name="Bob")
+
+    clock.now = left + 100 + 3601  # the other lobby's time ran out while it was down
+    async with running_server(settings, clock=clock) as server:
+        assert fresh not in server.rooms.rooms
+        assert (await stored(server, fresh))[0] == "closed"
+        with pytest.raises(ClientError, match="room_closed"):
+            await GameClient.join(server.url, fresh, name="Bob")
