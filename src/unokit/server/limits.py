@@ -135,16 +135,16 @@ class Limits:
         if self.total_conns >= s.max_conns:
             raise Refused("busy", 503, N_("the server is full: try again later"),
                           retry_after=RETRY_BUSY)
-        wait = self.handshakes.take(address)
-        if wait:
-            raise Refused("busy", 429, N_("too many connections from your address: try "
-                                          "again in {seconds} s"),
-                          retry_after=_wait(wait), seconds=_wait(wait))
         held = self.conns.get(address, 0)
         if s.conns_per_address and held >= s.conns_per_address:
             raise Refused("busy", 429, N_("your address holds {limit} connections: close "
                                           "one first"),
                           retry_after=RETRY_BUSY, limit=s.conns_per_address)
+        wait = self.handshakes.take(address)
+        if wait:
+            raise Refused("busy", 429, N_("too many connections from your address: try "
+                                          "again in {seconds} s"),
+                          retry_after=_wait(wait), seconds=_wait(wait))
         self.conns[address] = held + 1
         self.total_conns += 1
 
