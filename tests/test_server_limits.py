@@ -298,3 +298,30 @@ async def test_spectators_joining_cost_linear_messages() -> None:
         for sock in socks:
             await sock.close()
         assert room.info().spectators == 0
+
+
+# ---------------------------------------------------------------- timeouts
+@pytest.mark.parametrize("h11", [False, True], ids=["httptools", "h11"])
+async def test_half_sent_request_heads_are_closed(h11: bool,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import server_harness
+    from unokit.server.transport import uvicorn_options
+    monkeypatch.setattr(server_harness, "uvicorn_options",
+                        lambda settings: uvicorn_options(settings, h11=h11))
+    settings = server_settings("sqlite://", head_timeout=0.5, idle_timeout=0.5)
+    async with running_server(settings) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        streams = [await asyncio.open_connection(host, int(port)) for _ in range(200)]
+        for _reader, writer in streams:
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            await writer.drain()
+        ok_reader, ok_writer = await asyncio.open_connection(host, int(port))
+        ok_writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await ok_reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+        # every half-sent head is closed by the server: each reader sees the end
+        ends = await asyncio.wait_for(asyncio.gather(*(r.read() for r, _w in streams)), 30)
+        assert all(end == b"" for end in ends)
+        # the whole request was answered; its idle keep-alive connection is closed too
+        await asyncio.wait_for(ok_reader.read(), 30)
+        for _reader, writer in [*streams, (ok_reader, ok_writer)]:
+            writer.close()
