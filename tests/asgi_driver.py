@@ -41,13 +41,13 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
                   body: Iterable[bytes] = (), query: bytes = b"",
                   client: tuple[str, int] = ("192.0.2.1", 50000)) -> Answer:
     """One HTTP request to ``app``; ``body`` is read chunk by chunk as the app asks."""
-    chunks = list(body)
+    chunks = list(body) or [b""]
     scope: dict[str, Any] = {
         "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1", "method": method, "scheme": "http", "path": path,
         "raw_path": path.encode("utf-8", "surrogateescape"), "query_string": query,
         "root_path": "", "client": client, "server": ("testserver", 80),
-        "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]}
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers]}
     read = 0
     answer = Answer(0, {}, b"")
 
@@ -57,9 +57,6 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
             read += 1
             return {"type": "http.request", "body": chunks[read - 1],
                     "more_body": read < len(chunks)}
-        if not chunks and read == 0:
-            read = -1
-            return {"type": "http.request", "body": b"", "more_body": False}
         return {"type": "http.disconnect"}
 
     parts: list[bytes] = []
@@ -74,7 +71,7 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
 
     await app(scope, receive, send)
     answer.body = b"".join(parts)
-    answer.chunks_read = max(read, 0)
+    answer.chunks_read = read
     return answer
 
 

@@ -354,7 +354,7 @@ def decode_client(data: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> ClientM
         message = _client_decoder.decode(data)
     except msgspec.ValidationError as exc:
         raise ProtocolError("bad_message", str(exc)[:200]) from None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError):  # UnicodeError: a lone surrogate
         raise ProtocolError("bad_message", N_("not a JSON message")) from None
     if isinstance(message, _IDENTIFIED) and not _valid_id(message.id):
         raise ProtocolError("bad_message", N_("id: 1-64 letters, digits or _.:-"))
@@ -383,7 +383,7 @@ def message_id(data: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> str | None
         return None
     try:
         raw = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError):
         return None
     value = raw.get("id") if isinstance(raw, dict) else None
     return value if isinstance(value, str) and _valid_id(value) else None
