@@ -16,7 +16,7 @@ from typing import Any
 HOSTILE_STRINGS = [
     "", " ", "\u0000", "\u202e", "\u200b" * 10, "\ufeff", "e\u0301", "\U0001f0cf" * 50,
     "\ud800", "\udfff", "x" * 5000, "€" * 1400, "%00", "../../etc/passwd", "<script>",
-    "'; DROP TABLE rooms; --", "NaN", "Infinity", "-0", "1e999", "0x10", "９", "²",
+    "'; DROP TABLE rooms; --", "NaN", "Infinity", "-0", "1e999", "0x10", "\uff19", "\u00b2",
     "search:²", "search:" + "9" * 5000, "normal", "hard", "R5", "W+4>B!", "catch 2",
 ]
 HOSTILE_NUMBERS: list[Any] = [
