@@ -27,13 +27,13 @@ pytestmark = pytest.mark.asyncio
 JSON = ("content-type", "application/json")
 
 
-def limits(**changes: Any) -> Settings:
-    """In-memory SQLite, no bot delay, and the limits the test names (the per-address
-    ones off unless named)."""
+def limits(database_url: str = "sqlite://", **changes: Any) -> Settings:
+    """In-memory SQLite (unless named), no bot delay, and the limits the test names (the
+    per-address ones off unless named)."""
     values: dict[str, Any] = {"handshake_rate": 0, "conns_per_address": 0, "room_rate": 0,
                               "lobbies_per_address": 0}
     values.update(changes)
-    return server_settings("sqlite://", **values)
+    return server_settings(database_url, **values)
 
 
 async def hello(sock: Socket, **fields: Any) -> dict[str, Any]:
@@ -325,3 +325,20 @@ async def test_half_sent_request_heads_are_closed(h11: bool,
         await asyncio.wait_for(ok_reader.read(), 30)
         for _reader, writer in [*streams, (ok_reader, ok_writer)]:
             writer.close()
+
+
+async def test_a_refused_room_leaves_no_row(database_url: str) -> None:
+    import sqlalchemy as sa
+    async with opened_app(limits(database_url)) as (app, rooms):
+        engine = sa.create_engine(database_url)
+        with engine.connect() as db:
+            before = db.execute(sa.text("SELECT count(*) FROM rooms")).scalar_one()
+        for bots in (["nonsense"], ["search:\u00b2"], ["search:" + "9" * 5000],
+                     ["easy", "search:0"]):
+            answer = await request(app, "POST", "/api/rooms", headers=[JSON], body=[
+                json.dumps({"rules": "official,players=3", "bots": bots}).encode()])
+            assert answer.status == 400 and answer.json()["error"] == "bad_request", bots
+        with engine.connect() as db:
+            after = db.execute(sa.text("SELECT count(*) FROM rooms")).scalar_one()
+        engine.dispose()
+        assert after == before and rooms.rooms == {}
