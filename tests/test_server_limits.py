@@ -342,3 +342,18 @@ async def test_a_refused_room_leaves_no_row(database_url: str) -> None:
             after = db.execute(sa.text("SELECT count(*) FROM rooms")).scalar_one()
         engine.dispose()
         assert after == before and rooms.rooms == {}
+
+
+async def test_a_real_server_refuses_a_foreign_origins_handshake_with_its_json() -> None:
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+    async with running_server(server_settings("sqlite://")) as server:
+        url = server.url.replace("http://", "ws://") + "/ws"
+        with pytest.raises(InvalidStatus) as caught:
+            async with connect(url, origin="https://evil.example"):  # type: ignore[arg-type]
+                pass
+        assert caught.value.response.status_code == 403
+        assert json.loads(caught.value.response.body or b"{}")["error"] == "bad_origin"
+        async with connect(url, origin=server.url) as ws:  # type: ignore[arg-type]
+            await ws.send(json.dumps({"type": "hello", "room": "NOSUCH", "spectate": True}))
+            assert json.loads(await ws.recv())["code"] == "no_room"
