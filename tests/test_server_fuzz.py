@@ -220,7 +220,7 @@ async def test_fuzz_http_requests(database_url: str, error_logs: Errors) -> None
         assert {code: room_state(rooms.get(code)) for code in codes} == before
         after = rows(database_url)
         # the requests that were refused stored nothing: only the rooms created are new
-        assert after["rooms"] == stored["rooms"] + created
+        assert after["rooms"] == stored["rooms"] + created, (statuses, rooms.rooms.keys())
         assert after["actions"] == stored["actions"]
         assert created <= 50
         assert grown < MEMORY_BOUND, grown
