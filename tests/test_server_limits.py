@@ -358,3 +358,29 @@ async def test_a_real_server_refuses_a_foreign_origins_handshake_with_its_json()
         async with connect(url, origin=server.url) as ws:  # type: ignore[arg-type]
             await ws.send(json.dumps({"type": "hello", "room": "NOSUCH", "spectate": True}))
             assert json.loads(await ws.recv())["code"] == "no_room"
+
+
+async def test_a_body_that_trickles_is_refused_in_time() -> None:
+    async with opened_app(limits(head_timeout=0.2)) as (app, rooms):
+        sent: list[Any] = []
+        forever = asyncio.Event()
+
+        async def receive() -> dict[str, Any]:
+            if not sent:
+                sent.append(1)
+                return {"type": "http.request", "body": b'{"ru', "more_body": True}
+            await forever.wait()  # the rest never comes
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+        scope = {"type": "http", "method": "POST", "path": "/api/rooms", "raw_path": b"",
+                 "query_string": b"", "root_path": "", "scheme": "http",
+                 "http_version": "1.1", "client": ("192.0.2.9", 1),
+                 "server": ("testserver", 80), "asgi": {"version": "3.0"},
+                 "headers": [(b"content-type", b"application/json")]}
+        await asyncio.wait_for(app(scope, receive, send), 30)
+        start = next(m for m in sent[1:] if m["type"] == "http.response.start")
+        assert start["status"] == 408
+        body = json.loads(next(m for m in sent[1:] if m["type"] == "http.response.body")["body"])
+        assert body["error"] == "bad_request" and rooms.rooms == {}

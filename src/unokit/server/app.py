@@ -315,7 +315,7 @@ async def _body(request: Request) -> dict[str, Any]:
     most ``max_body`` bytes (read no further), nested at most ``max_json_depth`` deep."""
     settings: Settings = request.app.state.rooms.settings
     check_post(request.headers, settings)
-    raw = await read_body(request, settings.max_body)
+    raw = await read_body(request, settings.max_body, settings.head_timeout)
     if not raw:
         return {}
     if too_deep(raw, settings.max_json_depth):

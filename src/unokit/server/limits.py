@@ -14,6 +14,7 @@ limits and their settings.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -204,13 +205,23 @@ class Limits:
 
 
 # ---------------------------------------------------------------- requests
-async def read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int, timeout: float = 10.0) -> bytes:
     """The request's body, read while it comes and refused as soon as it passes
-    ``limit`` bytes (or when its ``Content-Length`` says it will).
+    ``limit`` bytes (or when its ``Content-Length`` says it will), or when it has not
+    come whole within ``timeout`` seconds (a body sent a byte at a time).
 
     Raises:
-        Refused: ``too_large`` (413), or ``bad_request`` for a bad ``Content-Length``.
+        Refused: ``too_large`` (413), ``bad_request`` for a bad ``Content-Length``
+            (400) or a body too slow (408).
     """
+    try:
+        async with asyncio.timeout(timeout):
+            return await _read_body(request, limit)
+    except TimeoutError:
+        raise Refused("bad_request", 408, N_("the request body came too slowly")) from None
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
     length = request.headers.get("content-length")
     if length is not None:
         if not (length.isascii() and length.isdigit()) or len(length) > 18:
