@@ -52,3 +52,21 @@ def test_buckets_refill_and_forget_addresses_within_their_bound() -> None:
         buckets.take(f"10.0.{i // 256}.{i % 256}")
         assert len(buckets) <= 101
     assert AddressBuckets(rate=0, burst=1).take("x") == 0.0
+
+
+def test_the_lobby_table_forgets_rooms_that_left_the_lobby() -> None:
+    from unokit.server.limits import PRUNE_AT, Limits
+    from unokit.server.settings import Settings
+
+    class Lobby:
+        status = "lobby"
+    limits = Limits(Settings(database_url="sqlite://"))
+    rooms = []
+    for i in range(PRUNE_AT * 3):
+        room = Lobby()
+        limits.created(f"10.{i // 65536}.{i // 256 % 256}.{i % 256}", room)
+        room.status = "closed"  # it started or closed: it no longer counts
+        rooms.append(room)
+    assert len(limits.lobbies) <= PRUNE_AT + 1
+    limits.prune()
+    assert limits.lobbies == {}

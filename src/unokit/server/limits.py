@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -30,6 +30,9 @@ from unokit.server.settings import Settings
 MAX_ADDRESSES = 65536
 """Addresses a table of buckets remembers; past that, the full buckets (which hold
 nothing an address could gain from) are forgotten first, then the oldest."""
+
+PRUNE_AT = 1024
+"""Addresses in the lobby table past which it is pruned at the next creation."""
 
 RETRY_BUSY = 30
 """Seconds a client is told to wait when the whole server is full."""
@@ -191,13 +194,14 @@ class Limits:
         """``address`` created ``room`` (it counts while it is in the lobby)."""
         if self.settings.lobbies_per_address:
             self.lobbies.setdefault(address, []).append(room)
+            if len(self.lobbies) > PRUNE_AT:
+                self.prune()
 
-    def forget_gone(self, live: Iterable[object]) -> None:
-        """Drop the rooms no longer in ``live`` (closed or let go) from the counts."""
-        kept = {id(room) for room in live}
+    def prune(self) -> None:
+        """Forget the rooms that left the lobby, and the addresses left with none (so
+        that the table holds only addresses with lobbies, and no closed room)."""
         for address in list(self.lobbies):
-            held = [room for room in self.lobbies[address]
-                    if id(room) in kept and room.status == "lobby"]
+            held = [room for room in self.lobbies[address] if room.status == "lobby"]
             if held:
                 self.lobbies[address] = held
             else:
