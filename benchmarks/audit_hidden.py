@@ -150,7 +150,9 @@ def audit_settings(folder: str, **changes: Any) -> Settings:
     values: dict[str, Any] = {"database_url": f"sqlite:///{folder}/audit.db",
                               "data_dir": folder, "bot_delay": 0.0, "round_pause": 0.0,
                               "catch_grace": 0.02, "rate": 10000.0, "burst": 10000,
-                              "log_level": "error"}
+                              "log_level": "error", "handshake_rate": 0,
+                              "conns_per_address": 0, "room_rate": 0,
+                              "lobbies_per_address": 0}
     values.update(changes)
     return Settings(**values)
 

@@ -209,7 +209,9 @@ def main() -> int:
                        "--data-dir", data, "--log-level", "warning"]
             if args.database_url:
                 command += ["--database-url", args.database_url]
-            server_env = dict(env)
+            # every simulated client comes from this machine: lift the per-address limits
+            server_env = {**env, "UNOKIT_HANDSHAKE_RATE": "0", "UNOKIT_CONNS_PER_ADDRESS": "0",
+                          "UNOKIT_ROOM_RATE": "0", "UNOKIT_LOBBIES_PER_ADDRESS": "0"}
             if args.unpaced:  # every seat plays as fast as it can: lift the rate limit
                 server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
             server = subprocess.Popen(command, env=server_env)

@@ -14,6 +14,7 @@ import uvicorn
 from unokit.server.app import create_app
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
+from unokit.server.transport import uvicorn_options
 
 
 @dataclass
@@ -29,7 +30,11 @@ def server_settings(database_url: str, **changes: Any) -> Settings:
     """Settings for tests: no bot delay, no pause between rounds, a short catch grace."""
     values: dict[str, Any] = {"database_url": database_url, "bot_delay": 0.0,
                               "round_pause": 0.0, "catch_grace": 0.05, "rate": 1000.0,
-                              "burst": 1000, "log_level": "warning"}
+                              "burst": 1000, "log_level": "warning",
+                              # every test client comes from 127.0.0.1: the per-address
+                              # limits have tests of their own (test_server_limits.py)
+                              "handshake_rate": 0, "conns_per_address": 0, "room_rate": 0,
+                              "lobbies_per_address": 0}
     values.update(changes)
     return Settings(**values)
 
@@ -48,7 +53,7 @@ async def running_server(settings: Settings, seeds: list[bytes] | None = None, *
         rooms.server_seeds = lambda: queue.pop(0)
     app = create_app(settings, rooms)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None,
-                            access_log=False, lifespan="on", ws_max_size=64 * 1024)
+                            access_log=False, lifespan="on", **uvicorn_options(settings))
     server = uvicorn.Server(config)
     started = asyncio.Event()
     original = server.startup

@@ -115,7 +115,8 @@ async def test_bad_rules_and_seat_counts_are_refused(database_url: str) -> None:
             answer = await post(server, "/api/rooms", body)
             assert answer.status_code == 400, body
         async with httpx.AsyncClient() as http:
-            answer = await http.post(server.url + "/api/rooms", content=b"{not json")
+            answer = await http.post(server.url + "/api/rooms", content=b"{not json",
+                                     headers={"Content-Type": "application/json"})
         assert answer.status_code == 400
         assert len(server.rooms.rooms) == before
         for seats in (2, 10):

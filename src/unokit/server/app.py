@@ -4,7 +4,8 @@
 ``GET /healthz``                        the process is up
 ``GET /readyz``                         the database answers and every room is back
 ``GET /api/presets``                    the presets a room may start from
-``GET /api/rooms``                      the public rooms that wait for players
+``GET /api/rooms``                      the public rooms that wait for players, a page
+                                        of them (``?offset=0&limit=100``)
 ``POST /api/rooms``                     a new room: ``{"rules", "seats", "turn_timer",
                                         "public", "bots"}``
 ``POST /api/play-now``                  a room against bots, started at once:
@@ -31,11 +32,12 @@ import asyncio
 import collections
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
@@ -47,7 +49,18 @@ from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
 from unokit.server import protocol as P
 from unokit.server.fanout import SPECTATORS
+from unokit.server.jsondepth import too_deep
+from unokit.server.limits import (
+    Limits,
+    Refused,
+    check_origin,
+    check_post,
+    client_address,
+    read_body,
+)
+from unokit.server.published import Published
 from unokit.server.room import Room
+from unokit.server.roomlist import OpenRoomList
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
@@ -141,8 +154,34 @@ def _error(conn: Connection, code: str, message: object, msg_id: str | None = No
 
 
 async def game_socket(websocket: WebSocket) -> None:
-    """The ``/ws`` endpoint: a :class:`Hello`, then messages until the client goes."""
+    """The ``/ws`` endpoint: a :class:`Hello`, then messages until the client goes.
+    A handshake from another site's page, or over a connection limit, is refused
+    before it is accepted (an HTTP answer: 403, or 429/503 with ``Retry-After``)."""
     rooms: Rooms = websocket.app.state.rooms
+    limits: Limits = websocket.app.state.limits
+    address = client_address(websocket.scope)
+    try:
+        check_origin(websocket.headers, rooms.settings)
+        limits.connect(address)
+    except Refused as exc:
+        await _deny(websocket, exc)
+        return
+    try:
+        await _game_socket(websocket, rooms)
+    finally:
+        limits.disconnect(address)
+
+
+async def _deny(websocket: WebSocket, exc: Refused) -> None:
+    """Refuse a WebSocket handshake with the JSON error of ``exc`` (or, where the server
+    cannot answer a handshake with a response, a plain refusal)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(_refused_response(exc, websocket.headers))
+    else:
+        await websocket.close(1008 if exc.status == 403 else 1013)
+
+
+async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
 
@@ -168,14 +207,31 @@ async def game_socket(websocket: WebSocket) -> None:
             await websocket.close(1012 if rooms.closing else 1000)
 
 
+def _frame(message: Mapping[str, Any]) -> str | None:
+    """The text of a received frame; ``None`` for a binary frame (the protocol is text:
+    JSON in text frames)."""
+    text = message.get("text")
+    return text if isinstance(text, str) else None
+
+
+BINARY = N_("binary frames are refused: send each message as JSON in a text frame")
+
+
 async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
+    depth = rooms.settings.max_json_depth
     try:
-        first = await asyncio.wait_for(websocket.receive_text(), HELLO_TIMEOUT)
+        message = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
     except TimeoutError:
         conn.close(_error(conn, "bad_message", N_("say hello first (docs/protocol.md)")))
         return
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    first = _frame(message)
+    if first is None:
+        conn.close(_error(conn, "bad_message", BINARY))
+        return
     try:
-        hello = P.decode_client(first)
+        hello = P.decode_client(first, depth)
     except P.ProtocolError as exc:
         conn.close(_error(conn, exc.code, exc))
         return
@@ -199,20 +255,21 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
             return
-        data: str | bytes | None = message.get("text")
+        data = _frame(message)
         if data is None:
-            data = message.get("bytes") or b""
-        if not conn.allow():
             conn.refused += 1
-            msg_id = P.message_id(data)
+            conn.deliver(_error(conn, "bad_message", BINARY))
+        elif not conn.allow():
+            conn.refused += 1
+            msg_id = P.message_id(data, depth)
             conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
                                 msg_id))
         else:
             try:
-                parsed = P.decode_client(data)
+                parsed = P.decode_client(data, depth)
             except P.ProtocolError as exc:
                 conn.refused += 1
-                msg_id = P.message_id(data)
+                msg_id = P.message_id(data, depth)
                 conn.deliver(_error(conn, exc.code, exc, msg_id))
             else:
                 if isinstance(parsed, P.Hello):
@@ -237,17 +294,33 @@ def _json(data: Any, status: int = 200) -> Response:
 
 def _room_error(exc: RoomError, request: Request) -> Response:
     """The JSON error of ``exc``, its message in the request's ``Accept-Language``."""
+    if isinstance(exc, Refused):
+        return _refused_response(exc, request.headers)
     status = {"no_room": 404, "not_started": 409, "closing": 503}.get(exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
     return _json({"error": exc.code, "message": exc.text(lang)}, status)
 
 
+def _refused_response(exc: Refused, headers: Any) -> Response:
+    """The JSON error of a limit, with its status and ``Retry-After``."""
+    lang = pick_language(headers.get("accept-language"))
+    response = _json({"error": exc.code, "message": exc.text(lang)}, exc.status)
+    if exc.retry_after:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > 64 * 1024:
-        raise RoomError("bad_request", N_("a request body is at most 64 KiB"))
+    """The JSON object of a POST: from an allowed origin, as ``application/json``, at
+    most ``max_body`` bytes (read no further), nested at most ``max_json_depth`` deep."""
+    settings: Settings = request.app.state.rooms.settings
+    check_post(request.headers, settings)
+    raw = await read_body(request, settings.max_body, settings.head_timeout)
     if not raw:
         return {}
+    if too_deep(raw, settings.max_json_depth):
+        raise RoomError("bad_request", N_("JSON nests at most {limit} levels deep"),
+                        limit=settings.max_json_depth)
     try:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError:
@@ -297,9 +370,46 @@ async def presets(request: Request) -> Response:
     return _json(Rooms.presets())
 
 
+def _count(request: Request, name: str, default: int, most: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) > most:
+        raise RoomError("bad_request", N_("{name}: a whole number from 0 to {most}"),
+                        name=name, most=most)
+    return int(text)
+
+
 async def list_rooms(request: Request) -> Response:
-    """The open rooms."""
-    return _json(request.app.state.rooms.open_rooms())
+    """The open rooms, newest first: a page of at most ``limit`` (``room_list_max``,
+    the default too) from ``offset`` on. The header ``X-Total-Count`` says how many are
+    open, and ``Link`` (``rel="next"``) where the next page is."""
+    listing: OpenRoomList = request.app.state.room_list
+    most = request.app.state.rooms.settings.room_list_max
+    try:
+        limit = _count(request, "limit", most, most)
+        offset = _count(request, "offset", 0, 10**9)
+    except RoomError as exc:
+        return _room_error(exc, request)
+    page, total = listing.page(offset, limit)
+    response = _json(page)
+    response.headers["X-Total-Count"] = str(total)
+    if offset + limit < total:
+        response.headers["Link"] = (f'</api/rooms?offset={offset + limit}&limit={limit}>; '
+                                    f'rel="next"')
+    return response
+
+
+async def _new_room(request: Request, create: Any) -> Room:
+    """A room made by ``create()`` for the request's address, within its limits."""
+    rooms: Rooms = request.app.state.rooms
+    limits: Limits = request.app.state.limits
+    address = client_address(request.scope)
+    limits.may_create(address, len(rooms.rooms))
+    room: Room = await create()
+    limits.created(address, room)
+    request.app.state.room_list.invalidate()
+    return room
 
 
 async def create_room(request: Request) -> Response:
@@ -311,9 +421,10 @@ async def create_room(request: Request) -> Response:
         bots = _field(data, "bots", list, [])
         if not all(isinstance(b, str) for b in bots):
             raise RoomError("bad_request", N_("bots: a list of bot names"))
-        room = await rooms.create(rules, seats=_field(data, "seats", int),
-                                  turn_timer=_field(data, "turn_timer", int),
-                                  public=_field(data, "public", bool, True), bots=bots)
+        seats, turn_timer = _field(data, "seats", int), _field(data, "turn_timer", int)
+        public = _field(data, "public", bool, True)
+        room = await _new_room(request, lambda: rooms.create(
+            rules, seats=seats, turn_timer=turn_timer, public=public, bots=bots))
     except RoomError as exc:
         return _room_error(exc, request)
     return _json({"code": room.code, "invite": room.info().invite}, 201)
@@ -327,9 +438,9 @@ async def play_now(request: Request) -> Response:
         rules = _rules_field(data)
         bot = _field(data, "bot", str, "normal")
         parsed_players = rooms_players(rules)
-        room = await rooms.create(rules, public=False,
-                                  turn_timer=_field(data, "turn_timer", int),
-                                  bots=[bot] * (parsed_players - 1))
+        turn_timer = _field(data, "turn_timer", int)
+        room = await _new_room(request, lambda: rooms.create(
+            rules, public=False, turn_timer=turn_timer, bots=[bot] * (parsed_players - 1)))
         room.auto_start = True
     except RoomError as exc:
         return _room_error(exc, request)
@@ -351,28 +462,60 @@ async def room_info(request: Request) -> Response:
     return _json(room.info())
 
 
+def _record_json(room: Room) -> bytes:
+    return msgspec.json.encode(room.record().to_dict())
+
+
+def _verify_json(room: Room) -> bytes:
+    report = verify_record(room.record(), published=room.commitment)
+    return msgspec.json.encode({
+        "passed": report.passed,
+        "checks": [{"name": c.name, "passed": c.passed, "reason": c.reason}
+                   for c in report.checks]})
+
+
+async def _published(request: Request, kind: str) -> Response:
+    """The record or checks of a finished match: built once, in a worker thread."""
+    published: Published = request.app.state.published
+    code = request.path_params["code"].strip().upper()
+    data = published.cached(code, kind)
+    if data is None:
+        try:
+            room = await request.app.state.rooms.find(code)
+            if room.status != "finished":
+                room.record()  # raises the error that says why there is none yet
+                raise RoomError("not_started", N_("the match has not started"))
+        except RoomError as exc:
+            return _room_error(exc, request)
+        build = _record_json if kind == "record" else _verify_json
+        data = await published.get(code, kind, lambda: build(room))
+    return Response(data, media_type="application/json")
+
+
 async def room_record(request: Request) -> Response:
-    """The room's match record."""
-    try:
-        room = await request.app.state.rooms.find(request.path_params["code"])
-        record = room.record()
-    except RoomError as exc:
-        return _room_error(exc, request)
-    return _json(record.to_dict())
+    """The room's match record (once the match is over)."""
+    return await _published(request, "record")
 
 
 async def room_verify(request: Request) -> Response:
     """The checks of ``unokit verify`` on the room's record (all pass only once the
     match is over and its server seed is revealed)."""
-    try:
-        room = await request.app.state.rooms.find(request.path_params["code"])
-        record = room.record()
-    except RoomError as exc:
-        return _room_error(exc, request)
-    report = verify_record(record, published=room.commitment)
-    return _json({"passed": report.passed,
-                  "checks": [{"name": c.name, "passed": c.passed, "reason": c.reason}
-                             for c in report.checks]})
+    return await _published(request, "verify")
+
+
+_HTTP_CODES = {404: ("not_found", N_("no such page")),
+               405: ("bad_method", N_("that method is not allowed here"))}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """A typed JSON error for a path or method the server does not have."""
+    assert isinstance(exc, HTTPException)
+    code, message = _HTTP_CODES.get(exc.status_code, ("bad_request", N_("a bad request")))
+    lang = pick_language(request.headers.get("accept-language"))
+    response = _json({"error": code, "message": localize(lang, message)}, exc.status_code)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
 
 
 def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
@@ -399,6 +542,10 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}/verify", room_verify),
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule),
         WebSocketRoute("/ws", game_socket),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error})
     app.state.rooms = shared
+    app.state.limits = Limits(settings)
+    app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
+                                       ttl=settings.room_list_ttl)
+    app.state.published = Published()
     return app

@@ -35,12 +35,17 @@ from typing import Any
 import msgspec
 
 from unokit.i18n import N_
+from unokit.server.jsondepth import too_deep
 
 VERSION = 1
 """The protocol version; :class:`Hello` names the one the client speaks."""
 
 MAX_MESSAGE_BYTES = 4096
 """The largest client message accepted (larger ones get ``too_large``)."""
+
+MAX_JSON_DEPTH = 32
+"""How deep arrays and objects may nest in a client message (deeper ones get
+``bad_message`` without being decoded); the server's ``max_json_depth`` setting."""
 
 
 
@@ -327,21 +332,29 @@ def _size(data: bytes | str) -> int:
     return len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
 
 
-def decode_client(data: bytes | str) -> ClientMessage:
+def decode_client(data: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> ClientMessage:
     """The client message of ``data``.
 
+    >>> decode_client('{"type": "ping", "id": "p1", "x": %s}' % ("[" * 40 + "]" * 40))
+    Traceback (most recent call last):
+    ...
+    unokit.server.protocol.ProtocolError: bad_message: JSON nests at most 32 levels deep
+
     Raises:
-        ProtocolError: too large, not JSON, not a known message, a field missing or of
-            the wrong type, or a bad id.
+        ProtocolError: too large, nested too deep, not JSON, not a known message, a
+            field missing or of the wrong type, or a bad id.
     """
     if _size(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", N_("a message is at most {limit} bytes"),
                             limit=MAX_MESSAGE_BYTES)
+    if too_deep(data, max_depth):
+        raise ProtocolError("bad_message", N_("JSON nests at most {limit} levels deep"),
+                            limit=max_depth)
     try:
         message = _client_decoder.decode(data)
     except msgspec.ValidationError as exc:
         raise ProtocolError("bad_message", str(exc)[:200]) from None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError):  # UnicodeError: a lone surrogate
         raise ProtocolError("bad_message", N_("not a JSON message")) from None
     if isinstance(message, _IDENTIFIED) and not _valid_id(message.id):
         raise ProtocolError("bad_message", N_("id: 1-64 letters, digits or _.:-"))
@@ -358,19 +371,19 @@ def encode(message: _Server | _Client) -> bytes:
     return _encoder.encode(message)
 
 
-def message_id(data: bytes | str) -> str | None:
+def message_id(data: bytes | str, max_depth: int = MAX_JSON_DEPTH) -> str | None:
     """The ``id`` of a message that failed to decode, when it is a plain valid id (so
     that the error can name it); ``None`` for a message over the size limit, which is
-    not read at all.
+    not read at all, or one nested deeper than ``max_depth``.
 
     >>> message_id('{"type": "fly", "id": "x1"}'), message_id('{"id": "%s"}' % ("é" * 3000))
     ('x1', None)
     """
-    if _size(data) > MAX_MESSAGE_BYTES:
+    if _size(data) > MAX_MESSAGE_BYTES or too_deep(data, max_depth):
         return None
     try:
         raw = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError):
         return None
     value = raw.get("id") if isinstance(raw, dict) else None
     return value if isinstance(value, str) and _valid_id(value) else None

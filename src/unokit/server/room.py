@@ -150,6 +150,8 @@ class Room(Lobby, Talk, Pacing, Presence):
         self.absent: dict[int, float] = {}
         self.auto_start = False
         """Start the match as soon as every seat is taken ("play now")."""
+        self.presence_due = False
+        """Set while a room message for spectators who came or went is waiting."""
         self._chat_setup()
 
     # ------------------------------------------------------------ creating
@@ -536,7 +538,10 @@ class Room(Lobby, Talk, Pacing, Presence):
         if self.status in ENDED:
             conn.deliver(self._reveal_message())
         self._send_recent_chat(conn)
-        self._broadcast_room()
+        if viewer == SPECTATORS:
+            self._presence_changed()
+        else:
+            self._broadcast_room()
         if (self.auto_start and self.status == "lobby"
                 and all(s.kind != EMPTY for s in self.seats)):
             await self._start_match()
@@ -545,7 +550,29 @@ class Room(Lobby, Talk, Pacing, Presence):
         if conn in self.conns:
             self.conns.discard(conn)
             self.fanout.leave(self.code, conn)
+            if conn.viewer == SPECTATORS:
+                self._presence_changed()
+            else:
+                self._broadcast_room()
+
+    def _presence_changed(self) -> None:
+        """A spectator came or went: everyone hears of it in one room message at most
+        every ``presence_interval`` seconds, so that N spectators joining cost O(N)
+        messages, not O(N²). (A seat's player coming or going is told at once.)"""
+        interval = self.settings.presence_interval
+        if interval <= 0:
             self._broadcast_room()
+            return
+        if self.presence_due:
+            return
+        self.presence_due = True
+        loop = asyncio.get_running_loop()
+
+        async def tell(room: Room) -> None:
+            room.presence_due = False
+            room._broadcast_room()
+
+        loop.call_later(interval, lambda: self.submit("call", loop.create_future(), tell))
 
     # ------------------------------------------------------------ messages
     async def _message(self, conn: Connection, message: P.ClientMessage) -> None:

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from unokit.bots import make_bot
 from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
@@ -183,6 +184,11 @@ class Rooms:
         if len(bots) > parsed.players - 1:
             raise RoomError("bad_request", N_("{bots} bots for {seats} seats"), bots=len(bots),
                             seats=parsed.players)
+        for spec in bots:  # checked before anything is stored: a bad one leaves no row
+            try:
+                make_bot(spec, rules=parsed)
+            except (UnoError, ValueError) as exc:
+                raise RoomError("bad_request", str(exc)[:200]) from None
         store = self._store()
         for _ in range(8):
             code = new_code()

@@ -28,6 +28,7 @@ from unokit.server.app import create_app
 from unokit.server.collector import Collections
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
+from unokit.server.transport import uvicorn_options
 
 SWITCH_INTERVAL = 0.0005
 """Seconds between the interpreter's thread switches in the server (Python's default is
@@ -104,10 +105,10 @@ def serve(settings: Settings) -> None:
     rooms = Rooms(settings)
     app = create_app(settings, rooms)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
-                            access_log=False, ws_max_size=64 * 1024, ws_ping_interval=20,
+                            access_log=False, ws_ping_interval=20,
                             ws_ping_timeout=20, ws_per_message_deflate=False,
                             timeout_graceful_shutdown=10,
-                            lifespan="on")
+                            lifespan="on", **uvicorn_options(settings))
     server = _Server(config)
     server.rooms = rooms
     server.collections = Collections()

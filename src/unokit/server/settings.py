@@ -12,6 +12,8 @@ unokit.server.settings.SettingsError: UNOKIT_TURN_TIMER: the turn timer is 0 (of
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -29,6 +31,16 @@ LOBBY_LIMIT = 7 * 24 * 3600.0
 seconds."""
 KEEP_LIMIT = 36500.0
 """The longest ``keep_finished`` and ``keep_lobbies`` (a hundred years), in days."""
+
+OTHER_VARIABLES = frozenset({
+    "UNOKIT_LANG",  # the language of the command line (unokit.i18n)
+    "UNOKIT_TEST_POSTGRES_URL",  # tests: the PostgreSQL server to test against
+    "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
+    "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
+    "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
+})
+"""``UNOKIT_*`` variables that other parts of unokit read: the server lets them be (any
+other ``UNOKIT_*`` variable that is not a setting stops it, named)."""
 
 
 class SettingsError(UnoError):
@@ -78,6 +90,44 @@ class Settings:
     keep_lobbies: float = 1.0
     """Days a lobby closed before its match started is kept; then its rows are deleted
     (0: kept for ever)."""
+    # ---- limits (docs/server.md, "Limits"); a per-address limit of 0 is off
+    max_body: int = 64 * 1024
+    """Bytes an HTTP request body may have; a longer one is refused (413) while read."""
+    max_json_depth: int = 32
+    """How deep arrays and objects may nest in any JSON input (HTTP bodies and
+    WebSocket messages)."""
+    max_frame: int = 64 * 1024
+    """Bytes a WebSocket frame may have; the connection of a larger one is closed
+    (1009). Messages over 4096 bytes are refused with ``too_large`` before that."""
+    handshake_rate: float = 5.0
+    """WebSocket handshakes per second one address may make, on average."""
+    handshake_burst: int = 50
+    """WebSocket handshakes one address may make at once."""
+    conns_per_address: int = 200
+    """Open WebSocket connections one address may hold."""
+    max_conns: int = 20000
+    """Open WebSocket connections the server holds at most (then ``busy``)."""
+    room_rate: float = 0.2
+    """Rooms per second one address may create, on average (0.2: 12 a minute)."""
+    room_burst: int = 20
+    """Rooms one address may create at once."""
+    lobbies_per_address: int = 20
+    """Rooms in the lobby that one address's creations may hold at a time."""
+    max_rooms: int = 10000
+    """Rooms the server holds in memory at most (then new rooms get ``busy``)."""
+    head_timeout: float = 10.0
+    """Seconds a client has to send a whole HTTP request head."""
+    idle_timeout: float = 5.0
+    """Seconds an idle HTTP keep-alive connection stays open."""
+    room_list_max: int = 100
+    """The most rooms one page of ``GET /api/rooms`` lists (its ``limit``)."""
+    room_list_ttl: float = 1.0
+    """Seconds the open-room list is reused before it is built again."""
+    presence_interval: float = 1.0
+    """Seconds between two room messages that only tell of spectators coming and going."""
+    allowed_origins: str = ""
+    """Comma-separated origins (``https://uno.example``) whose pages may use the
+    WebSocket and the POST API, besides the server's own (``*``: any)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -91,6 +141,10 @@ class Settings:
         """Where the server is reached: :attr:`public_url` or ``http://HOST:PORT``."""
         return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
 
+    def origins(self) -> list[str]:
+        """:attr:`allowed_origins` as a list (without trailing slashes)."""
+        return [o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()]
+
     def with_(self, **changes: Any) -> Settings:
         """These settings with some changed (``None`` values are ignored)."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -102,12 +156,15 @@ class Settings:
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
         ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_ABANDON_AFTER``,
-        ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``.
+        ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``, and the limits (every field,
+        its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
+        ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
 
         Raises:
             SettingsError: naming the variable.
         """
         env = os.environ if env is None else env
+        unknown_variables(env)
         values: dict[str, Any] = {}
         for spec in fields(cls):
             if spec.name == "extra":
@@ -134,11 +191,67 @@ class Settings:
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
           "rate": "number", "seat_timeout": "number", "lobby_timeout": "number",
-          "abandon_after": "number", "keep_finished": "number", "keep_lobbies": "number"}
+          "abandon_after": "number", "keep_finished": "number", "keep_lobbies": "number",
+          "max_body": "int", "max_json_depth": "int", "max_frame": "int",
+          "handshake_rate": "number", "handshake_burst": "int", "conns_per_address": "int",
+          "max_conns": "int", "room_rate": "number", "room_burst": "int",
+          "lobbies_per_address": "int", "max_rooms": "int", "head_timeout": "number",
+          "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
+          "presence_interval": "number"}
+
+_RANGES: dict[str, tuple[float, float, str]] = {
+    "max_body": (1024, 64 * 1024 * 1024, "bytes"),
+    "max_json_depth": (2, 1000, "levels"),
+    "max_frame": (4096, 16 * 1024 * 1024, "bytes"),
+    "handshake_rate": (0, 1e6, "handshakes per second (0: no limit)"),
+    "handshake_burst": (1, 1_000_000, "handshakes"),
+    "conns_per_address": (0, 1_000_000, "connections (0: no limit)"),
+    "max_conns": (1, 10_000_000, "connections"),
+    "room_rate": (0, 1e6, "rooms per second (0: no limit)"),
+    "room_burst": (1, 1_000_000, "rooms"),
+    "lobbies_per_address": (0, 1_000_000, "rooms (0: no limit)"),
+    "max_rooms": (1, 10_000_000, "rooms"),
+    "head_timeout": (0.01, 3600, "seconds"),
+    "idle_timeout": (0.01, 3600, "seconds"),
+    "room_list_max": (1, 10_000, "rooms"),
+    "room_list_ttl": (0, 60, "seconds"),
+    "presence_interval": (0, 60, "seconds"),
+}
+"""The ranges of the limits: (least, most, unit)."""
+
+
+def unknown_variables(env: Mapping[str, str]) -> None:
+    """Refuse ``UNOKIT_*`` variables that are neither a setting nor one of
+    :data:`OTHER_VARIABLES`: a misspelt one would otherwise be ignored in silence.
+
+    >>> unknown_variables({"UNOKIT_DATABSE_URL": "db", "HOME": "/"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    unokit.server.settings.SettingsError: UNOKIT_DATABSE_URL: ... UNOKIT_DATABASE_URL?)
+
+    Raises:
+        SettingsError: naming every unknown variable.
+    """
+    known = {f"UNOKIT_{spec.name.upper()}" for spec in fields(Settings) if spec.name != "extra"}
+    wrong = sorted(name for name in env if name.startswith("UNOKIT_")
+                   and name not in known and name not in OTHER_VARIABLES)
+    if not wrong:
+        return
+    lines = []
+    for name in wrong:
+        close = difflib.get_close_matches(name, sorted(known | OTHER_VARIABLES), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        lines.append(f"{name}: not a setting{hint}")
+    raise SettingsError("; ".join(lines))
 
 
 def check(settings: Settings) -> None:
-    """Raise :class:`SettingsError` (``field: why``) for a setting out of range."""
+    """Raise :class:`SettingsError` (``field: why``) for a setting out of range, NaN or
+    infinite."""
+    for spec in fields(settings):
+        value = getattr(settings, spec.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SettingsError(f"{spec.name}: a finite number, not {value}")
     if not 0 < settings.port < 65536:
         raise SettingsError(f"port: 1..65535, not {settings.port}")
     if settings.turn_timer not in TURN_TIMERS:
@@ -163,5 +276,16 @@ def check(settings: Settings) -> None:
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")
-    if settings.rate <= 0 or settings.burst < 1:
-        raise SettingsError("rate: messages per second must be positive")
+    if not 0 < settings.rate <= 1e6:
+        raise SettingsError(f"rate: messages per second, more than 0 and at most 1e6, not "
+                            f"{settings.rate}")
+    if not 1 <= settings.burst <= 1_000_000:
+        raise SettingsError(f"burst: messages, 1..1000000, not {settings.burst}")
+    for name, (least, most, unit) in _RANGES.items():
+        value = getattr(settings, name)
+        if not least <= value <= most:
+            raise SettingsError(f"{name}: {least:.10g}..{most:.10g} {unit}, not {value}")
+    for origin in settings.origins():
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise SettingsError(f"allowed_origins: origins such as https://uno.example, "
+                                f"not {origin!r}")
