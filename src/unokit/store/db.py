@@ -9,7 +9,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> engine = open_engine("sqlite://")
 >>> migrate(engine)
 >>> current_revision(engine)
-'0003'
+'0004'
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0003"
+HEAD = "0004"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
