@@ -66,6 +66,12 @@ class Settings:
     lobby_timeout: float = 3600.0
     """Seconds a room in the lobby stays open while no seated person is connected; then
     it is closed."""
+    lease: float = 15.0
+    """Seconds this process's hold on a room (its lease) lasts without renewal; another
+    process on the same database takes the room over only after it ran out."""
+    lease_renew: float = 5.0
+    """Seconds between two renewals of this process's leases (and two looks for rooms
+    whose lease ran out, to take them over); less than ``lease``."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,7 +95,8 @@ class Settings:
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
-        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``.
+        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_LEASE``,
+        ``UNOKIT_LEASE_RENEW``.
 
         Raises:
             SettingsError: naming the variable.
@@ -120,7 +127,8 @@ class Settings:
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
-          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number"}
+          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number",
+          "lease": "number", "lease_renew": "number"}
 
 
 def check(settings: Settings) -> None:
@@ -145,5 +153,10 @@ def check(settings: Settings) -> None:
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")
+    if not 1 <= settings.lease <= 3600:
+        raise SettingsError(f"lease: 1..3600 seconds, not {settings.lease}")
+    if not 0.1 <= settings.lease_renew <= settings.lease / 2:
+        raise SettingsError(f"lease_renew: 0.1 seconds to half the lease "
+                            f"({settings.lease / 2:g}), not {settings.lease_renew}")
     if settings.rate <= 0 or settings.burst < 1:
         raise SettingsError("rate: messages per second must be positive")
