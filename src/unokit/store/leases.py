@@ -232,8 +232,12 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
           clock: Clock | None) -> tuple[dict[int, int], int]:
     """Claim every room that matches ``rooms`` (a condition on ``rooms``) whose lease is
     free, ran out, or belongs to a process of this machine that is gone: ``(the rooms
-    claimed and their new tokens, how many matching rooms another live process
-    holds)``. Rooms ``me`` holds already are neither claimed nor counted."""
+    claimed and their new tokens, how many matching rooms other processes hold)``.
+    Rooms ``me`` holds already are neither claimed nor counted.
+
+    On PostgreSQL a lease row that a write holds (``FOR SHARE``: its owner is in the
+    middle of a transaction, or stopped in one) is skipped, not waited for: it is held,
+    and a later claim finds it free once that write ended."""
     now = now_sql(connection, clock)
     wanted = select(ROOMS.c.id).where(rooms)
     others = connection.execute(
@@ -244,14 +248,19 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
     free: ColumnElement[bool] = LEASES.c.lease_until <= now
     if dead:
         free = or_(free, LEASES.c.owner.in_(dead))
+    claimable = and_(LEASES.c.room_id.in_(wanted), LEASES.c.owner != me.text, free)
+    query = select(LEASES.c.room_id).where(claimable)
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    ids = connection.execute(query).scalars().all()
     claimed = connection.execute(
-        update(LEASES).where(LEASES.c.room_id.in_(wanted), LEASES.c.owner != me.text, free)
+        update(LEASES).where(LEASES.c.room_id.in_(ids), claimable)
         .values(owner=me.text, token=LEASES.c.token + 1, lease_until=now + length)
-        .returning(LEASES.c.room_id, LEASES.c.token)).all()
+        .returning(LEASES.c.room_id, LEASES.c.token)).all() if ids else []
     busy = connection.execute(
         select(func.count()).select_from(LEASES).where(
             LEASES.c.room_id.in_(wanted), LEASES.c.owner != me.text,
-            LEASES.c.owner != "", LEASES.c.lease_until > now)).scalar()
+            LEASES.c.owner != "")).scalar()
     return {int(row[0]): int(row[1]) for row in claimed}, int(busy or 0)
 
 
