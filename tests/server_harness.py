@@ -14,6 +14,7 @@ import uvicorn
 from unokit.server.app import create_app
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
+from unokit.store.leases import Clock
 
 
 @dataclass
@@ -35,11 +36,12 @@ def server_settings(database_url: str, **changes: Any) -> Settings:
 
 
 @contextlib.asynccontextmanager
-async def running_server(settings: Settings,
-                         seeds: list[bytes] | None = None) -> AsyncIterator[Running]:
+async def running_server(settings: Settings, seeds: list[bytes] | None = None, *,
+                         lease_clock: Clock | None = None) -> AsyncIterator[Running]:
     """Start the server on 127.0.0.1 and a free port; stop it gracefully afterwards.
-    ``seeds``: the server seeds of the rooms created, in order (random otherwise)."""
-    rooms = Rooms(settings)
+    ``seeds``: the server seeds of the rooms created, in order (random otherwise);
+    ``lease_clock``: the clock of the rooms' leases (the database's otherwise)."""
+    rooms = Rooms(settings, lease_clock=lease_clock)
     if seeds is not None:
         queue = list(seeds)
         rooms.server_seeds = lambda: queue.pop(0)
