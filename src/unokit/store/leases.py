@@ -238,6 +238,11 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
     On PostgreSQL a lease row that a write holds (``FOR SHARE``: its owner is in the
     middle of a transaction, or stopped in one) is skipped, not waited for: it is held,
     and a later claim finds it free once that write ended."""
+    if connection.dialect.name == "sqlite":
+        # a write first, so that the transaction holds SQLite's write lock before it
+        # reads: another process's write cannot come between the reads and the claim
+        connection.execute(update(LEASES).where(LEASES.c.room_id == -1).values(
+            token=LEASES.c.token))
     now = now_sql(connection, clock)
     wanted = select(ROOMS.c.id).where(rooms)
     others = connection.execute(
