@@ -15,6 +15,7 @@ from unokit.server.app import create_app
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
 from unokit.server.transport import uvicorn_options
+from unokit.store.leases import Clock
 
 
 @dataclass
@@ -41,11 +42,13 @@ def server_settings(database_url: str, **changes: Any) -> Settings:
 
 @contextlib.asynccontextmanager
 async def running_server(settings: Settings, seeds: list[bytes] | None = None, *,
-                         clock: Callable[[], float] | None = None) -> AsyncIterator[Running]:
+                         clock: Callable[[], float] | None = None,
+                         lease_clock: Clock | None = None) -> AsyncIterator[Running]:
     """Start the server on 127.0.0.1 and a free port; stop it gracefully afterwards.
     ``seeds``: the server seeds of the rooms created, in order (random otherwise);
-    ``clock``: the rooms' wall clock (``time.time`` otherwise)."""
-    rooms = Rooms(settings)
+    ``clock``: the rooms' wall clock (``time.time`` otherwise); ``lease_clock``: the
+    clock of the rooms' leases (the database's otherwise)."""
+    rooms = Rooms(settings, lease_clock=lease_clock)
     if clock is not None:
         rooms.clock = clock
     if seeds is not None:

@@ -26,3 +26,25 @@ def migrate_to(url: str, revision: str, *, down: bool = False) -> None:
         config.attributes["connection"] = connection
         (command.downgrade if down else command.upgrade)(config, revision)
     engine.dispose()
+
+
+class LeaseClock:
+    """A clock for the rooms' leases that moves only when a test moves it (several
+    stores share one, as processes share the database's clock).
+
+    >>> clock = LeaseClock()
+    >>> before = clock()
+    >>> clock.advance(16)
+    >>> clock() - before
+    16.0
+    """
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock ``seconds`` on."""
+        self.now += seconds

@@ -44,6 +44,10 @@ def test_serve_help_names_its_settings() -> None:
     (["--seat-timeout", "0"], {}, "UNOKIT_SEAT_TIMEOUT"),
     ([], {"UNOKIT_LOBBY_TIMEOUT": "never"}, "UNOKIT_LOBBY_TIMEOUT"),
     (["--lobby-timeout", "1e9"], {}, "UNOKIT_LOBBY_TIMEOUT"),
+    ([], {"UNOKIT_LEASE": "0.5"}, "UNOKIT_LEASE:"),
+    ([], {"UNOKIT_LEASE": "nan"}, "UNOKIT_LEASE:"),
+    ([], {"UNOKIT_LEASE_RENEW": "10"}, "UNOKIT_LEASE_RENEW"),  # over half the lease
+    ([], {"UNOKIT_LEASE": "60", "UNOKIT_LEASE_RENEW": "0"}, "UNOKIT_LEASE_RENEW"),
 ])
 def test_bad_settings_are_one_line_errors(args: list[str], env: dict[str, str],
                                           named: str, tmp_path: Path) -> None:

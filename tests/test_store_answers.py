@@ -54,6 +54,7 @@ async def test_0003_adds_the_answers_to_a_database_of_0002_and_keeps_its_rows(
         [old] = await store.load_rooms()
         assert (old.code, old.turn_timer, [s.name for s in old.seats]) == ("OLD", 30, ["Ann"])
         assert [c.text for c in old.chat] == ["hi"] and old.answers == []
+        assert await store.claim_rooms() == ([7], 0)  # a store writes for rooms it holds
         await store.set_timer(7, 15, answer=answer(0))
         [again] = await store.load_rooms()
         assert again.answers == [answer(0)] and again.turn_timer == 15

@@ -54,6 +54,7 @@ async def test_0002_adds_the_chat_to_a_database_of_0001_and_keeps_its_rows(
         assert old.actions == [ActionData(0, "0:draw", 0, "player", "c1", 12, 2.5)]
         assert old.contributions == {0: "ann-value"}
         assert old.chat == []
+        assert await store.claim_rooms() == ([7], 0)  # a store writes for rooms it holds
         await store.append_chat(7, line(0))
         [again] = await store.load_rooms()
         assert again.chat == [line(0)]

@@ -58,6 +58,7 @@ from unokit.server.limits import (
     client_address,
     read_body,
 )
+from unokit.server.presence import ENDED
 from unokit.server.published import Published
 from unokit.server.room import Room
 from unokit.server.roomlist import OpenRoomList
@@ -482,7 +483,7 @@ async def _published(request: Request, kind: str) -> Response:
     if data is None:
         try:
             room = await request.app.state.rooms.find(code)
-            if room.status != "finished":
+            if room.status not in ENDED:
                 room.record()  # raises the error that says why there is none yet
                 raise RoomError("not_started", N_("the match has not started"))
         except RoomError as exc:

@@ -54,6 +54,7 @@ from unokit.server.answers import Answers, refusals_of
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
+from unokit.server.moved import refuse_moved
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
 from unokit.server.seating import (
@@ -68,7 +69,7 @@ from unokit.server.seating import (
     token_hash,
 )
 from unokit.server.settings import TURN_TIMERS, Settings
-from unokit.store import ActionData, Store, StoredRoom, StoreError
+from unokit.store import ActionData, LeaseLost, Store, StoredRoom, StoreError
 
 LOG = logging.getLogger("unokit.room")
 
@@ -147,6 +148,10 @@ class Room(Lobby, Talk, Pacing, Presence):
         self.on_unloaded: Callable[[Room], None] | None = None
         self.on_closed: Callable[[Room], None] | None = None
         """Told when the room closes (an idle lobby): its task has stopped."""
+        self.lost = False
+        """Set when the room found that another process owns it now (:meth:`_hand_over`)."""
+        self.on_lost: Callable[[Room], None] | None = None
+        """Told when the room left because another process owns it now."""
         self.absent: dict[int, float] = {}
         self.auto_start = False
         """Start the match as soon as every seat is taken ("play now")."""
@@ -238,7 +243,11 @@ class Room(Lobby, Talk, Pacing, Presence):
 
     def submit(self, kind: str, conn: Any, message: Any = None) -> None:
         """Queue a message for the room: ``("hello", conn, Hello)``, ``("msg", conn,
-        message)``, ``("gone", conn, None)``. A closed room answers at once."""
+        message)``, ``("gone", conn, None)``. A closed room answers at once, and so
+        does a room another process owns now."""
+        if self.lost:
+            refuse_moved(kind, conn, message)
+            return
         if self.status == "closed":
             self._refuse_closed(kind, conn, message)
             return
@@ -316,11 +325,16 @@ class Room(Lobby, Talk, Pacing, Presence):
                 return
             try:
                 await self._handle(item)
+            except LeaseLost:
+                pass  # nothing of it was kept; the room leaves just below
             except Exception:
                 LOG.exception("room failed; rebuilding it from the database",
                               extra={"room": self.code})
                 await self._recover()
                 self._answer_failed(item)
+            if not self.store.holds(self.id):  # another process owns the room now
+                self._hand_over()
+                return
             if self.status == "closed":  # an idle lobby: what came meanwhile is refused
                 while not self.inbox.empty():
                     self._refuse_closed(*self.inbox.get_nowait())
@@ -339,6 +353,29 @@ class Room(Lobby, Talk, Pacing, Presence):
                     LOG.exception("room still cannot work out what is due",
                                   extra={"room": self.code})
             self._mark_presence(time.monotonic())
+
+    def check_lease(self) -> None:
+        """Have the room check, between two messages, that this process still holds its
+        lease (and leave if not)."""
+        self.inbox.put_nowait(("lease", None, None))
+
+    def _hand_over(self) -> None:
+        """Stop serving the room: another process claimed it after this one's lease ran
+        out, so every write of this one is refused. Nothing is answered as done that
+        was not stored: what waits is refused, and every connection is told to
+        reconnect (and send again what was not answered)."""
+        self.lost = self.closing = True
+        LOG.warning("room owned by another process now: leaving it",
+                    extra={"room": self.code})
+        while not self.inbox.empty():
+            refuse_moved(*self.inbox.get_nowait())
+        for conn in list(self.conns):
+            self.fanout.leave(self.code, conn)
+            refuse_moved("hello", conn, None)
+        self.conns.clear()
+        self.waiters.clear()
+        if self.on_lost is not None:
+            self.on_lost(self)
 
     def _answer_failed(self, item: Item) -> None:
         """Answer the message the room failed on: its ack if it was committed before the

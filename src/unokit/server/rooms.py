@@ -11,6 +11,10 @@ process; its rows stay (until the retention, :mod:`unokit.server.retention`), an
 hello to it gets ``room_closed``. At start, the rooms whose clock ran out while no
 process served them are ended before the others are loaded.
 
+A process serves only the rooms whose lease it holds (:mod:`unokit.server.ownership`):
+a second process on the same database leaves the first one's rooms alone, and takes
+over those whose lease ran out.
+
 >>> import asyncio
 >>> from unokit.server.settings import Settings
 >>> async def demo():
@@ -41,12 +45,14 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.ownership import Ownership
 from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
+from unokit.store.leases import Clock
 from unokit.store.lifecycle import end_stale
 
 LOG = logging.getLogger("unokit.rooms")
@@ -100,8 +106,12 @@ def room_rules(rules: str | Mapping[str, Any] | None, seats: int | None = None) 
 class Rooms:
     """The rooms of this process, their store and their fan-out."""
 
-    def __init__(self, settings: Settings, *, fanout: FanOut | None = None) -> None:
+    def __init__(self, settings: Settings, *, fanout: FanOut | None = None,
+                 lease_clock: Clock | None = None) -> None:
         self.settings = settings
+        self.lease_clock = lease_clock
+        """The clock of the rooms' leases (tests); ``None``: the database's."""
+        self.ownership = Ownership(self)
         self.fanout: FanOut = fanout or LocalFanOut()
         self.store: Store | None = None
         self.rooms: dict[str, Room] = {}
@@ -124,8 +134,11 @@ class Rooms:
         """Deletes the rows of rooms over for longer than the retention settings."""
 
     async def open(self) -> None:
-        """Open the database (migrating it) and bring back every live room."""
-        self.store = Store(self.settings.database_url)
+        """Open the database (migrating it), end the rooms whose stored clock ran out while
+        no process served them, and bring back every live room that no other live process
+        holds."""
+        self.store = Store(self.settings.database_url, lease=self.settings.lease,
+                           lease_clock=self.lease_clock)
         self.store.clock = self.clock
         now = self.clock()
         abandoned, closed = await end_stale(
@@ -134,22 +147,13 @@ class Rooms:
         if abandoned or closed:
             LOG.info("rooms ended while the server was away",
                      extra={"abandoned": abandoned, "closed": closed})
-        since = now - FINISHED_KEPT
-        for stored in await self.store.load_rooms(finished_since=since):
-            try:
-                room = Room.restore(stored, store=self.store, fanout=self.fanout,
-                                    settings=self.settings)
-            except (UnoError, ValueError) as exc:
-                LOG.error("room could not be restored", extra={"room": stored.code,
-                                                               "error": str(exc)[:200]})
-                self.broken.append(stored.code)
-                continue
-            self._add(room)
-            self.restored += 1
+        await self.ownership.restore(now - FINISHED_KEPT)
+        self.ownership.start()
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="lobby-sweeper")
         self.retainer.start()
         self.ready = True
-        LOG.info("rooms restored", extra={"rooms": self.restored})
+        LOG.info("rooms restored", extra={"rooms": self.restored,
+                                          "elsewhere": self.ownership.elsewhere})
 
     async def close(self) -> None:
         """Stop every room (finishing what each is doing), then close the database."""
@@ -160,6 +164,7 @@ class Rooms:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        await self.ownership.stop()
         for room in list(self.rooms.values()):
             await room.stop()
         if self.store is not None:
@@ -206,27 +211,34 @@ class Rooms:
             raise RoomError("not_stored", N_("no free room code"))
         for seat, spec in enumerate(bots, start=1):
             await room.add_bot(spec, seat)
-        self._add(room)
+        self.add(room)
         LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
         return room
 
-    def _add(self, room: Room) -> None:
+    def add(self, room: Room) -> None:
+        """Serve ``room`` (this process holds its lease): keep it and start its task."""
         self.rooms[room.code] = room
         room.clock = self.clock
         if not room.last_seen:  # new: seen as it is made
             room.last_seen = room.seen_stored = self.clock()
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
+        room.on_lost = self.ownership.room_lost
         room.start()
 
-    def _closed(self, room: Room) -> None:
+    def forget(self, room: Room) -> None:
+        """Let ``room`` go from this process (its task has stopped or is stopping)."""
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
+
+    def _closed(self, room: Room) -> None:
+        self.forget(room)
+        self.ownership.release(room)
         self.closed += 1
 
     def _unloaded(self, room: Room) -> None:
-        if self.rooms.get(room.code) is room:
-            del self.rooms[room.code]
+        self.forget(room)
+        self.ownership.release(room)
         self.unloaded += 1
 
     async def sweep(self, now: float | None = None, *, wall: float | None = None) -> None:
@@ -267,10 +279,12 @@ class Rooms:
                 LOG.exception("lobby sweep failed")
 
     async def live(self, code: str) -> Room:
-        """The room ``code`` if it is live here, for a hello.
+        """The room ``code`` if it is live here, for a hello; a live room whose lease
+        is free or ran out is taken over (:meth:`Ownership.adopt`).
 
         Raises:
-            RoomError: ``room_closed`` for a room that was closed, else ``no_room``.
+            RoomError: ``room_closed`` for a room that was closed, ``elsewhere`` for a
+                room another live process serves, else ``no_room``.
         """
         try:
             return self.get(code)
@@ -283,6 +297,12 @@ class Rooms:
                     status = await self.store.room_status(wanted)
             if status == "closed":
                 raise RoomError("room_closed", CLOSED) from None
+            if status in ("lobby", "playing") and not self.closing:
+                room = None
+                with contextlib.suppress(StoreError):
+                    room = await self.ownership.adopt(wanted)
+                if room is not None:
+                    return room
             raise
 
     def get(self, code: str) -> Room:

@@ -128,6 +128,12 @@ class Settings:
     allowed_origins: str = ""
     """Comma-separated origins (``https://uno.example``) whose pages may use the
     WebSocket and the POST API, besides the server's own (``*``: any)."""
+    lease: float = 15.0
+    """Seconds this process's hold on a room (its lease) lasts without renewal; another
+    process on the same database takes the room over only after it ran out."""
+    lease_renew: float = 5.0
+    """Seconds between two renewals of this process's leases (and two looks for rooms
+    whose lease ran out, to take them over); less than ``lease``."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -156,9 +162,10 @@ class Settings:
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
         ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_ABANDON_AFTER``,
-        ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``, and the limits (every field,
-        its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
-        ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
+        ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``, ``UNOKIT_LEASE``,
+        ``UNOKIT_LEASE_RENEW``, and the limits (every field, its name in capitals after
+        ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other ``UNOKIT_*`` variable, unless in
+        :data:`OTHER_VARIABLES`, is refused.
 
         Raises:
             SettingsError: naming the variable.
@@ -197,7 +204,7 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "max_conns": "int", "room_rate": "number", "room_burst": "int",
           "lobbies_per_address": "int", "max_rooms": "int", "head_timeout": "number",
           "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
-          "presence_interval": "number"}
+          "presence_interval": "number", "lease": "number", "lease_renew": "number"}
 
 _RANGES: dict[str, tuple[float, float, str]] = {
     "max_body": (1024, 64 * 1024 * 1024, "bytes"),
@@ -289,3 +296,8 @@ def check(settings: Settings) -> None:
         if origin != "*" and not origin.startswith(("http://", "https://")):
             raise SettingsError(f"allowed_origins: origins such as https://uno.example, "
                                 f"not {origin!r}")
+    if not 1 <= settings.lease <= 3600:
+        raise SettingsError(f"lease: 1..3600 seconds, not {settings.lease}")
+    if not 0.1 <= settings.lease_renew <= settings.lease / 2:
+        raise SettingsError(f"lease_renew: 0.1 seconds to half the lease "
+                            f"({settings.lease / 2:g}), not {settings.lease_renew}")

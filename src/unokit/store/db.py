@@ -9,7 +9,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> engine = open_engine("sqlite://")
 >>> migrate(engine)
 >>> current_revision(engine)
-'0005'
+'0006'
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0005"
+HEAD = "0006"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 

@@ -35,6 +35,7 @@ from sqlalchemy import (
     Table,
     and_,
     delete,
+    exists,
     false,
     func,
     or_,
@@ -42,6 +43,7 @@ from sqlalchemy import (
     update,
 )
 
+from unokit.store.leases import LEASES, now_sql
 from unokit.store.models import Base, RoomRow
 from unokit.store.store import Store
 
@@ -58,6 +60,7 @@ async def set_last_seen(store: Store, room_id: int, at: float) -> None:
     """Store that a seated person of the room was connected at ``at`` (seconds since the
     epoch)."""
     def write(connection: Connection) -> None:
+        store._fence(connection, room_id)
         connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(last_seen=at))
     await store.run(write)
 
@@ -68,17 +71,27 @@ async def end_stale(store: Store, *, now: float, abandon_after: float,
     them: a match under way whose seated people were last seen ``abandon_after`` seconds
     before becomes ``abandoned``, a lobby last seen ``lobby_timeout`` seconds before
     ``closed``, each ended when its clock ran out (``ended_at``); the numbers of each.
-    Run at start, before the rooms are loaded, so that they are not replayed."""
+    Run at start, before the rooms are loaded, so that they are not replayed. A room
+    whose lease another process holds is left to that process."""
     def write(connection: Connection) -> tuple[int, int]:
         seen = _last_seen()
+        free = _not_held(connection, store)
         abandoned = connection.execute(
-            update(ROOMS).where(ROOMS.c.status == "playing", seen < now - abandon_after)
+            update(ROOMS).where(ROOMS.c.status == "playing", seen < now - abandon_after, free)
             .values(status="abandoned", ended_at=seen + abandon_after))
         closed = connection.execute(
-            update(ROOMS).where(ROOMS.c.status == "lobby", seen < now - lobby_timeout)
+            update(ROOMS).where(ROOMS.c.status == "lobby", seen < now - lobby_timeout, free)
             .values(status="closed", ended_at=seen + lobby_timeout))
         return abandoned.rowcount, closed.rowcount
     return await store.run(write)
+
+
+def _not_held(connection: Connection, store: Store) -> ColumnElement[bool]:
+    """The rooms whose lease no other process holds now (by the leases' clock)."""
+    held = select(LEASES.c.room_id).where(
+        LEASES.c.room_id == ROOMS.c.id, LEASES.c.owner.not_in(("", store.owner.text)),
+        LEASES.c.lease_until > now_sql(connection, store.lease_clock))
+    return ~exists(held)
 
 
 def _last_seen() -> ColumnElement[float]:
@@ -131,7 +144,8 @@ async def delete_ended(store: Store, retention: Retention, *,
 
     def write(connection: Connection) -> int:
         ids = list(connection.execute(
-            select(ROOMS.c.id).where(where).limit(batch)).scalars())
+            select(ROOMS.c.id).where(where, _not_held(connection, store)).limit(batch))
+            .scalars())
         if ids:
             for table in _children():
                 connection.execute(delete(table).where(table.c.room_id.in_(ids)))

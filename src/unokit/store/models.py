@@ -1,6 +1,6 @@
 """The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions, the
-players' contributions to a fair deal, the lines of the table chat and the answers to
-the host's and the lobby's commands.
+players' contributions to a fair deal, the lines of the table chat, the answers to
+the host's and the lobby's commands, and which server process owns each room (its lease).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -8,7 +8,7 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)
-['actions', 'answers', 'chat', 'contributions', 'rooms', 'seats']
+['actions', 'answers', 'chat', 'contributions', 'room_leases', 'rooms', 'seats']
 """
 
 from __future__ import annotations
@@ -159,3 +159,22 @@ class AnswerRow(Base):
     occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The seat's occupant that sent the command (:attr:`SeatRow.occupant`; revision
     0004)."""
+
+
+class LeaseRow(Base):
+    """Which server process owns a room, and until when (revision 0006). Every write for
+    the room checks, in its own statement or transaction, that the writer still holds
+    this lease with this token (see :mod:`unokit.store.leases`)."""
+
+    __tablename__ = "room_leases"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    owner: Mapped[str] = mapped_column(String(128), default="")
+    """The process that holds the room (``host/pid-namespace/pid/nonce``); empty: free."""
+    token: Mapped[int] = mapped_column(BigInteger, default=0)
+    """The fencing token: one more at every claim, so that a write of an earlier holder
+    never passes for the present one."""
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+    """When the lease runs out, in seconds since the epoch by the database's clock (0:
+    released). A lease that ran out may be claimed by any process."""

@@ -13,6 +13,12 @@ the command's own change (the ``answer`` of :meth:`Store.set_seats`,
 *occupant* (a number that grows each time someone new takes the seat): a room comes back
 with the answers, and the ids of the chat lines, of its seats' current occupants only.
 
+Each room has one owner (:mod:`unokit.store.leases`): the store that created or claimed
+it holds its lease (:meth:`Store.claim_rooms`, renewed by :meth:`Store.renew_leases`),
+and every write for the room is fenced with the lease's token in the write's own
+statement or transaction. A write of a store that no longer holds the room raises
+:class:`LeaseLost` and keeps nothing. :meth:`Store.close` releases the store's leases.
+
 >>> import asyncio
 >>> async def demo():
 ...     store = Store("sqlite://")
@@ -56,7 +62,9 @@ from sqlalchemy import (
     update,
 )
 
+from unokit.store import leases
 from unokit.store.db import migrate, open_engine
+from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
     ActionRow,
     AnswerRow,
@@ -75,15 +83,20 @@ ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 CONTRIBUTIONS: Table = ContributionRow.__table__  # type: ignore[assignment]
 CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
 ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
+LEASES = leases.LEASES
 
 BATCH = 512
 """The most writes one transaction takes."""
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`Store.load_rooms` brings back (its last ones)."""
 
+LEASE = 15.0
+"""Seconds a room's lease lasts when it is not renewed (the default)."""
 
-class StoreError(RuntimeError):
-    """A write could not be committed (the database refused it or is gone)."""
+
+class _Refused(Exception):
+    """Some rows of a batch of actions were refused by their fence: the batch is tried
+    again one write at a time, to tell which."""
 
 
 @dataclass(frozen=True)
@@ -202,6 +215,16 @@ each loop the outcomes of a whole batch in one call)."""
 _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
 
 
+def _live(statuses: tuple[str, ...], finished_since: float | None) -> ColumnElement[bool]:
+    """The rooms in one of ``statuses``, or finished or abandoned at or after
+    ``finished_since``."""
+    live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
+    if finished_since is not None:
+        live = or_(live, and_(ROOMS.c.status.in_(("finished", "abandoned")),
+                              ROOMS.c.ended_at >= finished_since))
+    return live
+
+
 def _settle_all(outcomes: list[_Outcome]) -> None:
     """From the writer thread: settle each future in its own event loop, with one call
     into each loop for the whole list (one wake-up, not one per write)."""
@@ -242,10 +265,21 @@ class Store:
     """The database, behind one writer thread. Create it, await its methods, then
     :meth:`close` it (which finishes every write handed in before)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, lease: float = LEASE, lease_clock: Clock | None = None
+                 ) -> None:
         self.url = url
+        self.lease = lease
+        """Seconds a lease lasts past its last claim or renewal."""
+        self.lease_clock = lease_clock
+        """The leases' clock (tests); ``None``: the database's."""
+        self.owner = Owner.here()
+        """This store as the owner of rooms' leases."""
+        self._tokens: dict[int, int] = {}
+        """The rooms this store holds, and their fencing tokens (changed only by the
+        writer thread)."""
         self.engine = open_engine(url)
         migrate(self.engine)
+        self._dialect = self.engine.dialect.name
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._open: Connection | None = None
@@ -266,6 +300,7 @@ class Store:
         end; tests give their own)."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
+        LIVE_HERE.add(self.owner.text)
         self._thread.start()
 
     # ------------------------------------------------------------ the writer
@@ -298,22 +333,52 @@ class Store:
             self._open = None
 
     def _insert_actions(self, rows: list[tuple[Any, ...]]) -> tuple[str, tuple[Any, ...]]:
-        """One INSERT of every row (and its flat parameters): the database runs one
+        """One INSERT of every row (and its flat parameters), each fenced by its room's
+        lease (:func:`unokit.store.leases.insert_actions_sql`): the database runs one
         statement, and the writer waits on it once, not once a row."""
         sql = self._inserts.get(len(rows))
         if sql is None:
-            group = "(" + ", ".join([self._mark] * len(ACTION_COLUMNS)) + ")"
-            sql = (f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES "
-                   + ", ".join([group] * len(rows)))
+            sql = leases.insert_actions_sql(self._dialect, self._mark, ACTION_COLUMNS,
+                                            len(rows))
             if len(self._inserts) < BATCH:
                 self._inserts[len(rows)] = sql
-        return sql, tuple(value for row in rows for value in row)
+        tokens = self._tokens
+        params = [value for row in rows for value in (*row, tokens.get(row[0], -1))]
+        params.append(self.owner.text)
+        return sql, tuple(params)
+
+    def _inserted(self, rows: list[tuple[Any, ...]], count: int) -> None:
+        """Check that every row went in; the room of a refused single room's rows is
+        lost, and a batch of several rooms with a refusal is tried one write at a time."""
+        if count == len(rows):
+            return
+        rooms = {row[0] for row in rows}
+        if len(rooms) == 1:
+            room_id = rows[0][0]
+            self._tokens.pop(room_id, None)
+            raise LeaseLost(room_id)
+        raise _Refused
+
+    def _fence(self, connection: Connection, room_id: int) -> None:
+        """The fence of a write for ``room_id``: the transaction goes on only if this
+        store holds the room's lease (:func:`unokit.store.leases.fence`)."""
+        try:
+            leases.fence(connection, self.owner.text, room_id, self._tokens.get(room_id))
+        except LeaseLost:
+            self._tokens.pop(room_id, None)
+            raise
+
+    def holds(self, room_id: int) -> bool:
+        """Whether this store holds the lease of ``room_id`` (as far as it knows: a
+        write or a renewal finds out when another process took it)."""
+        return room_id in self._tokens
 
     def _execute(self, connection: Connection, batch: list[_Job]) -> list[Any]:
         rows = [row for _, _, row in batch if row is not None]
         if rows:
             # the writer's hot path: one statement, no compiling, few calls into Python
-            connection.exec_driver_sql(*self._insert_actions(rows))
+            result = connection.exec_driver_sql(*self._insert_actions(rows))
+            self._inserted(rows, result.rowcount)
         return [None if fn is None else fn(connection) for fn, _, _ in batch]
 
     def _connection(self) -> Connection:
@@ -327,11 +392,13 @@ class Store:
         SQLAlchemy's bookkeeping in between (which would cost as much as the commit)."""
         driver = connection.connection.dbapi_connection
         assert driver is not None
+        rows = [row for _, _, row in batch if row is not None]
         try:
             cursor = driver.cursor()
-            cursor.execute(*self._insert_actions(
-                [row for _, _, row in batch if row is not None]))
+            cursor.execute(*self._insert_actions(rows))
+            count = cursor.rowcount
             cursor.close()
+            self._inserted(rows, count)
             driver.commit()
         except Exception:
             with contextlib.suppress(Exception):
@@ -350,7 +417,8 @@ class Store:
                 with connection.begin():
                     results = self._execute(connection, batch)
         except Exception as exc:
-            if self._open is not None:
+            refused = isinstance(exc, LeaseLost | _Refused)
+            if not refused and self._open is not None:
                 with contextlib.suppress(Exception):
                     self._open.close()
                 self._open = None
@@ -358,8 +426,13 @@ class Store:
                 for job in batch:
                     self._run_batch([job])
                 return
-            LOG.error("write failed", extra={"error": type(exc).__name__})
-            failure = StoreError(f"the database refused a write: {type(exc).__name__}")
+            if isinstance(exc, LeaseLost):
+                LOG.warning("write refused: the room is owned by another process",
+                            extra={"room_id": exc.room_id})
+                failure: StoreError = exc
+            else:
+                LOG.error("write failed", extra={"error": type(exc).__name__})
+                failure = StoreError(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
             return
         self.commits += 1
@@ -381,13 +454,65 @@ class Store:
         return await future
 
     async def close(self) -> None:
-        """Finish every write handed in, stop the writer and close the database."""
+        """Finish every write handed in, release this store's leases, stop the writer
+        and close the database."""
         if self._closed:
             return
         self._closed = True
+        released: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._jobs.put((self._releaser(None), released, None))
         self._jobs.put(None)
         await asyncio.to_thread(self._thread.join)
+        with contextlib.suppress(StoreError):  # not released: the leases run out
+            await released
+        LIVE_HERE.discard(self.owner.text)
         self.engine.dispose()
+
+    # ------------------------------------------------------------ leases
+    async def claim_rooms(self, statuses: tuple[str, ...] = ("lobby", "playing"),
+                          code: str | None = None, finished_since: float | None = None
+                          ) -> tuple[list[int], int]:
+        """Claim the rooms in one of ``statuses`` (or the room ``code``, if it is in one
+        of them; with ``finished_since``, also the rooms finished at or after that time)
+        whose lease is free, ran out, or belongs to a process of this machine that is
+        gone: ``(the ids claimed, how many such rooms another live process holds)``."""
+        wanted = _live(statuses, finished_since)
+        if code is not None:
+            wanted = and_(ROOMS.c.code == code, wanted)
+
+        def write(connection: Connection) -> tuple[list[int], int]:
+            claimed, busy = leases.claim(connection, self.owner, wanted, self.lease,
+                                         self.lease_clock)
+            self._tokens.update(claimed)
+            return sorted(claimed), busy
+        return await self.run(write)
+
+    async def renew_leases(self) -> list[int]:
+        """Renew every lease this store holds; the rooms it found lost (another process
+        claimed them), which this store no longer writes for."""
+        def write(connection: Connection) -> list[int]:
+            found = leases.renew(connection, self.owner, self.lease, self.lease_clock)
+            lost = [room for room, token in self._tokens.items()
+                    if found.get(room) != token]
+            for room in lost:
+                del self._tokens[room]
+            strays = [room for room in found if room not in self._tokens]
+            if strays:  # held in the database but unknown here: let them go
+                leases.release(connection, self.owner, strays)
+            return lost
+        return await self.run(write)
+
+    def _releaser(self, room_ids: list[int] | None) -> Callable[[Connection], None]:
+        def write(connection: Connection) -> None:
+            leases.release(connection, self.owner, room_ids)
+            for room in list(self._tokens) if room_ids is None else room_ids:
+                self._tokens.pop(room, None)
+        return write
+
+    async def release_rooms(self, room_ids: list[int]) -> None:
+        """Release this store's leases on ``room_ids`` (rooms it let go of), so that any
+        process may claim them at once."""
+        await self.run(self._releaser(room_ids))
 
     # ------------------------------------------------------------ writes
     async def create_room(self, room: NewRoom) -> int:
@@ -403,6 +528,8 @@ class Store:
             connection.execute(insert(SEATS), [
                 {"room_id": room_id, **SeatData(seat, "empty")._asdict()}
                 for seat in range(room.seats)])
+            self._tokens[room_id] = leases.new_lease(connection, self.owner.text, room_id,
+                                                     self.lease, self.lease_clock)
             return room_id
         return await self.run(write)
 
@@ -432,6 +559,7 @@ class Store:
         as given: the room numbers its occupants); the contributions of the seats
         ``drop_contributions`` are removed with them (a seat left before the match)."""
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             for seat in seats:
                 values = seat._asdict()
                 del values["seat"]
@@ -447,6 +575,7 @@ class Store:
                                answer: AnswerData | None = None) -> None:
         """Store a seat's contribution to the match seed (and ``answer``)."""
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             connection.execute(insert(CONTRIBUTIONS).values(room_id=room_id, seat=seat,
                                                             value=value))
         await self.run(self._answered(room_id, answer, write))
@@ -455,6 +584,7 @@ class Store:
                           answer: AnswerData | None = None) -> None:
         """Mark the room's match as started with ``seed`` (and store ``answer``)."""
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
                 status="playing", seed=str(seed), started_at=self.clock()))
         await self.run(self._answered(room_id, answer, write))
@@ -467,13 +597,15 @@ class Store:
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if room_id not in self._tokens:
+            raise LeaseLost(room_id)
         write = None if chat is None else self._chat_writer(room_id, chat)
         self._jobs.put((write, future, (room_id, *action)))
         await future
 
-    @staticmethod
-    def _chat_writer(room_id: int, line: ChatData) -> Callable[[Connection], None]:
+    def _chat_writer(self, room_id: int, line: ChatData) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             connection.execute(insert(CHAT).values(room_id=room_id, **line._asdict()))
         return write
 
@@ -485,6 +617,7 @@ class Store:
                         answer: AnswerData | None = None) -> None:
         """Store a room's turn timer (and ``answer``)."""
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
                 turn_timer=seconds))
         await self.run(self._answered(room_id, answer, write))
@@ -492,6 +625,7 @@ class Store:
     async def set_status(self, room_id: int, status: str) -> None:
         """Mark the room ``finished``, ``abandoned`` or ``closed``."""
         def write(connection: Connection) -> None:
+            self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "abandoned", "closed"):
                 values["ended_at"] = self.clock()
@@ -501,7 +635,7 @@ class Store:
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""
         def write(connection: Connection) -> None:
-            for table in (ACTIONS, ANSWERS, CHAT, CONTRIBUTIONS, SEATS):
+            for table in (ACTIONS, ANSWERS, CHAT, CONTRIBUTIONS, SEATS, LEASES):
                 connection.execute(delete(table).where(table.c.room_id == room_id))
             connection.execute(delete(ROOMS).where(ROOMS.c.id == room_id))
         await self.run(write)
@@ -509,19 +643,19 @@ class Store:
     # ------------------------------------------------------------ reads
     async def load_rooms(self, statuses: tuple[str, ...] = ("lobby", "playing"),
                          code: str | None = None,
-                         finished_since: float | None = None) -> list[StoredRoom]:
-        """Every room in one of ``statuses`` (or the room ``code``, whatever its status),
-        with its seats, contributions and actions in order, its :data:`RECENT_CHAT` last
-        chat lines, and the command answers and chat lines' ids of its seats' current
-        occupants; with ``finished_since``, also the rooms finished or abandoned at or after
-        that time (seconds since the epoch)."""
+                         finished_since: float | None = None,
+                         ids: list[int] | None = None) -> list[StoredRoom]:
+        """Every room in one of ``statuses`` (or the room ``code``, or the rooms ``ids``,
+        whatever their status), with its seats, contributions and actions in order, its
+        :data:`RECENT_CHAT` last chat lines, and the command answers and chat lines' ids of
+        its seats' current occupants; with ``finished_since``, also the rooms finished or
+        abandoned at or after that time (seconds since the epoch)."""
+        wanted = ids
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
-            live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
-            if finished_since is not None:
-                live = or_(live, and_(ROOMS.c.status.in_(("finished", "abandoned")),
-                                      ROOMS.c.ended_at >= finished_since))
+            live = _live(statuses, finished_since)
             query = (query.where(ROOMS.c.code == code) if code is not None
+                     else query.where(ROOMS.c.id.in_(wanted)) if wanted is not None
                      else query.where(live))
             rooms: dict[int, StoredRoom] = {}
             for row in connection.execute(query.order_by(ROOMS.c.id)):

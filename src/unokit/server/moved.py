@@ -1,0 +1,33 @@
+"""What a room answers once another server process owns it (see
+:mod:`unokit.server.ownership`): every connection is told to reconnect, and nothing is
+answered as done."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from unokit.i18n import N_, localize
+from unokit.server import protocol as P
+from unokit.server.seating import language
+
+MOVED = N_("this room moved to another server process: reconnect")
+"""The reason of the ``bye`` (``reconnect: true``) of a room another process owns now."""
+
+
+def refuse_moved(kind: str, conn: Any, message: Any) -> None:
+    """Answer an inbox item of a room another process owns now: a hello's or a
+    message's connection is closed with ``bye`` (``reconnect: true``: what it sent and
+    got no answer for, it sends again after reconnecting), a call is let go.
+
+    >>> class Conn:
+    ...     lang = "en"
+    ...     def close(self, data): print(data.decode())
+    >>> refuse_moved("msg", Conn(), None)
+    {"type":"bye","reason":"this room moved to another server process: reconnect"}
+    """
+    if kind == "call" and isinstance(conn, asyncio.Future):
+        if not conn.done():
+            conn.set_result(None)
+    elif kind in ("hello", "msg") and conn is not None:
+        conn.close(P.encode(P.Bye(reason=localize(language(conn), MOVED), reconnect=True)))
