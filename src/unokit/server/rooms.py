@@ -36,10 +36,11 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.outage import open_store, reading, writing
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
-from unokit.store import Store, StoreError
+from unokit.store import Store, StoreConflict
 
 LOG = logging.getLogger("unokit.rooms")
 
@@ -111,8 +112,9 @@ class Rooms:
         self._sweeper: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
-        """Open the database (migrating it) and bring back every live room."""
-        self.store = Store(self.settings.database_url)
+        """Open the database (migrating it; waiting for it, see
+        :func:`unokit.server.outage.open_store`) and bring back every live room."""
+        self.store = await open_store(self.settings)
         since = time.time() - FINISHED_KEPT
         for stored in await self.store.load_rooms(finished_since=since):
             try:
@@ -154,7 +156,8 @@ class Rooms:
         get ``bots`` in order).
 
         Raises:
-            RoomError: bad rules, timer or bots.
+            RoomError: bad rules, timer or bots; ``unavailable``, the database does not
+                answer.
         """
         parsed = room_rules(rules, seats)
         bots = list(bots or [])
@@ -167,17 +170,17 @@ class Rooms:
             if code in self.rooms:
                 continue
             try:
-                room = await Room.create(code=code, rules=parsed, store=store,
-                                         fanout=self.fanout, settings=self.settings,
-                                         turn_timer=turn_timer, public=public,
-                                         server_seed=self.server_seeds())
-            except StoreError:
+                room = await writing(self.settings, Room.create(
+                    code=code, rules=parsed, store=store, fanout=self.fanout,
+                    settings=self.settings, turn_timer=turn_timer, public=public,
+                    server_seed=self.server_seeds()))
+            except StoreConflict:
                 continue  # the code was taken by an older room: draw another
             break
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("not_stored", N_("no free room code"))
         for seat, spec in enumerate(bots, start=1):
-            await room.add_bot(spec, seat)
+            await writing(self.settings, room.add_bot(spec, seat))
         self._add(room)
         LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
         return room
@@ -227,7 +230,8 @@ class Rooms:
         """The room ``code`` if it is live here, for a hello.
 
         Raises:
-            RoomError: ``room_closed`` for a room that was closed, else ``no_room``.
+            RoomError: ``room_closed`` for a room that was closed, ``unavailable`` when
+                the database does not answer, else ``no_room``.
         """
         try:
             return self.get(code)
@@ -236,8 +240,7 @@ class Rooms:
             status = None
             if (self.store is not None and wanted.isascii() and wanted.isalnum()
                     and len(wanted) <= 16):
-                with contextlib.suppress(StoreError):
-                    status = await self.store.room_status(wanted)
+                status = await reading(self.settings, self.store.room_status(wanted))
             if status == "closed":
                 raise RoomError("room_closed", CLOSED) from None
             raise
@@ -258,7 +261,8 @@ class Rooms:
         rebuilt from the database (without a task) to show its record.
 
         Raises:
-            RoomError: no room has that code.
+            RoomError: no room has that code; ``unavailable``, the database does not
+                answer.
         """
         try:
             return self.get(code)
@@ -266,7 +270,7 @@ class Rooms:
             wanted = code.strip().upper()
             if not wanted.isascii() or not wanted.isalnum() or len(wanted) > 16:
                 raise
-            stored = await self._store().load_rooms(code=wanted)
+            stored = await reading(self.settings, self._store().load_rooms(code=wanted))
             if not stored:
                 raise
             try:

@@ -66,6 +66,14 @@ class Settings:
     lobby_timeout: float = 3600.0
     """Seconds a room in the lobby stays open while no seated person is connected; then
     it is closed."""
+    db_connect_timeout: float = 5.0
+    """Seconds a new database connection may take before it counts as failed."""
+    db_statement_timeout: float = 5.0
+    """Seconds the database may spend on one statement (or waiting for a lock) before
+    it gives up on it (SQLite: its busy timeout)."""
+    db_wait: float = 0.0
+    """Seconds ``unokit serve`` waits for the database at start before it gives up
+    (0: for ever)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,7 +97,8 @@ class Settings:
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
-        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``.
+        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_DB_CONNECT_TIMEOUT``,
+        ``UNOKIT_DB_STATEMENT_TIMEOUT``, ``UNOKIT_DB_WAIT``.
 
         Raises:
             SettingsError: naming the variable.
@@ -120,7 +129,9 @@ class Settings:
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
-          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number"}
+          "rate": "number", "seat_timeout": "number", "lobby_timeout": "number",
+          "db_connect_timeout": "number", "db_statement_timeout": "number",
+          "db_wait": "number"}
 
 
 def check(settings: Settings) -> None:
@@ -145,5 +156,12 @@ def check(settings: Settings) -> None:
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")
+    for name in ("db_connect_timeout", "db_statement_timeout"):
+        value = getattr(settings, name)
+        if not 0 < value <= 600:
+            raise SettingsError(f"{name}: more than 0 and at most 600 seconds, not {value}")
+    if not 0 <= settings.db_wait <= LOBBY_LIMIT:
+        raise SettingsError(f"db_wait: 0 (for ever) to {LOBBY_LIMIT:g} seconds, not "
+                            f"{settings.db_wait}")
     if settings.rate <= 0 or settings.burst < 1:
         raise SettingsError("rate: messages per second must be positive")

@@ -15,6 +15,7 @@ from unokit.store.store import (
     NewRoom,
     SeatData,
     Store,
+    StoreConflict,
     StoredRoom,
     StoreError,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "NewRoom",
     "SeatData",
     "Store",
+    "StoreConflict",
     "StoreError",
     "StoredRoom",
     "default_url",

@@ -53,8 +53,9 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from unokit.store.db import migrate, open_engine
+from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, migrate, open_engine
 from unokit.store.models import (
     ActionRow,
     AnswerRow,
@@ -85,6 +86,11 @@ older rows stay in the table)."""
 
 class StoreError(RuntimeError):
     """A write could not be committed (the database refused it or is gone)."""
+
+
+class StoreConflict(StoreError):
+    """A write broke a unique key (a room code taken, say): trying the same again fails
+    again, while the database itself is fine."""
 
 
 @dataclass(frozen=True)
@@ -215,10 +221,16 @@ class Store:
     """The database, behind one writer thread. Create it, await its methods, then
     :meth:`close` it (which finishes every write handed in before)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
+                 statement_timeout: float = STATEMENT_TIMEOUT) -> None:
         self.url = url
-        self.engine = open_engine(url)
-        migrate(self.engine)
+        self.engine = open_engine(url, connect_timeout=connect_timeout,
+                                  statement_timeout=statement_timeout)
+        try:
+            migrate(self.engine)
+        except Exception:
+            self.engine.dispose()
+            raise
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._open: Connection | None = None
@@ -234,6 +246,9 @@ class Store:
         """Transactions committed (each may hold many writes)."""
         self.writes = 0
         """Writes committed."""
+        self.reconnects = 0
+        """Batches tried again on a new connection after the old one was found dead (a
+        database restart, a proxy that dropped it)."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
         self._thread.start()
@@ -309,9 +324,26 @@ class Store:
             raise
         return [None] * len(batch)
 
-    def _run_batch(self, batch: list[_Job]) -> None:
+    def _disconnected(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the open connection is dead (not that the write is bad)."""
+        if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+            return True
+        driver = None
+        if self._open is not None:
+            with contextlib.suppress(Exception):
+                driver = self._open.connection.dbapi_connection
+        error: Any = exc.orig if isinstance(exc, DBAPIError) else exc
+        try:
+            return bool(self.engine.dialect.is_disconnect(error, driver, None))
+        except Exception:  # a dialect that cannot tell
+            return False
+
+    def _run_batch(self, batch: list[_Job], *, retried: bool = False) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
-        bad write fails only its own caller. Never raises: the writer must not stop."""
+        bad write fails only its own caller. A batch that fails because the connection
+        it reused had died (the database restarted since) is tried once more on a new,
+        checked one. Never raises: the writer must not stop."""
+        reused = self._open is not None and not self._open.closed
         try:
             connection = self._connection()
             if all(fn is None for fn, _, _ in batch):
@@ -320,16 +352,26 @@ class Store:
                 with connection.begin():
                     results = self._execute(connection, batch)
         except Exception as exc:
+            dead = reused and not retried and self._disconnected(exc)
             if self._open is not None:
+                with contextlib.suppress(Exception):
+                    self._open.invalidate()
                 with contextlib.suppress(Exception):
                     self._open.close()
                 self._open = None
+            if dead:
+                self.reconnects += 1
+                LOG.warning("database connection lost; trying again on a new one")
+                self._run_batch(batch, retried=True)
+                return
             if len(batch) > 1:
                 for job in batch:
-                    self._run_batch([job])
+                    self._run_batch([job], retried=True)
                 return
             LOG.error("write failed", extra={"error": type(exc).__name__})
-            failure = StoreError(f"the database refused a write: {type(exc).__name__}")
+            kind = StoreConflict if isinstance(exc, IntegrityError) or (
+                type(exc).__name__ == "UniqueViolation") else StoreError
+            failure = kind(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
             return
         self.commits += 1
@@ -428,15 +470,24 @@ class Store:
         await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
-                            chat: ChatData | None = None) -> None:
+                            chat: ChatData | None = None, *,
+                            finished: bool = False) -> None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
-        transaction (a line that broke a silence and the ``say`` it cost)."""
+        transaction (a line that broke a silence and the ``say`` it cost); with
+        ``finished``, the room is marked finished in it too (the action that ended the
+        match: its end is never stored apart from it)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        write = None if chat is None else self._chat_writer(room_id, chat)
-        self._jobs.put((write, future, (room_id, *action)))
+        writes = [] if chat is None else [self._chat_writer(room_id, chat)]
+        if finished:
+            writes.append(self._status_writer(room_id, "finished"))
+
+        def write(connection: Connection) -> None:
+            for each in writes:
+                each(connection)
+        self._jobs.put((write if writes else None, future, (room_id, *action)))
         await future
 
     @staticmethod
@@ -457,14 +508,18 @@ class Store:
                 turn_timer=seconds))
         await self.run(self._answered(room_id, answer, write))
 
-    async def set_status(self, room_id: int, status: str) -> None:
-        """Mark the room ``finished`` or ``closed``."""
+    @staticmethod
+    def _status_writer(room_id: int, status: str) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "closed"):
                 values["ended_at"] = time.time()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
-        await self.run(write)
+        return write
+
+    async def set_status(self, room_id: int, status: str) -> None:
+        """Mark the room ``finished`` or ``closed``."""
+        await self.run(self._status_writer(room_id, status))
 
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""
