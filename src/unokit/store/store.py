@@ -338,6 +338,13 @@ class Store:
         except Exception:  # a dialect that cannot tell
             return False
 
+    def _conflict(self, exc: Exception) -> bool:
+        """Whether ``exc`` is a broken unique key or other constraint (SQLAlchemy's or,
+        from the driver's fast path, the driver's own ``IntegrityError``)."""
+        driver_error = getattr(self.engine.dialect.loaded_dbapi, "IntegrityError", None)
+        return isinstance(exc, IntegrityError) or (
+            isinstance(driver_error, type) and isinstance(exc, driver_error))
+
     def _run_batch(self, batch: list[_Job], *, retried: bool = False) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
         bad write fails only its own caller. A batch that fails because the connection
@@ -369,8 +376,7 @@ class Store:
                     self._run_batch([job], retried=True)
                 return
             LOG.error("write failed", extra={"error": type(exc).__name__})
-            kind = StoreConflict if isinstance(exc, IntegrityError) or (
-                type(exc).__name__ == "UniqueViolation") else StoreError
+            kind = StoreConflict if self._conflict(exc) else StoreError
             failure = kind(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
             return
