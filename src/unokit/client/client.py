@@ -38,7 +38,7 @@ RESEND_CODES = frozenset({"not_stored", "unavailable", "closing"})
 """Error codes that say nothing was kept: the client sends the message again."""
 FIRST_RESEND = 0.5
 """Seconds before the first resend when the error gives no ``retry_after``."""
-LONGEST_RESEND = 8.0
+LONGEST_RESEND = 2.0
 """The longest pause between two resends of one message."""
 
 
@@ -47,8 +47,8 @@ def resend_pause(retry_after: float | None, tries: int) -> float:
     (1, 2, ...): ``retry_after`` (else :data:`FIRST_RESEND`), doubled each time, at most
     :data:`LONGEST_RESEND`.
 
-    >>> [resend_pause(1.0, n) for n in (1, 2, 3, 4, 5)]
-    [1.0, 2.0, 4.0, 8.0, 8.0]
+    >>> [resend_pause(0.5, n) for n in (1, 2, 3, 4, 5)]
+    [0.5, 1.0, 2.0, 2.0, 2.0]
     >>> resend_pause(None, 1)
     0.5
     """
