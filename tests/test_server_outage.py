@@ -332,8 +332,8 @@ async def test_a_refused_hello_is_an_error_of_the_client(database_url: str) -> N
 
 
 def test_resends_back_off_to_a_cap() -> None:
-    assert [resend_pause(1.0, n) for n in range(1, 6)] == [1.0, 2.0, 2.0, 2.0, 2.0]
-    assert resend_pause(None, 1) == 0.5 and resend_pause(0, 3) == 2.0
+    assert [resend_pause(1.0, n) for n in range(1, 6)] == [1.0, 1.5, 1.5, 1.5, 1.5]
+    assert resend_pause(None, 1) == 0.5 and resend_pause(0, 3) == 1.5
 
 
 def _new_room(code: str) -> Any:

@@ -38,7 +38,7 @@ RESEND_CODES = frozenset({"not_stored", "unavailable", "closing"})
 """Error codes that say nothing was kept: the client sends the message again."""
 FIRST_RESEND = 0.5
 """Seconds before the first resend when the error gives no ``retry_after``."""
-LONGEST_RESEND = 2.0
+LONGEST_RESEND = 1.5
 """The longest pause between two resends of one message."""
 
 
@@ -48,7 +48,7 @@ def resend_pause(retry_after: float | None, tries: int) -> float:
     :data:`LONGEST_RESEND`.
 
     >>> [resend_pause(0.5, n) for n in (1, 2, 3, 4, 5)]
-    [0.5, 1.0, 2.0, 2.0, 2.0]
+    [0.5, 1.0, 1.5, 1.5, 1.5]
     >>> resend_pause(None, 1)
     0.5
     """

@@ -4,7 +4,7 @@
 // their ids (the server applies each id at most once). A message the server did not
 // keep (`not_stored`, `unavailable`: its database is away) stays pending and is sent
 // again with its id after the error's `retry_after`, then after longer pauses (up to
-// 2 s), until it is answered: the page shows it as "saving", and nothing is dropped.
+// 1.5 s), until it is answered: the page shows it as "saving", and nothing is dropped.
 
 export async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -40,7 +40,7 @@ const BACKOFF = [250, 500, 1000, 2000, 4000, 8000];
 // Error codes that say "nothing was kept: send it again" (`closing` waits for the
 // reconnect; the others are sent again on the same connection after a pause).
 export const RESEND = new Set(["not_stored", "unavailable"]);
-export const LONGEST_RESEND = 2000;
+export const LONGEST_RESEND = 1500;
 
 // Milliseconds before sending a message again after its `tries`-th refusal (1, 2, ...):
 // the server's `retry_after` (seconds; else half a second), doubled each time, capped.
