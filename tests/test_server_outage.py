@@ -44,6 +44,8 @@ class BrokenStore:
         self.broken = True
         self.only = only
         self.calls: list[str] = []
+        self.when: Any = None
+        """With a function of the call's arguments: only the calls it says yes to fail."""
 
     def __getattr__(self, name: str) -> Any:
         real = getattr(self.store, name)
@@ -52,7 +54,8 @@ class BrokenStore:
 
         async def call(*args: Any, **kwargs: Any) -> Any:
             self.calls.append(name)
-            if self.broken and (not self.only or name in self.only):
+            if (self.broken and (not self.only or name in self.only)
+                    and (self.when is None or self.when(*args))):
                 raise StoreError("the database refused a write: OperationalError")
             return await real(*args, **kwargs)
         return call
@@ -339,3 +342,38 @@ def test_resends_back_off_to_a_cap() -> None:
 def _new_room(code: str) -> Any:
     from store_kit import new_room as kit_room
     return kit_room(code)
+
+
+@pytest.mark.asyncio
+async def test_unokit_bot_says_saving_and_plays_on(
+        database_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    from unokit.client.remote_bot import run_bot
+    caplog.set_level(logging.INFO, "unokit.bot")
+    async with running_server(server_settings(database_url)) as server:
+        code = await new_room(server, rules="official,players=2,target_score=1")
+        host = await GameClient.join(server.url, code, name="Ann")
+        bot = await GameClient.join(server.url, code, name="bot")
+        playing = asyncio.create_task(run_bot(server.url, code, "easy", client=bot))
+        broken = break_store(server, only=("append_action",))
+        broken.when = lambda room_id, action, *rest: action.seat == 1  # the bot's only
+        play = asyncio.create_task(_play_to_the_end(host))
+        await host.start()
+        await bot.wait_for(lambda c: bool(c.saving))
+        assert any("saving" in r.getMessage() for r in caplog.records if r.name == "unokit.bot")
+        broken.broken = False
+        done = await asyncio.wait_for(playing, 120)
+        assert done.reveal is not None and not done.saving
+        await asyncio.wait_for(play, 60)
+        await host.close()
+        await bot.close()
+
+
+async def _play_to_the_end(client: GameClient) -> None:
+    while client.reveal is None:
+        await client.wait_for(lambda c: c.reveal is not None or c.must)
+        if client.reveal is None:
+            choice = next((a for a in client.legal if a.endswith("!")), client.legal[0])
+            try:
+                await client.act(choice)
+            except Exception:
+                await client.snapshot()

@@ -109,15 +109,16 @@ async def open_store(settings: Settings, *,
                 Store, settings.database_url, connect_timeout=settings.db_connect_timeout,
                 statement_timeout=settings.db_statement_timeout)
         except Exception as exc:
-            if settings.db_wait and clock() - start + pause > settings.db_wait:
+            elapsed = clock() - start
+            if settings.db_wait and elapsed >= settings.db_wait:
                 LOG.error("the database did not answer", extra={
-                    "error": type(exc).__name__, "waited": round(clock() - start, 1)})
+                    "error": type(exc).__name__, "waited": round(elapsed, 1)})
                 raise StoreError(f"the database did not answer within {settings.db_wait:g} "
                                  f"s: {type(exc).__name__}") from exc
             if not waited:
                 LOG.warning("waiting for the database", extra={"error": type(exc).__name__})
                 waited = True
-            await sleep(pause)
+            await sleep(min(pause, settings.db_wait - elapsed) if settings.db_wait else pause)
             pause = min(LONGEST_PAUSE, pause * 2)
             continue
         LOG.info("database ready", extra={"waited": round(clock() - start, 1)})

@@ -463,10 +463,14 @@ class OnlineSession:
                 changed = True
             if client.reveal is not None and self.record_text is None:
                 await self._fetch_record()
+            if self.saving != self._seen_saving:  # "saving" shows, or goes
+                self._seen_saving = self.saving
+                changed = True
             if changed:
                 self._notify()
 
     _seen_seq = -2
+    _seen_saving = False
     _seen_legal: list[str] | None = None
 
     async def _refresh_view(self) -> None:
