@@ -163,7 +163,9 @@ export class Link {
     if (msg.type === "error" && !this.ready) {
       // the hello was refused: a stale token starts over as a new player
       if (RESEND.has(msg.code) || msg.code === "closing") {
-        // the server could not take the hello now: the reconnect says it again
+        // the server could not take the hello now: the reconnect says it again, about
+        // a second later (not after the long pauses of a dead network)
+        this.tries = Math.min(this.tries, BACKOFF.indexOf(1000));
       } else if (msg.code === "bad_token") {
         store(tokenKey(this.code), null);
         this.lastSeq = -1;
