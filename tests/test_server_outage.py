@@ -377,3 +377,36 @@ async def _play_to_the_end(client: GameClient) -> None:
                 await client.act(choice)
             except Exception:
                 await client.snapshot()
+
+
+@pytest.mark.asyncio
+async def test_writes_without_a_connection_fail_together_not_one_by_one(
+        tmp_path: Path) -> None:
+    import threading
+    store = Store(f"sqlite:///{tmp_path / 'unokit.db'}")
+    connects: list[int] = []
+
+    def refuse() -> Any:
+        connects.append(1)
+        raise StoreError("no route to the database")
+    try:
+        room_id = await store.create_room(_new_room("BATCH"))
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold(connection: Any) -> None:  # keeps the writer busy while writes queue up
+            entered.set()
+            gate.wait(30)
+        held = asyncio.ensure_future(store.run(hold))
+        assert await asyncio.to_thread(entered.wait, 30)
+        store._connection = refuse  # type: ignore[method-assign]
+        writes = [asyncio.ensure_future(store.set_status(room_id, "closed"))
+                  for _ in range(50)]
+        await asyncio.sleep(0)  # each hands its write in
+        gate.set()
+        await held
+        results = await asyncio.gather(*writes, return_exceptions=True)
+        assert all(isinstance(r, StoreError) for r in results)
+        # one try for the batch, not a connect (and its timeout) for each of its writes
+        assert len(connects) == 1
+    finally:
+        await store.close()

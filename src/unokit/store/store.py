@@ -353,6 +353,14 @@ class Store:
         reused = self._open is not None and not self._open.closed
         try:
             connection = self._connection()
+        except Exception as exc:  # no connection: every write of the batch fails at once
+            self._open = None
+            LOG.error("write failed: no database connection",
+                      extra={"error": type(exc).__name__, "writes": len(batch)})
+            failure = StoreError(f"no database connection: {type(exc).__name__}")
+            _settle_all([(future, None, failure) for _, future, _ in batch])
+            return
+        try:
             if all(fn is None for fn, _, _ in batch):
                 results = self._rows_only(connection, batch)
             else:
