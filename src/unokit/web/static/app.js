@@ -557,7 +557,7 @@ function renderStatus() {
   parts.banner.hidden = !away && !saving;
   parts.banner.dataset.state = away ? S.conn : saving ? "saving" : "online";
   parts.banner.textContent = S.conn === "offline" ? _("The connection is lost.")
-    : away ? _("Connection lost: coming back…")
+    : away || !saving ? _("Connection lost: coming back…")
     : _("Saving your move… (the server keeps it as soon as it can)");
   const el = document.querySelector('[data-testid="connection-status"]');
   if (!el) return;
