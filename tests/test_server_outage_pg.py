@@ -190,3 +190,18 @@ async def test_the_database_hangs_mid_match(cluster: Cluster) -> None:
         back = time.monotonic()
         await _finish(server, cluster, table, tasks, back)
         await watcher.close()
+
+
+async def test_the_first_write_after_a_database_restart_succeeds(cluster: Cluster) -> None:
+    from store_kit import new_room
+    from unokit.store import Store
+    store = Store(cluster.url)
+    try:
+        await store.create_room(new_room("BEFORE"))
+        await asyncio.to_thread(cluster.stop)  # an idle server's database restarts
+        await asyncio.to_thread(cluster.start)
+        await store.create_room(new_room("AFTER"))  # no error: the dead connection is
+        assert store.reconnects == 1  # replaced and the write tried again
+        assert await store.room_status("AFTER") == "lobby"
+    finally:
+        await store.close()
