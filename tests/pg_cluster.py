@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -38,6 +39,7 @@ class Cluster:
         started = subprocess.run(["bash", str(SCRIPT), "start"], env=self.env, check=False,
                                  capture_output=True, text=True, timeout=120)
         if started.returncode != 0:
+            shutil.rmtree(self.dir, ignore_errors=True)
             pytest.fail(f"could not start a PostgreSQL cluster: {started.stderr}",
                         pytrace=False)
         self.url = started.stdout.strip()
