@@ -170,3 +170,7 @@ async def test_serve_and_a_remote_bot_play_a_match(tmp_path: Path) -> None:
     # structured logs on stderr: one JSON object a line
     records = [json.loads(line) for line in logs.splitlines() if line.strip()]
     assert any(r.get("msg") == "listening" for r in records), records[:5]
+    # "listening" only once the database is open and the rooms are back
+    said = [r.get("msg") for r in records]
+    assert said.index("database ready") < said.index("rooms restored") < said.index(
+        "listening"), said

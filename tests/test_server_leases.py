@@ -57,7 +57,8 @@ async def two_servers(database_url: str, clock: LeaseClock) -> AsyncIterator[
 async def playing(server: Running, name: str = "Ann") -> tuple[str, GameClient]:
     """A two-seat match (a client and an easy bot), started, at the client's turn."""
     code = await new_room(server, rules="official,players=2", bots=["easy"])
-    client = await GameClient.join(server.url, code, name=name)
+    # resend=False: these tests read the refusal of a write the lost lease refused
+    client = await GameClient.join(server.url, code, name=name, resend=False)
     await client.command(P.Start)
     await client.wait_for(lambda c: c.must)
     return code, client
@@ -79,9 +80,10 @@ class HandsIn:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    async def append_action(self, room_id: int, action: Any, chat: Any = None) -> None:
+    async def append_action(self, room_id: int, action: Any, chat: Any = None,
+                            **options: Any) -> None:
         self.handed_in.set()
-        await self.store.append_action(room_id, action, chat)
+        await self.store.append_action(room_id, action, chat, **options)
 
 
 def told_to_reconnect(client: GameClient) -> bool:

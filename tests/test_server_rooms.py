@@ -293,15 +293,17 @@ class FailingStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    async def append_action(self, room_id: int, action: Any, chat: Any = None) -> None:
+    async def append_action(self, room_id: int, action: Any, chat: Any = None,
+                            **options: Any) -> None:
         if self.failing:
             raise StoreError("the database refused a write: OperationalError")
-        await self.store.append_action(room_id, action, chat)
+        await self.store.append_action(room_id, action, chat, **options)
 
 
 async def _playing_room(server: Running, name: str) -> tuple[GameClient, Room]:
     code = await new_room(server, rules="official,players=2")
-    client = await GameClient.join(server.url, code, name=name)
+    # resend=False: these tests read the refusals themselves
+    client = await GameClient.join(server.url, code, name=name, resend=False)
     await client.command(P.AddBot, bot="easy")
     await client.command(P.Start)
     await client.wait_for(lambda c: c.must)

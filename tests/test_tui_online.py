@@ -534,3 +534,52 @@ def test_play_online_option_errors_are_one_line() -> None:
         cli_app, ["play", "--server", "http://127.0.0.1:9", "--seed", "4"]))
     assert "http://" in _one_line_error(runner.invoke(
         cli_app, ["play", "--server", "127.0.0.1:9", "--room", "X"]))
+
+
+class _ActionsFail:
+    """A room's store whose action writes fail while ``failing`` (a database outage)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.failing = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def append_action(self, *args: Any, **kwargs: Any) -> None:
+        if self.failing:
+            from unokit.store import StoreError
+            raise StoreError("the database refused a write: OperationalError")
+        await self.store.append_action(*args, **kwargs)
+
+
+@pytest.mark.asyncio
+async def test_a_move_not_kept_shows_saving_and_goes_through_later(tmp_path: Path) -> None:
+    async with running_server(server_settings(sqlite(tmp_path)), seeds=[SEED]) as server:
+        made = await create_room(server.url, rules="official,players=2", bots=["playfirst"])
+        app = OnlineApp(server.url, made["code"], name="Ann")
+        async with opened(app) as pilot:
+            session = await start_from_lobby(pilot, app)
+            table = app.screen
+            assert isinstance(table, OnlineTableScreen)
+            await until(pilot, session, lambda: ready(session))
+            room = server.rooms.get(made["code"])
+            outage = _ActionsFail(room.store)
+            room.store = outage  # type: ignore[assignment]
+            hand, seq = hand_of(app), session.client.last_seq
+            offer = session.offer()
+            playable = [i for i, card in enumerate(table.hand.cards)
+                        if card in offer.play_cards and i < len(KEY_LABELS)]
+            await pilot.press(KEY_LABELS[playable[0]] if playable else "d")
+            await pilot.pause()
+            if isinstance(app.screen, ColorPicker):
+                await pilot.press("r")
+            await until(pilot, session, lambda: session.saving)
+            await shown(pilot, lambda: "Saving your move" in static_text(table, "#status"))
+            assert hand_of(app) == hand and session.client.last_seq == seq
+            assert not table.error  # not an error: the move is on its way
+            outage.failing = False  # the database is back: the resend is kept
+            await until(pilot, session, lambda: not session.saving
+                        and session.client.last_seq > seq)
+            await shown(pilot, lambda: "Saving your move" not in static_text(table, "#status"))
+            assert hand_of(app) != hand

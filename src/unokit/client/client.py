@@ -5,7 +5,12 @@ order), what its seat may do (``legal``, ``must``) and the room (``room``). :met
 sends an action with a fresh client action id and waits for its ack, raising
 :class:`ActionRefused` for an error. When the connection drops, :meth:`reconnect` comes
 back with the seat token, resumes after the last event seen and sends again, with the
-same ids, every action still unanswered (so that none is applied twice).
+same ids, every action still unanswered (so that none is applied twice). A message
+refused with "nothing was kept, send it again" (``not_stored``, ``unavailable``,
+``closing``: a database outage, a restart) stays pending, listed in :attr:`saving`, and
+is sent again with the same id after the server's ``retry_after``, then after longer
+and longer pauses (:data:`LONGEST_RESEND` at most), until it is answered: nothing the
+player did is dropped.
 :meth:`chat` writes a line in the table chat; the lines received are kept in
 :attr:`chat_lines` (each once, though a new connection gets the room's last lines again).
 
@@ -28,6 +33,27 @@ import websockets
 
 from unokit.engine.errors import UnoError
 from unokit.server import protocol as P
+
+RESEND_CODES = frozenset({"not_stored", "unavailable", "closing"})
+"""Error codes that say nothing was kept: the client sends the message again."""
+FIRST_RESEND = 0.5
+"""Seconds before the first resend when the error gives no ``retry_after``."""
+LONGEST_RESEND = 1.5
+"""The longest pause between two resends of one message."""
+
+
+def resend_pause(retry_after: float | None, tries: int) -> float:
+    """Seconds to wait before sending a message again after its ``tries``-th refusal
+    (1, 2, ...): ``retry_after`` (else :data:`FIRST_RESEND`), doubled each time, at most
+    :data:`LONGEST_RESEND`.
+
+    >>> [resend_pause(0.5, n) for n in (1, 2, 3, 4, 5)]
+    [0.5, 1.0, 1.5, 1.5, 1.5]
+    >>> resend_pause(None, 1)
+    0.5
+    """
+    first = FIRST_RESEND if retry_after is None or retry_after <= 0 else retry_after
+    return float(min(LONGEST_RESEND, first * 2 ** min(tries - 1, 16)))
 
 
 class ClientError(UnoError):
@@ -70,8 +96,19 @@ class GameClient:
     """One connection to one room, as a seat or a spectator."""
 
     def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
-                 spectate: bool = False, seat: int | None = None, lang: str = "") -> None:
+                 spectate: bool = False, seat: int | None = None, lang: str = "",
+                 resend: bool = True) -> None:
         self.base = base
+        self.resend = resend
+        """Send again a message refused with a code of :data:`RESEND_CODES` (else the
+        refusal is raised to the caller like any other)."""
+        self.saving: dict[str, int] = {}
+        """Ids of messages refused for an outage and waiting to be sent again, with how
+        many times each was refused (a player sees these as "saving")."""
+        self.on_saving: Callable[[str, int], None] | None = None
+        """Told ``(id, tries)`` each time a message is refused for an outage and will be
+        sent again (a front end shows "saving")."""
+        self._resends: set[asyncio.Task[None]] = set()
         self.lang = lang
         """The language of the server's error texts (``ru``; empty: English)."""
         self.room_code = room
@@ -171,6 +208,8 @@ class GameClient:
 
     async def close(self) -> None:
         """Close, and fail every pending action."""
+        for task in list(self._resends):
+            task.cancel()
         await self.close_socket()
         for _, future in self._pending.values():
             if not future.done():
@@ -203,6 +242,15 @@ class GameClient:
             self.lead, self.phase = message.lead, message.phase
         elif isinstance(message, P.Ack | P.Error | P.Snapshot):
             msg_id = message.id
+            if (isinstance(message, P.Error) and self.resend and msg_id
+                    and message.code in RESEND_CODES and msg_id in self._pending):
+                self._resend_later(msg_id, message.retry_after)
+                self._changed.set()
+                for listener in self.listeners:
+                    listener.set()
+                return
+            if msg_id:
+                self.saving.pop(msg_id, None)
             waiting = self._pending.pop(msg_id, None) if msg_id else None
             if waiting is not None and not waiting[1].done():
                 if isinstance(message, P.Error):
@@ -243,6 +291,23 @@ class GameClient:
                 await self._changed.wait()
 
     # ------------------------------------------------------------ sending
+    def _resend_later(self, msg_id: str, retry_after: float | None) -> None:
+        """Send the pending message ``msg_id`` again, with its id, after a pause."""
+        tries = self.saving.get(msg_id, 0) + 1
+        self.saving[msg_id] = tries
+        pause = resend_pause(retry_after, tries)
+        if self.on_saving is not None:
+            self.on_saving(msg_id, tries)
+
+        async def again() -> None:
+            await asyncio.sleep(pause)
+            pending = self._pending.get(msg_id)
+            if pending is not None and not pending[1].done() and self._ws is not None:
+                await self._send(pending[0])
+        task = asyncio.get_running_loop().create_task(again())
+        self._resends.add(task)
+        task.add_done_callback(self._resends.discard)
+
     def new_id(self) -> str:
         """A fresh client action id."""
         return f"{self._prefix}-{next(self._ids)}"

@@ -76,6 +76,7 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
                                        lang=current_language())
     if client.seat is None:
         raise ClientError("the bot has no seat (the room is full)")
+    client.on_saving = _say_saving
     seat = client.seat
     player = make_bot(bot, seed, rules=Rules.from_dict(client.room["rules"]))
     while client.reveal is None:
@@ -121,6 +122,14 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
         except (ClientError, TimeoutError):
             continue
     return client
+
+
+def _say_saving(msg_id: str, tries: int) -> None:
+    """The server did not keep an action (a database outage): the client sends it
+    again with the same id; say so the first time."""
+    if tries == 1:
+        LOG.info("saving: the server did not keep the action yet; sending it again",
+                 extra={"id": msg_id})
 
 
 RATE_PAUSE = 0.2

@@ -32,6 +32,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -58,6 +59,7 @@ from unokit.server.limits import (
     client_address,
     read_body,
 )
+from unokit.server.outage import RETRY_AFTER, RETRY_CODES
 from unokit.server.presence import ENDED
 from unokit.server.published import Published
 from unokit.server.room import Room
@@ -150,8 +152,9 @@ class Connection:
 
 def _error(conn: Connection, code: str, message: object, msg_id: str | None = None) -> bytes:
     """An error for ``conn``, its text (a marked message or an error with a template) in
-    the connection's language."""
-    return P.encode(P.Error(code=code, message=localize(conn.lang, message), id=msg_id))
+    the connection's language (with ``retry_after`` when it says to send it again)."""
+    return P.encode(P.Error(code=code, message=localize(conn.lang, message), id=msg_id,
+                            retry_after=RETRY_AFTER if code in RETRY_CODES else None))
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -294,12 +297,20 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 def _room_error(exc: RoomError, request: Request) -> Response:
-    """The JSON error of ``exc``, its message in the request's ``Accept-Language``."""
+    """The JSON error of ``exc``, its message in the request's ``Accept-Language``; a
+    503 (the database does not answer, the server is restarting) says when to try again
+    (``Retry-After`` and ``retry_after``)."""
     if isinstance(exc, Refused):
         return _refused_response(exc, request.headers)
-    status = {"no_room": 404, "not_started": 409, "closing": 503}.get(exc.code, 400)
+    status = {"no_room": 404, "not_started": 409, "closing": 503,
+              "unavailable": 503}.get(exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
-    return _json({"error": exc.code, "message": exc.text(lang)}, status)
+    body: dict[str, Any] = {"error": exc.code, "message": exc.text(lang)}
+    if status != 503:
+        return _json(body, status)
+    response = _json({**body, "retry_after": RETRY_AFTER}, status)
+    response.headers["Retry-After"] = str(math.ceil(RETRY_AFTER))
+    return response
 
 
 def _refused_response(exc: Refused, headers: Any) -> Response:

@@ -43,6 +43,7 @@ from unokit.engine.rules import Rules
 from unokit.i18n import N_
 from unokit.server import protocol as P
 from unokit.server.fanout import FanOut
+from unokit.server.outage import NOT_STORED
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat
 from unokit.store import RECENT_CHAT, ChatData, Store, StoreError
 
@@ -192,8 +193,8 @@ class Talk:
         line = self._new_line(held.seat, held.text, held.msg_id, self.last_seq())
         try:
             await self.store.append_chat(self.id, line)
-        except StoreError as exc:
-            self._error(held.conn, held.seat, held.msg_id, "not_stored", str(exc))
+        except StoreError:
+            self._error(held.conn, held.seat, held.msg_id, "not_stored", NOT_STORED)
             return False
         self._took_line(line)
         if held.msg_id is not None:

@@ -222,11 +222,14 @@ class Error(_Server, tag="error"):
     Codes: ``bad_message``, ``too_large``, ``rate_limited``, ``version``, ``no_room``,
     ``bad_token``, ``room_full``, ``not_seated``, ``not_started``, ``illegal``,
     ``not_host``, ``mid_round``, ``bad_request``, ``too_late``, ``caught``,
-    ``not_stored``, ``closing``, ``room_closed``, ``too_many``, ``elsewhere``."""
+    ``not_stored``, ``unavailable``, ``closing``, ``room_closed``, ``too_many``,
+    ``elsewhere``. The ones that say "nothing was kept, send it again" (``not_stored``,
+    ``unavailable``, ``closing``) come with ``retry_after``: the seconds to wait first."""
 
     code: str
     message: str
     id: str | None = None
+    retry_after: float | None = None
 
 
 class Events(_Server, tag="events"):

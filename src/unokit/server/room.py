@@ -55,6 +55,7 @@ from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
 from unokit.server.moved import refuse_moved
+from unokit.server.outage import NOT_STORED, RETRY_AFTER, RETRY_CODES, UNAVAILABLE
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
 from unokit.server.seating import (
@@ -76,7 +77,7 @@ LOG = logging.getLogger("unokit.room")
 Item = tuple[str, Any, Any]
 
 
-TRANSIENT = frozenset({"not_stored", "closing", "rate_limited"})
+TRANSIENT = frozenset({"not_stored", "unavailable", "closing", "rate_limited"})
 """Error codes that say "nothing was kept, send it again": a room does not answer a
 resent id with them."""
 
@@ -379,9 +380,13 @@ class Room(Lobby, Talk, Pacing, Presence):
 
     def _answer_failed(self, item: Item) -> None:
         """Answer the message the room failed on: its ack if it was committed before the
-        failure, else an error (nothing of it was kept)."""
+        failure, else an error (nothing of it was kept); a hello that was not welcomed
+        is told to come again."""
         kind, conn, message = item
         msg_id = getattr(message, "id", None)
+        if kind == "hello" and conn is not None and conn not in self.conns:
+            conn.close(self._unavailable(conn))
+            return
         if kind != "msg" or conn is None or msg_id is None:
             return
         known = self._known(conn, msg_id)
@@ -469,7 +474,8 @@ class Room(Lobby, Talk, Pacing, Presence):
         """Answer ``msg_id`` with an error; ``message`` (a marked message, an engine
         :class:`Reason` or a :class:`RoomError`) is said in the connection's language."""
         text = localize(language(conn), message)
-        data = P.encode(P.Error(code=code, message=text, id=msg_id))
+        data = P.encode(P.Error(code=code, message=text, id=msg_id,
+                                retry_after=RETRY_AFTER if code in RETRY_CODES else None))
         told = self.waiters.pop((seat, msg_id), []) if msg_id else []
         if conn is not None:
             told.append(conn)
@@ -560,6 +566,9 @@ class Room(Lobby, Talk, Pacing, Presence):
                 conn.close(P.encode(P.Error(code=exc.code,
                                             message=exc.text(language(conn)))))
                 return
+            except StoreError:  # nothing was kept: the same hello may come again
+                conn.close(self._unavailable(conn))
+                return
         conn.viewer = viewer
         self.conns.add(conn)
         self.fanout.join(self.code, conn)
@@ -581,7 +590,17 @@ class Room(Lobby, Talk, Pacing, Presence):
             self._broadcast_room()
         if (self.auto_start and self.status == "lobby"
                 and all(s.kind != EMPTY for s in self.seats)):
-            await self._start_match()
+            try:
+                await self._start_match()
+            except StoreError:  # not started: the player's next hello tries again
+                self._gone(conn)
+                conn.close(P.encode(P.Bye(reason=localize(language(conn), UNAVAILABLE),
+                                          reconnect=True)))
+
+    def _unavailable(self, conn: Connection) -> bytes:
+        """The answer to a hello the database kept the room from taking."""
+        return P.encode(P.Error(code="unavailable", retry_after=RETRY_AFTER,
+                                message=localize(language(conn), UNAVAILABLE)))
 
     def _gone(self, conn: Connection) -> None:
         if conn in self.conns:
@@ -655,8 +674,8 @@ class Room(Lobby, Talk, Pacing, Presence):
         except RoomError as exc:
             self._error(conn, seat, msg_id, exc.code, exc)
             return
-        except StoreError as exc:
-            self._error(conn, seat, msg_id, "not_stored", str(exc))
+        except StoreError:
+            self._error(conn, seat, msg_id, "not_stored", NOT_STORED)
             return
         finally:
             self._command = None
@@ -717,8 +736,8 @@ class Room(Lobby, Talk, Pacing, Presence):
             seq = await self._apply(held.seat, held.action, held.origin, held.msg_id, chat)
         except IllegalActionError as exc:
             self._error(held.conn, held.seat, held.msg_id, "illegal", exc)
-        except StoreError as exc:
-            self._error(held.conn, held.seat, held.msg_id, "not_stored", str(exc))
+        except StoreError:
+            self._error(held.conn, held.seat, held.msg_id, "not_stored", NOT_STORED)
         else:
             if held.msg_id is not None:  # a game action's ack is bounded by the match
                 self._answer(held.conn, held.seat, held.msg_id,
@@ -771,7 +790,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         try:
             await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, _action_text(action), seat, origin, client_id, seq,
-                at, self.seats[seat].occupant), line)
+                at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER)
         except StoreError:
             self._rollback()
             raise
@@ -818,10 +837,11 @@ class Room(Lobby, Talk, Pacing, Presence):
             self.driver.apply(action)
 
     async def _finish(self) -> None:
+        """The match is over (its end was committed with its last action): reveal the
+        server seed."""
         self.status = "finished"
         self.finished_at = time.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None
-        await self.store.set_status(self.id, "finished")
         data = self._reveal_message()
         self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
         self._broadcast_room()

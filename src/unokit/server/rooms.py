@@ -45,13 +45,14 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.outage import open_store, reading, writing
 from unokit.server.ownership import Ownership
 from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
-from unokit.store import Store, StoreError
+from unokit.store import Store, StoreConflict, StoreError
 from unokit.store.leases import Clock
 from unokit.store.lifecycle import end_stale
 
@@ -134,11 +135,11 @@ class Rooms:
         """Deletes the rows of rooms over for longer than the retention settings."""
 
     async def open(self) -> None:
-        """Open the database (migrating it), end the rooms whose stored clock ran out while
-        no process served them, and bring back every live room that no other live process
-        holds."""
-        self.store = Store(self.settings.database_url, lease=self.settings.lease,
-                           lease_clock=self.lease_clock)
+        """Open the database (migrating it; waiting for it, see
+        :func:`unokit.server.outage.open_store`), end the rooms whose stored clock ran out
+        while no process served them, and bring back every live room that no other live
+        process holds."""
+        self.store = await open_store(self.settings, lease_clock=self.lease_clock)
         self.store.clock = self.clock
         now = self.clock()
         abandoned, closed = await end_stale(
@@ -182,7 +183,8 @@ class Rooms:
         get ``bots`` in order).
 
         Raises:
-            RoomError: bad rules, timer or bots.
+            RoomError: bad rules, timer or bots; ``unavailable``, the database does not
+                answer.
         """
         parsed = room_rules(rules, seats)
         bots = list(bots or [])
@@ -200,17 +202,17 @@ class Rooms:
             if code in self.rooms:
                 continue
             try:
-                room = await Room.create(code=code, rules=parsed, store=store,
-                                         fanout=self.fanout, settings=self.settings,
-                                         turn_timer=turn_timer, public=public,
-                                         server_seed=self.server_seeds())
-            except StoreError:
+                room = await writing(self.settings, Room.create(
+                    code=code, rules=parsed, store=store, fanout=self.fanout,
+                    settings=self.settings, turn_timer=turn_timer, public=public,
+                    server_seed=self.server_seeds()))
+            except StoreConflict:
                 continue  # the code was taken by an older room: draw another
             break
         else:  # pragma: no cover - 32**6 codes
             raise RoomError("not_stored", N_("no free room code"))
         for seat, spec in enumerate(bots, start=1):
-            await room.add_bot(spec, seat)
+            await writing(self.settings, room.add_bot(spec, seat))
         self.add(room)
         LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
         return room
@@ -284,7 +286,8 @@ class Rooms:
 
         Raises:
             RoomError: ``room_closed`` for a room that was closed, ``elsewhere`` for a
-                room another live process serves, else ``no_room``.
+                room another live process serves, ``unavailable`` when the database does
+                not answer, else ``no_room``.
         """
         try:
             return self.get(code)
@@ -293,8 +296,7 @@ class Rooms:
             status = None
             if (self.store is not None and wanted.isascii() and wanted.isalnum()
                     and len(wanted) <= 16):
-                with contextlib.suppress(StoreError):
-                    status = await self.store.room_status(wanted)
+                status = await reading(self.settings, self.store.room_status(wanted))
             if status == "closed":
                 raise RoomError("room_closed", CLOSED) from None
             if status in ("lobby", "playing") and not self.closing:
@@ -321,7 +323,8 @@ class Rooms:
         rebuilt from the database (without a task) to show its record.
 
         Raises:
-            RoomError: no room has that code.
+            RoomError: no room has that code; ``unavailable``, the database does not
+                answer.
         """
         try:
             return self.get(code)
@@ -329,7 +332,7 @@ class Rooms:
             wanted = code.strip().upper()
             if not wanted.isascii() or not wanted.isalnum() or len(wanted) > 16:
                 raise
-            stored = await self._store().load_rooms(code=wanted)
+            stored = await reading(self.settings, self._store().load_rooms(code=wanted))
             if not stored:
                 raise
             try:

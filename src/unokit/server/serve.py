@@ -85,9 +85,15 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
     async def startup(self, sockets: list[Any] | None = None) -> None:
+        # uvicorn opens the rooms (the lifespan: the database, waited for, and every
+        # room restored) before it binds the port: "listening" means ready
         await super().startup(sockets)
         self.collections.start(asyncio.get_running_loop())
         if self.started:
+            settings = self.rooms.settings
+            logging.getLogger("unokit.server").info(
+                "listening", extra={"url": settings.base_url, "database": _safe_url(settings),
+                                    "rooms": len(self.rooms.rooms)})
             print(_("unokit is serving the game: open {url} in a browser (Ctrl-C stops it)",
                     url=self.rooms.settings.base_url + "/"), flush=True)
 
@@ -112,8 +118,6 @@ def serve(settings: Settings) -> None:
     server = _Server(config)
     server.rooms = rooms
     server.collections = Collections()
-    logging.getLogger("unokit.server").info(
-        "listening", extra={"url": settings.base_url, "database": _safe_url(settings)})
     server.run()
 
 

@@ -134,6 +134,14 @@ class Settings:
     lease_renew: float = 5.0
     """Seconds between two renewals of this process's leases (and two looks for rooms
     whose lease ran out, to take them over); less than ``lease``."""
+    db_connect_timeout: float = 5.0
+    """Seconds a new database connection may take before it counts as failed."""
+    db_statement_timeout: float = 5.0
+    """Seconds the database may spend on one statement (or waiting for a lock) before
+    it gives up on it (SQLite: its busy timeout)."""
+    db_wait: float = 0.0
+    """Seconds ``unokit serve`` waits for the database at start before it gives up
+    (0: for ever)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -163,9 +171,10 @@ class Settings:
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
         ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_ABANDON_AFTER``,
         ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``, ``UNOKIT_LEASE``,
-        ``UNOKIT_LEASE_RENEW``, and the limits (every field, its name in capitals after
-        ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other ``UNOKIT_*`` variable, unless in
-        :data:`OTHER_VARIABLES`, is refused.
+        ``UNOKIT_LEASE_RENEW``, ``UNOKIT_DB_CONNECT_TIMEOUT``,
+        ``UNOKIT_DB_STATEMENT_TIMEOUT``, ``UNOKIT_DB_WAIT``, and the limits (every field,
+        its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
+        ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
 
         Raises:
             SettingsError: naming the variable.
@@ -204,7 +213,9 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "max_conns": "int", "room_rate": "number", "room_burst": "int",
           "lobbies_per_address": "int", "max_rooms": "int", "head_timeout": "number",
           "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
-          "presence_interval": "number", "lease": "number", "lease_renew": "number"}
+          "presence_interval": "number", "lease": "number", "lease_renew": "number",
+          "db_connect_timeout": "number", "db_statement_timeout": "number",
+          "db_wait": "number"}
 
 _RANGES: dict[str, tuple[float, float, str]] = {
     "max_body": (1024, 64 * 1024 * 1024, "bytes"),
@@ -301,3 +312,10 @@ def check(settings: Settings) -> None:
     if not 0.1 <= settings.lease_renew <= settings.lease / 2:
         raise SettingsError(f"lease_renew: 0.1 seconds to half the lease "
                             f"({settings.lease / 2:g}), not {settings.lease_renew}")
+    for name in ("db_connect_timeout", "db_statement_timeout"):
+        value = getattr(settings, name)
+        if not 0 < value <= 600:
+            raise SettingsError(f"{name}: more than 0 and at most 600 seconds, not {value}")
+    if not 0 <= settings.db_wait <= LOBBY_LIMIT:
+        raise SettingsError(f"db_wait: 0 (for ever) to {LOBBY_LIMIT:g} seconds, not "
+                            f"{settings.db_wait}")

@@ -18,6 +18,7 @@ from unokit.store.store import (
     NewRoom,
     SeatData,
     Store,
+    StoreConflict,
     StoredRoom,
 )
 
@@ -30,6 +31,7 @@ __all__ = [
     "NewRoom",
     "SeatData",
     "Store",
+    "StoreConflict",
     "StoreError",
     "StoredRoom",
     "default_url",

@@ -61,9 +61,10 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from unokit.store import leases
-from unokit.store.db import migrate, open_engine
+from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, migrate, open_engine
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
     ActionRow,
@@ -97,6 +98,11 @@ LEASE = 15.0
 class _Refused(Exception):
     """Some rows of a batch of actions were refused by their fence: the batch is tried
     again one write at a time, to tell which."""
+
+
+class StoreConflict(StoreError):
+    """A write broke a unique key (a room code taken, say): trying the same again fails
+    again, while the database itself is fine."""
 
 
 @dataclass(frozen=True)
@@ -265,8 +271,9 @@ class Store:
     """The database, behind one writer thread. Create it, await its methods, then
     :meth:`close` it (which finishes every write handed in before)."""
 
-    def __init__(self, url: str, *, lease: float = LEASE, lease_clock: Clock | None = None
-                 ) -> None:
+    def __init__(self, url: str, *, lease: float = LEASE, lease_clock: Clock | None = None,
+                 connect_timeout: float = CONNECT_TIMEOUT,
+                 statement_timeout: float = STATEMENT_TIMEOUT) -> None:
         self.url = url
         self.lease = lease
         """Seconds a lease lasts past its last claim or renewal."""
@@ -277,8 +284,13 @@ class Store:
         self._tokens: dict[int, int] = {}
         """The rooms this store holds, and their fencing tokens (changed only by the
         writer thread)."""
-        self.engine = open_engine(url)
-        migrate(self.engine)
+        self.engine = open_engine(url, connect_timeout=connect_timeout,
+                                  statement_timeout=statement_timeout)
+        try:
+            migrate(self.engine)
+        except Exception:
+            self.engine.dispose()
+            raise
         self._dialect = self.engine.dialect.name
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
@@ -298,6 +310,9 @@ class Store:
         self.clock: Callable[[], float] = time.time
         """The clock of the times the store writes itself (a room's creation, start and
         end; tests give their own)."""
+        self.reconnects = 0
+        """Batches tried again on a new connection after the old one was found dead (a
+        database restart, a proxy that dropped it)."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
         LIVE_HERE.add(self.owner.text)
@@ -406,11 +421,43 @@ class Store:
             raise
         return [None] * len(batch)
 
-    def _run_batch(self, batch: list[_Job]) -> None:
+    def _disconnected(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the open connection is dead (not that the write is bad)."""
+        if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+            return True
+        driver = None
+        if self._open is not None:
+            with contextlib.suppress(Exception):
+                driver = self._open.connection.dbapi_connection
+        error: Any = exc.orig if isinstance(exc, DBAPIError) else exc
+        try:
+            return bool(self.engine.dialect.is_disconnect(error, driver, None))
+        except Exception:  # a dialect that cannot tell
+            return False
+
+    def _conflict(self, exc: Exception) -> bool:
+        """Whether ``exc`` is a broken unique key or other constraint (SQLAlchemy's or,
+        from the driver's fast path, the driver's own ``IntegrityError``)."""
+        driver_error = getattr(self.engine.dialect.loaded_dbapi, "IntegrityError", None)
+        return isinstance(exc, IntegrityError) or (
+            isinstance(driver_error, type) and isinstance(exc, driver_error))
+
+    def _run_batch(self, batch: list[_Job], *, retried: bool = False) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
-        bad write fails only its own caller. Never raises: the writer must not stop."""
+        bad write fails only its own caller. A batch that fails because the connection
+        it reused had died (the database restarted since) is tried once more on a new,
+        checked one. Never raises: the writer must not stop."""
+        reused = self._open is not None and not self._open.closed
         try:
             connection = self._connection()
+        except Exception as exc:  # no connection: every write of the batch fails at once
+            self._open = None
+            LOG.error("write failed: no database connection",
+                      extra={"error": type(exc).__name__, "writes": len(batch)})
+            failure = StoreError(f"no database connection: {type(exc).__name__}")
+            _settle_all([(future, None, failure) for _, future, _ in batch])
+            return
+        try:
             if all(fn is None for fn, _, _ in batch):
                 results = self._rows_only(connection, batch)
             else:
@@ -418,21 +465,30 @@ class Store:
                     results = self._execute(connection, batch)
         except Exception as exc:
             refused = isinstance(exc, LeaseLost | _Refused)
+            dead = not refused and reused and not retried and self._disconnected(exc)
             if not refused and self._open is not None:
+                with contextlib.suppress(Exception):
+                    self._open.invalidate()
                 with contextlib.suppress(Exception):
                     self._open.close()
                 self._open = None
+            if dead:
+                self.reconnects += 1
+                LOG.warning("database connection lost; trying again on a new one")
+                self._run_batch(batch, retried=True)
+                return
             if len(batch) > 1:
                 for job in batch:
-                    self._run_batch([job])
+                    self._run_batch([job], retried=True)
                 return
             if isinstance(exc, LeaseLost):
                 LOG.warning("write refused: the room is owned by another process",
                             extra={"room_id": exc.room_id})
-                failure: StoreError = exc
+                failure = exc
             else:
                 LOG.error("write failed", extra={"error": type(exc).__name__})
-                failure = StoreError(f"the database refused a write: {type(exc).__name__}")
+                kind = StoreConflict if self._conflict(exc) else StoreError
+                failure = kind(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
             return
         self.commits += 1
@@ -590,17 +646,26 @@ class Store:
         await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
-                            chat: ChatData | None = None) -> None:
+                            chat: ChatData | None = None, *,
+                            finished: bool = False) -> None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
-        transaction (a line that broke a silence and the ``say`` it cost)."""
+        transaction (a line that broke a silence and the ``say`` it cost); with
+        ``finished``, the room is marked finished in it too (the action that ended the
+        match: its end is never stored apart from it)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if room_id not in self._tokens:
             raise LeaseLost(room_id)
-        write = None if chat is None else self._chat_writer(room_id, chat)
-        self._jobs.put((write, future, (room_id, *action)))
+        writes = [] if chat is None else [self._chat_writer(room_id, chat)]
+        if finished:
+            writes.append(self._status_writer(room_id, "finished"))
+
+        def write(connection: Connection) -> None:
+            for each in writes:
+                each(connection)
+        self._jobs.put((write if writes else None, future, (room_id, *action)))
         await future
 
     def _chat_writer(self, room_id: int, line: ChatData) -> Callable[[Connection], None]:
@@ -622,15 +687,18 @@ class Store:
                 turn_timer=seconds))
         await self.run(self._answered(room_id, answer, write))
 
-    async def set_status(self, room_id: int, status: str) -> None:
-        """Mark the room ``finished``, ``abandoned`` or ``closed``."""
+    def _status_writer(self, room_id: int, status: str) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
             self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "abandoned", "closed"):
                 values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
-        await self.run(write)
+        return write
+
+    async def set_status(self, room_id: int, status: str) -> None:
+        """Mark the room ``finished`` or ``closed``."""
+        await self.run(self._status_writer(room_id, status))
 
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""

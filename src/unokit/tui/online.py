@@ -396,6 +396,12 @@ class OnlineSession:
         """The room's action text of the table's ``action``."""
         return self.turn.remote_text(A.format_action(action).split(":", 1)[1])
 
+    @property
+    def saving(self) -> bool:
+        """An action or command of the player was not kept yet (a database outage): the
+        client sends it again with its id until the server keeps it."""
+        return bool(self.client.saving)
+
     async def send(self, action: int) -> str:
         """Send the player's ``action``; ``""`` when the server took it, else the
         reason it was refused (with names for seat numbers)."""
@@ -457,10 +463,14 @@ class OnlineSession:
                 changed = True
             if client.reveal is not None and self.record_text is None:
                 await self._fetch_record()
+            if self.saving != self._seen_saving:  # "saving" shows, or goes
+                self._seen_saving = self.saving
+                changed = True
             if changed:
                 self._notify()
 
     _seen_seq = -2
+    _seen_saving = False
     _seen_legal: list[str] | None = None
 
     async def _refresh_view(self) -> None:

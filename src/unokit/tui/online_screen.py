@@ -125,6 +125,10 @@ class OnlineTableScreen(TableScreen):
             text.append(_("✗ The server closed the seat: {reason} (q: quit)",
                           reason=online.gone_reason), style="bold #ff5f5f")
             text.append("\n")
+        if online.saving:
+            text.append(_("⟳ Saving your move: the server keeps it as soon as its database "
+                          "answers"), style="bold #ffd75f")
+            text.append("\n")
         if online.away(HUMAN) and not online.spectating:
             text.append(_("Away: a bot plays for you until you act."), style="bold #ffd75f")
             text.append("\n")

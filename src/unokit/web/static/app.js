@@ -29,6 +29,7 @@ export const S = {
   timer: null,
   reveal: null,
   conn: "online",
+  saving: 0, // messages the server did not keep yet (sent again until it does)
   picker: null,
   targetPick: null,
   exchangePick: null,
@@ -50,7 +51,7 @@ export const parts = {
   chatLog: h("div", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" }),
   toast: h("div", { class: "toast", testid: "toast", role: "alert", hidden: true }),
   announce: h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" }),
-  banner: h("div", { class: "banner", hidden: true }),
+  banner: h("div", { class: "banner", testid: "banner", hidden: true }),
 };
 
 // ---------------------------------------------------------------- names, seats
@@ -89,6 +90,8 @@ function errorText(code, message) {
     case "caught": return _("Someone else caught them first.");
     case "rate_limited": return _("Slow down a little.");
     case "closing": return _("The server is restarting: trying again.");
+    case "not_stored": return _("Not saved yet: trying again.");
+    case "unavailable": return _("The server cannot reach its database: trying again.");
     case "not_started": return _("The match is not under way.");
     case "not_seated": return _("Spectators cannot play.");
     default: return message || code;
@@ -272,6 +275,7 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   link = new Link(code, { name: S.name, spectate, lang: language() }, {
     message: onMessage,
     state: (state) => { S.conn = state; renderStatus(); },
+    saving: (count) => { S.saving = count; renderStatus(); },
     answer: onAnswer,
   });
   link.open();
@@ -285,6 +289,7 @@ export function leaveRoom() {
   S.room = null;
   S.game = newGame();
   S.conn = "online";
+  S.saving = 0;
   if (location.pathname !== "/") history.pushState({}, "", "/" + location.search);
   refreshLobby();
   render();
@@ -548,8 +553,12 @@ function statusText(state) {
 
 function renderStatus() {
   const away = S.code && S.conn !== "online";
-  parts.banner.hidden = !away;
-  parts.banner.textContent = S.conn === "offline" ? _("The connection is lost.") : _("Connection lost: coming back…");
+  const saving = S.code && S.saving > 0;
+  parts.banner.hidden = !away && !saving;
+  parts.banner.dataset.state = away ? S.conn : saving ? "saving" : "online";
+  parts.banner.textContent = S.conn === "offline" ? _("The connection is lost.")
+    : away || !saving ? _("Connection lost: coming back…")
+    : _("Saving your move… (the server keeps it as soon as it can)");
   const el = document.querySelector('[data-testid="connection-status"]');
   if (!el) return;
   el.dataset.state = S.conn;

@@ -1,7 +1,10 @@
 // The server: its HTTP API and the game's WebSocket, with reconnect and resume.
 // A dropped connection comes back by itself (backoff via setTimeout) and resumes with
 // the seat token and the last event seen; unanswered messages are sent again with
-// their ids (the server applies each id at most once).
+// their ids (the server applies each id at most once). A message the server did not
+// keep (`not_stored`, `unavailable`: its database is away) stays pending and is sent
+// again with its id after the error's `retry_after`, then after longer pauses (up to
+// 1.5 s), until it is answered: the page shows it as "saving", and nothing is dropped.
 
 export async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -34,11 +37,23 @@ function store(key, value) {
 }
 
 const BACKOFF = [250, 500, 1000, 2000, 4000, 8000];
+// Error codes that say "nothing was kept: send it again" (`closing` waits for the
+// reconnect; the others are sent again on the same connection after a pause).
+export const RESEND = new Set(["not_stored", "unavailable"]);
+export const LONGEST_RESEND = 1500;
+
+// Milliseconds before sending a message again after its `tries`-th refusal (1, 2, ...):
+// the server's `retry_after` (seconds; else half a second), doubled each time, capped.
+export function resendPause(retryAfter, tries) {
+  const first = typeof retryAfter === "number" && retryAfter > 0 ? retryAfter * 1000 : 500;
+  return Math.min(LONGEST_RESEND, first * 2 ** Math.min(tries - 1, 16));
+}
 const PING_EVERY = 25000;
 const PONG_WITHIN = 10000; // no message this long after a ping: the connection is dead
 
 export class Link {
-  // on: {message(msg), state(online|reconnecting|offline), answer(id, msg, sent)}
+  // on: {message(msg), state(online|reconnecting|offline), answer(id, msg, sent),
+  //      saving(count): how many messages wait to be sent again}
   constructor(code, options, on) {
     this.code = code;
     this.options = options; // {name, spectate, lang}
@@ -46,6 +61,8 @@ export class Link {
     this.ws = null;
     this.lastSeq = -1;
     this.pending = new Map(); // id -> message, until acked or refused
+    this.saving = new Map(); // id -> refusals so far, of messages the server did not keep
+    this.resends = new Map(); // id -> the timer that sends it again
     this.counter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
     this.tries = 0;
@@ -145,7 +162,11 @@ export class Link {
     }
     if (msg.type === "error" && !this.ready) {
       // the hello was refused: a stale token starts over as a new player
-      if (msg.code === "bad_token") {
+      if (RESEND.has(msg.code) || msg.code === "closing") {
+        // the server could not take the hello now: the reconnect says it again, about
+        // a second later (not after the long pauses of a dead network)
+        this.tries = Math.min(this.tries, BACKOFF.indexOf(1000));
+      } else if (msg.code === "bad_token") {
         store(tokenKey(this.code), null);
         this.lastSeq = -1;
         this.on.message({ type: "reset" });
@@ -161,12 +182,37 @@ export class Link {
       // the server is restarting and did not take it: it goes again after the reconnect
       return;
     }
+    if (msg.type === "error" && RESEND.has(msg.code) && msg.id && this.pending.has(msg.id)) {
+      this.resendLater(msg.id, msg.retry_after);
+      return;
+    }
     if ((msg.type === "ack" || msg.type === "error" || msg.type === "snapshot") && msg.id) {
       const sent = this.pending.get(msg.id);
       this.pending.delete(msg.id);
+      this.saved(msg.id);
       if (this.on.answer) this.on.answer(msg.id, msg, sent);
     }
     this.on.message(msg);
+  }
+
+  // The server did not keep the pending message `id`: send it again, same id, later.
+  resendLater(id, retryAfter) {
+    const tries = (this.saving.get(id) || 0) + 1;
+    this.saving.set(id, tries);
+    clearTimeout(this.resends.get(id));
+    this.resends.set(id, setTimeout(() => {
+      this.resends.delete(id);
+      const sent = this.pending.get(id);
+      if (sent && this.ws && this.ready) this.ws.send(JSON.stringify(sent));
+    }, resendPause(retryAfter, tries)));
+    if (this.on.saving) this.on.saving(this.saving.size);
+  }
+
+  // The message `id` was answered: it is not being saved any more.
+  saved(id) {
+    clearTimeout(this.resends.get(id));
+    this.resends.delete(id);
+    if (this.saving.delete(id) && this.on.saving) this.on.saving(this.saving.size);
   }
 
   raw(msg) {
@@ -184,6 +230,8 @@ export class Link {
 
   close() {
     this.stopped = true;
+    for (const timer of this.resends.values()) clearTimeout(timer);
+    this.resends.clear();
     clearTimeout(this.timer);
     clearInterval(this.pinger);
     clearTimeout(this.deadline);
