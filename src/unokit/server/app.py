@@ -14,9 +14,12 @@
                                         the match is over)
 ``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
 ``GET /r/{code}``                       the invite link (the web page for a browser)
+``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
 ``WS /ws``                              the game (docs/protocol.md)
 ======================================  ==============================================
+
+With the setting ``base_path`` (``/uno``) every path is under it (``/uno/ws``, ...).
 
 >>> from starlette.testclient import TestClient
 >>> from unokit.server.settings import Settings
@@ -37,8 +40,9 @@ from typing import Any
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.middleware import Middleware
 from starlette.responses import Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit import i18n, web
@@ -46,7 +50,12 @@ from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
 from unokit.server import protocol as P
+from unokit.server import admin
+from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
+from unokit.server.logs import CONNECTION_ID
+from unokit.server.metrics import NO_METRICS, count_rooms
+from unokit.server.observe import Observe, client_address, route_patterns
 from unokit.server.room import Room
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
@@ -66,8 +75,13 @@ REFUSED_LIMIT = 200
 class Connection:
     """One WebSocket client: its viewer, its send queue, its rate limit."""
 
+    metrics = NO_METRICS
+    """Where the errors sent are counted (the server's metrics)."""
+
     def __init__(self, websocket: WebSocket, settings: Settings) -> None:
         self.websocket = websocket
+        self.id = CONNECTION_ID.get() or "-"
+        """The connection's id, in the log lines about it."""
         self.viewer = SPECTATORS
         self.room: Room | None = None
         self.outbox: collections.deque[bytes] = collections.deque()
@@ -87,8 +101,9 @@ class Connection:
         """Queue a message; a client too far behind is closed."""
         if self.closed:
             return
+        self.metrics.sent(data)
         if len(self.outbox) >= SEND_QUEUE:
-            LOG.warning("slow client disconnected")
+            LOG.warning("slow client disconnected", extra={"conn": self.id})
             self.closed = True
             self.outbox.clear()
         else:
@@ -145,6 +160,8 @@ async def game_socket(websocket: WebSocket) -> None:
     rooms: Rooms = websocket.app.state.rooms
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
+    conn.metrics = rooms.oversight.metrics
+    conn.metrics.open_sockets += 1
 
     async def write_then_close() -> None:
         # a connection the room closes (a refused hello, a kick, a client too far
@@ -166,9 +183,15 @@ async def game_socket(websocket: WebSocket) -> None:
             await asyncio.wait_for(writer, 5)
         with contextlib.suppress(Exception):
             await websocket.close(1012 if rooms.closing else 1000)
+        conn.metrics.open_sockets -= 1
 
 
 async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
+    try:
+        rooms.oversight.check_address(client_address(websocket))
+    except RoomError as exc:
+        conn.close(_error(conn, exc.code, exc))
+        return
     try:
         first = await asyncio.wait_for(websocket.receive_text(), HELLO_TIMEOUT)
     except TimeoutError:
@@ -237,7 +260,8 @@ def _json(data: Any, status: int = 200) -> Response:
 
 def _room_error(exc: RoomError, request: Request) -> Response:
     """The JSON error of ``exc``, its message in the request's ``Accept-Language``."""
-    status = {"no_room": 404, "not_started": 409, "closing": 503}.get(exc.code, 400)
+    status = {"no_room": 404, "not_started": 409, "closing": 503, "banned": 403}.get(
+        exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
     return _json({"error": exc.code, "message": exc.text(lang)}, status)
 
@@ -306,6 +330,7 @@ async def create_room(request: Request) -> Response:
     """A new room; its code and invite link."""
     rooms: Rooms = request.app.state.rooms
     try:
+        rooms.oversight.check_address(client_address(request))
         data = await _body(request)
         rules = _rules_field(data)
         bots = _field(data, "bots", list, [])
@@ -323,6 +348,7 @@ async def play_now(request: Request) -> Response:
     """A room of bots around seat 0, started as soon as its player says hello."""
     rooms: Rooms = request.app.state.rooms
     try:
+        rooms.oversight.check_address(client_address(request))
         data = await _body(request)
         rules = _rules_field(data)
         bot = _field(data, "bot", str, "normal")
@@ -379,15 +405,26 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     """The application: open the rooms on startup, stop them on shutdown."""
     shared = rooms or Rooms(settings)
 
+    metrics = shared.oversight.metrics
+
+    def live() -> tuple[dict[str, int], dict[str, int]]:
+        statuses, kinds = count_rooms(list(shared.rooms.values()))
+        kinds["pending"] = max(0, metrics.open_sockets - sum(kinds.values()))
+        return statuses, kinds
+    metrics.watch(live)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.admin_token = read_token(settings.admin_token, settings.data_dir)
+        lag = asyncio.create_task(metrics.measure_lag(), name="loop-lag")
         await shared.open()
         try:
             yield
         finally:
+            lag.cancel()
             await shared.close()
 
-    app = Starlette(routes=[
+    routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/api/presets", presets),
@@ -397,8 +434,15 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
-        *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule),
+        *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
+                    settings.base_path),
         WebSocketRoute("/ws", game_socket),
-    ], lifespan=lifespan)
+        *admin.routes(settings.metrics),
+    ]
+    if settings.base_path:
+        routes = [Mount(settings.base_path, routes=routes)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))])
     app.state.rooms = shared
+    app.state.admin_token = ""
     return app

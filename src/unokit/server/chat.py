@@ -46,6 +46,9 @@ from unokit.server.fanout import FanOut
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat
 from unokit.store import RECENT_CHAT, ChatData, Store, StoreError
 
+if TYPE_CHECKING:
+    from unokit.server.oversight import Oversight
+
 CHAT_LIMIT = 200
 """The most characters a chat line has (after white space is made single spaces)."""
 CHAT_LINES = 5
@@ -98,6 +101,7 @@ class Talk:
         seats: list[Seat]
         game: Game | None
         grace: Grace | None
+        oversight: Oversight
 
         def last_seq(self) -> int: ...
         def _remember(self, seat: int, msg_id: str, data: bytes) -> None: ...
@@ -146,6 +150,7 @@ class Talk:
             return
         try:
             text = check_text(message.text)
+            self.oversight.check_line(text)
             self._count_line(seat)
         except RoomError as exc:
             self._error(conn, seat, message.id, exc.code, exc.message)

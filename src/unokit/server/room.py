@@ -54,6 +54,7 @@ from unokit.server import protocol as P
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
+from unokit.server.oversight import NO_OVERSIGHT, Oversight
 from unokit.server.pacing import Pacing
 from unokit.server.seating import (
     ANSWERS_KEPT,
@@ -95,6 +96,9 @@ def _seatless_text(action: int) -> str:
 class Room(Lobby, Talk, Pacing):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
+
+    oversight: Oversight = NO_OVERSIGHT
+    """The server's metrics, bans and word list (:meth:`Rooms._add` sets them)."""
 
     def __init__(self, *, room_id: int, code: str, rules: Rules, store: Store,
                  fanout: FanOut, settings: Settings, turn_timer: int, public: bool,
@@ -675,6 +679,7 @@ class Room(Lobby, Talk, Pacing):
             self._rollback()
             raise
         self.last_commit = at
+        self.oversight.metrics.action(origin, time.time() - at)
         self._count_origin(seat, origin)
         self._broadcast_events(events)
         if line is not None:
@@ -717,6 +722,8 @@ class Room(Lobby, Talk, Pacing):
             self.driver.apply(action)
 
     async def _finish(self) -> None:
+        LOG.info("match finished", extra={"room": self.code, "actions": len(
+            self.game.history) if self.game is not None else 0})
         self.status = "finished"
         self.finished_at = time.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None

@@ -36,10 +36,13 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.moderation import load_words
+from unokit.server.oversight import Oversight
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
+from unokit.store.bans import list_bans
 
 LOG = logging.getLogger("unokit.rooms")
 
@@ -109,10 +112,13 @@ class Rooms:
         self.unloaded = 0
         """Finished rooms this process let go from memory."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.oversight = Oversight(words=load_words(settings.word_list))
+        """The metrics, bans and word list every room of this process shares."""
 
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
-        self.store = Store(self.settings.database_url)
+        self.store = Store(self.settings.database_url, schema=self.settings.migrate)
+        self.oversight.set_bans((b.kind, b.value) for b in await list_bans(self.store))
         since = time.time() - FINISHED_KEPT
         for stored in await self.store.load_rooms(finished_since=since):
             try:
@@ -186,6 +192,7 @@ class Rooms:
         self.rooms[room.code] = room
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
+        room.oversight = self.oversight
         room.start()
 
     def _closed(self, room: Room) -> None:

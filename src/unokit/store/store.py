@@ -54,7 +54,7 @@ from sqlalchemy import (
     update,
 )
 
-from unokit.store.db import migrate, open_engine
+from unokit.store.db import open_engine, prepare_schema
 from unokit.store.models import (
     ActionRow,
     AnswerRow,
@@ -215,10 +215,13 @@ class Store:
     """The database, behind one writer thread. Create it, await its methods, then
     :meth:`close` it (which finishes every write handed in before)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, schema: str = "auto") -> None:
+        """Open the database ``url``; ``schema``: ``auto`` migrates it, ``check``
+        raises :class:`unokit.store.db.SchemaError` unless it is current, ``off``
+        leaves it (see :func:`unokit.store.db.prepare_schema`)."""
         self.url = url
         self.engine = open_engine(url)
-        migrate(self.engine)
+        prepare_schema(self.engine, schema)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._open: Connection | None = None

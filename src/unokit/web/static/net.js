@@ -3,11 +3,13 @@
 // the seat token and the last event seen; unanswered messages are sent again with
 // their ids (the server applies each id at most once).
 
+import { BASE } from "./dom.js";
+
 export async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(path, init);
+  const response = await fetch(BASE + path, init);
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
@@ -74,7 +76,7 @@ export class Link {
   open() {
     this.stopped = false;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(scheme + "//" + location.host + "/ws");
+    const ws = new WebSocket(scheme + "//" + location.host + BASE + "/ws");
     this.ws = ws;
     this.ready = false;
     ws.onopen = () => {
