@@ -39,8 +39,8 @@ from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
-from starlette.requests import Request
 from starlette.middleware import Middleware
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -49,8 +49,8 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import protocol as P
 from unokit.server import admin
+from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
 from unokit.server.logs import CONNECTION_ID

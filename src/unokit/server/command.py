@@ -43,6 +43,15 @@ def serve_command(
     lobby_timeout: Annotated[float | None, typer.Option(
         "--lobby-timeout", help=N_("seconds a lobby stays open with no player connected "
         "(UNOKIT_LOBBY_TIMEOUT; 3600)"))] = None,
+    log_format: Annotated[str | None, typer.Option(
+        "--log-format", help=N_("json, text or auto (UNOKIT_LOG_FORMAT; auto: text at a "
+        "terminal)"))] = None,
+    migrate: Annotated[str | None, typer.Option(
+        "--migrate", help=N_("auto, check or off: what to do with the database schema at "
+        "start (UNOKIT_MIGRATE; auto)"))] = None,
+    base_path: Annotated[str | None, typer.Option(
+        "--base-path", help=N_("the path the server is reached under, e.g. /uno "
+        "(UNOKIT_BASE_PATH)"))] = None,
 ) -> None:
     """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with
     SQLite in ./unokit-data unless told otherwise. Ctrl-C stops it gracefully."""
@@ -56,7 +65,8 @@ def serve_command(
     flags = {"host": host, "port": port, "database_url": database_url, "data_dir": data_dir,
              "log_level": log_level, "turn_timer": turn_timer, "catch_grace": catch_grace,
              "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url,
-             "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout}
+             "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout,
+             "log_format": log_format, "migrate": migrate, "base_path": base_path}
     env = dict(os.environ)
     env.update({f"UNOKIT_{name.upper()}": str(value) for name, value in flags.items()
                 if value is not None})

@@ -252,7 +252,8 @@ class Lobby:
                                   reconnect=False)))
 
     async def remove_person(self, seat: int, bye: str) -> None:
-        """Take a person's seat from them (an operator removed them): in the lobby the seat is freed, in a match a bot plays it to the end and its token
+        """Take a person's seat from them (an operator removed them): in the lobby the
+        seat is freed, in a match a bot plays it to the end and its token
         stops working; their connections are told ``bye`` (a marked message).
 
         Raises:

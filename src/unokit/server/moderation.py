@@ -13,7 +13,7 @@ A refused name or line gets ``not_allowed``, and the error never says which word
 >>> words = WordList(["darn", "heck it"])
 >>> words.matches("Oh DARN!"), words.matches("darning"), words.matches("Heck  it")
 (True, False, True)
->>> fold("ＡＮＮ")
+>>> fold("\uff21\uff2e\uff2e")  # fullwidth letters
 'ann'
 """
 

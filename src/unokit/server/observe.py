@@ -44,10 +44,10 @@ ACCESS = logging.getLogger("unokit.access")
 _GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-def client_address(scope: Scope | Any) -> str:
+def client_address(scope: Any) -> str:
     """The client's IP address (a request, a WebSocket or an ASGI scope): the peer, or,
     behind a trusted proxy, the address it forwarded; ``unknown`` when there is none."""
-    client = scope.get("client") if isinstance(scope, dict) else scope.client
+    client: Any = scope.get("client") if isinstance(scope, dict) else scope.client
     if not client:
         return "unknown"
     host = client[0] if isinstance(client, tuple | list) else client.host
@@ -57,7 +57,7 @@ def client_address(scope: Scope | Any) -> str:
 def _request_id(scope: Scope) -> str:
     for name, value in scope.get("headers", ()):
         if name == b"x-request-id":
-            text = value.decode("latin-1")
+            text = bytes(value).decode("latin-1")
             if _GOOD_ID.fullmatch(text):
                 return text
             break

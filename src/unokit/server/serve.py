@@ -5,68 +5,38 @@ it is handling (its database write included), tells every client to reconnect
 (:class:`unokit.server.protocol.Bye`), closes the connections, and closes the database
 once every write handed to it is committed.
 
->>> record = logging.LogRecord("unokit.room", logging.INFO, "", 0, "room created", (), None)
->>> record.room = "ABCDEF"
->>> sorted(json.loads(JsonFormatter().format(record)))
-['level', 'logger', 'msg', 'room', 'time']
+Before the port opens, the schema is migrated or checked (the setting ``migrate``) and
+the rooms are brought back; only then is ``listening`` logged. The logs are
+:mod:`unokit.server.logs`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
 from unokit.i18n import _
+from unokit.server.access import admin_token
 from unokit.server.app import create_app
 from unokit.server.collector import Collections
+from unokit.server.logs import JsonFormatter, setup_logging
 from unokit.server.rooms import Rooms
 from unokit.server.settings import Settings
+from unokit.store.db import SchemaError, open_engine, prepare_schema
+
+__all__ = ["JsonFormatter", "serve", "setup_logging"]
+
+STARTUP_FAILURE = 3
+"""The exit status of a server that could not start (uvicorn's too)."""
 
 SWITCH_INTERVAL = 0.0005
 """Seconds between the interpreter's thread switches in the server (Python's default is
 0.005)."""
-
-_PLAIN = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message and any extra fields.
-    Log lines never hold cards: rooms log codes, counts and kinds of actions only."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-            + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(), "logger": record.name,
-            "msg": record.getMessage()}
-        for key, value in vars(record).items():
-            if key not in _PLAIN and not key.startswith("_"):
-                out[key] = value if isinstance(value, str | int | float | bool) else str(value)
-        if record.exc_info:
-            out["error"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False)
-
-
-def setup_logging(level: str) -> None:
-    """Structured logs on stderr at ``level`` (uvicorn's own logs too)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-        logger = logging.getLogger(name)
-        logger.handlers[:] = []
-        logger.propagate = True
-    logging.getLogger("uvicorn.access").setLevel("WARNING")
-
 
 class _Server(uvicorn.Server):
     """uvicorn, with the rooms told to stop before the connections are closed."""
@@ -86,14 +56,18 @@ class _Server(uvicorn.Server):
     async def startup(self, sockets: list[Any] | None = None) -> None:
         await super().startup(sockets)
         self.collections.start(asyncio.get_running_loop())
-        if self.started:
+        if self.started:  # the database is open, the rooms are back, the port is bound
+            settings = self.rooms.settings
+            logging.getLogger("unokit.server").info(
+                "listening", extra={"url": settings.base_url, "database": _safe_url(settings),
+                                    "rooms": len(self.rooms.rooms)})
             print(_("unokit is serving the game: open {url} in a browser (Ctrl-C stops it)",
                     url=self.rooms.settings.base_url + "/"), flush=True)
 
 
 def serve(settings: Settings) -> None:
     """Run the server until it is stopped."""
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format, access_log=settings.access_log)
     # The database writer thread hands the GIL back and forth at every call into the
     # database; with the default 5 ms switch interval each handover can wait that long
     # behind the event loop, which adds up to tens of milliseconds per commit under load.
@@ -101,19 +75,38 @@ def serve(settings: Settings) -> None:
     if settings.database_url.startswith("sqlite:///"):
         Path(settings.database_url.removeprefix("sqlite:///")).parent.mkdir(
             parents=True, exist_ok=True)
+    log = logging.getLogger("unokit.server")
+    try:
+        _prepare(settings)
+    except (SchemaError, OSError) as exc:
+        log.error("cannot start: %s", exc)
+        raise SystemExit(STARTUP_FAILURE) from None
     rooms = Rooms(settings)
     app = create_app(settings, rooms)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
                             access_log=False, ws_max_size=64 * 1024, ws_ping_interval=20,
                             ws_ping_timeout=20, ws_per_message_deflate=False,
-                            timeout_graceful_shutdown=10,
+                            timeout_graceful_shutdown=10, proxy_headers=True,
+                            forwarded_allow_ips=settings.forwarded_allow_ips,
                             lifespan="on")
     server = _Server(config)
     server.rooms = rooms
     server.collections = Collections()
-    logging.getLogger("unokit.server").info(
-        "listening", extra={"url": settings.base_url, "database": _safe_url(settings)})
     server.run()
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)
+
+
+def _prepare(settings: Settings) -> None:
+    """Before the port opens: the schema as ``settings.migrate`` says (one clear line
+    when it cannot be used), and the admin token file (owner-only) when no token is
+    set."""
+    engine = open_engine(settings.database_url)
+    try:
+        prepare_schema(engine, settings.migrate)
+    finally:
+        engine.dispose()
+    admin_token(settings.admin_token, settings.data_dir)
 
 
 def _safe_url(settings: Settings) -> str:
