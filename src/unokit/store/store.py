@@ -331,7 +331,8 @@ class Store:
                 for job in batch:
                     self._run_batch([job])
                 return
-            LOG.error("write failed", extra={"error": type(exc).__name__})
+            LOG.error("write failed", extra={"error": type(exc).__name__, "room_id": (
+                batch[0][2] or (None,))[0]})
             failure = StoreError(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
             return
