@@ -188,11 +188,6 @@ async def game_socket(websocket: WebSocket) -> None:
 
 async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
     try:
-        rooms.oversight.check_address(client_address(websocket))
-    except RoomError as exc:
-        conn.close(_error(conn, exc.code, exc))
-        return
-    try:
         first = await asyncio.wait_for(websocket.receive_text(), HELLO_TIMEOUT)
     except TimeoutError:
         conn.close(_error(conn, "bad_message", N_("say hello first (docs/protocol.md)")))
@@ -212,6 +207,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
                                                   "{version}", version=P.VERSION)))
         return
     try:
+        rooms.oversight.check_address(client_address(websocket))
         room = await rooms.live(hello.room)
     except RoomError as exc:
         conn.close(_error(conn, exc.code, exc))

@@ -42,12 +42,13 @@ class Oversight:
 
     def set_bans(self, bans: Iterable[tuple[str, str]]) -> None:
         """Hold these ``(kind, value)`` bans (``address`` or ``name``), only these."""
-        self.banned_addresses = {value for kind, value in bans if kind == "address"}
-        self.banned_names = {value for kind, value in bans if kind == "name"}
+        held = list(bans)
+        self.banned_addresses = {value for kind, value in held if kind == "address"}
+        self.banned_names = {value for kind, value in held if kind == "name"}
 
     def ban_name(self, name: str) -> None:
         """Refuse ``name`` (compared folded) from now on."""
-        self.banned_names.add(fold(name))
+        self.banned_names.add(fold(name).strip())
 
     def check_address(self, address: str) -> None:
         """Raise :class:`RoomError` ``banned`` for a banned address."""

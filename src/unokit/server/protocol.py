@@ -217,7 +217,7 @@ class Error(_Server, tag="error"):
     Codes: ``bad_message``, ``too_large``, ``rate_limited``, ``version``, ``no_room``,
     ``bad_token``, ``room_full``, ``not_seated``, ``not_started``, ``illegal``,
     ``not_host``, ``mid_round``, ``bad_request``, ``too_late``, ``caught``,
-    ``not_stored``, ``closing``, ``room_closed``."""
+    ``not_stored``, ``closing``, ``room_closed``, ``banned``, ``not_allowed``."""
 
     code: str
     message: str
