@@ -111,7 +111,7 @@ def test_migrations_started_at_once_all_succeed(database_url: str) -> None:
         try:
             barrier.wait()
             migrate(engines[index])
-        except BaseException as exc:  # noqa: BLE001 - any failure fails the test
+        except BaseException as exc:
             failures.append(exc)
     threads = [threading.Thread(target=start, args=(i,)) for i in range(starters)]
     for thread in threads:

@@ -79,8 +79,8 @@ async def test_metrics_follow_a_match(database_url: str) -> None:
     async with running_server(settings) as server, httpx.AsyncClient() as http:
         before = (await http.get(server.url + "/metrics")).text
         assert value(before, "unokit_actions_total", origin="player") == 0
-        made = (await http.post(server.url + "/api/rooms",
-                                json={"rules": "official,players=2,rounds=1", "bots": ["easy"]})).json()
+        made = (await http.post(server.url + "/api/rooms", json={
+            "rules": "official,players=2,rounds=1", "bots": ["easy"]})).json()
         ann = await GameClient.join(server.url, made["code"], name="Ann")
         watcher = await GameClient.join(server.url, made["code"], spectate=True)
         lobby = (await http.get(server.url + "/metrics")).text
