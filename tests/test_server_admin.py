@@ -230,3 +230,28 @@ async def _kick_mid_match() -> None:
 def test_protocol_names_the_new_codes() -> None:
     assert "``banned``" in (P.Error.__doc__ or "")
     assert "``not_allowed``" in (P.Error.__doc__ or "")
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_is_the_client() -> None:
+    """uvicorn rewrites the client from ``X-Forwarded-For`` for the proxies of
+    ``forwarded_allow_ips`` only; bans (and the access log) use that address."""
+    from starlette.testclient import TestClient
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    from unokit.server.app import create_app
+    from unokit.server.serve import uvicorn_config
+    from unokit.server.settings import Settings
+
+    behind = Settings(database_url="sqlite://", forwarded_allow_ips="10.0.0.1")
+    config = uvicorn_config(behind, None)
+    assert config.proxy_headers and config.forwarded_allow_ips == "10.0.0.1"
+    for proxy, forwarded, status in (("10.0.0.1", "203.0.113.9", 403),
+                                     ("10.0.0.1", "198.51.100.7", 201),
+                                     ("192.0.2.50", "203.0.113.9", 201)):
+        app = create_app(behind)
+        wrapped = ProxyHeadersMiddleware(app, trusted_hosts="10.0.0.1")
+        with TestClient(wrapped, client=(proxy, 40000)) as client:
+            app.state.rooms.oversight.set_bans([("address", "203.0.113.9")])
+            answer = client.post("/api/rooms", json={},
+                                 headers={"X-Forwarded-For": forwarded})
+        assert answer.status_code == status, (proxy, forwarded)

@@ -83,18 +83,22 @@ def serve(settings: Settings) -> None:
         raise SystemExit(STARTUP_FAILURE) from None
     rooms = Rooms(settings)
     app = create_app(settings, rooms)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
-                            access_log=False, ws_max_size=64 * 1024, ws_ping_interval=20,
-                            ws_ping_timeout=20, ws_per_message_deflate=False,
-                            timeout_graceful_shutdown=10, proxy_headers=True,
-                            forwarded_allow_ips=settings.forwarded_allow_ips,
-                            lifespan="on")
-    server = _Server(config)
+    server = _Server(uvicorn_config(settings, app))
     server.rooms = rooms
     server.collections = Collections()
     server.run()
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
+    """uvicorn's settings for ``app``: our logs (not uvicorn's access lines), the
+    WebSocket limits, and ``X-Forwarded-*`` believed from ``forwarded_allow_ips`` only."""
+    return uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
+                          access_log=False, ws_max_size=64 * 1024, ws_ping_interval=20,
+                          ws_ping_timeout=20, ws_per_message_deflate=False,
+                          timeout_graceful_shutdown=10, proxy_headers=True,
+                          forwarded_allow_ips=settings.forwarded_allow_ips, lifespan="on")
 
 
 def _prepare(settings: Settings) -> None:
