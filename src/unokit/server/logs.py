@@ -16,7 +16,7 @@ counts and kinds of actions only.
 >>> record.room = "ABCDEF"
 >>> sorted(json.loads(JsonFormatter().format(record)))
 ['level', 'logger', 'msg', 'room', 'time']
->>> TextFormatter().format(record)[12:]
+>>> TextFormatter().format(record)[13:]
 'info  unokit.room: room created room=ABCDEF'
 """
 
