@@ -81,6 +81,8 @@ async def test_metrics_follow_a_match(database_url: str) -> None:
         assert value(before, "unokit_actions_total", origin="player") == 0
         made = (await http.post(server.url + "/api/rooms", json={
             "rules": "official,players=2,rounds=1", "bots": ["easy"]})).json()
+        assert (await http.post(server.url + "/api/rooms", json={"seats": "x"})
+                ).status_code == 400
         ann = await GameClient.join(server.url, made["code"], name="Ann")
         watcher = await GameClient.join(server.url, made["code"], spectate=True)
         lobby = (await http.get(server.url + "/metrics")).text
@@ -102,6 +104,9 @@ async def test_metrics_follow_a_match(database_url: str) -> None:
     assert value(after, "unokit_commit_seconds_count") == player + bot
     assert value(after, "unokit_bot_decision_seconds_count") >= bot
     assert value(after, "unokit_errors_total", code="not_started") == 1
+    assert value(after, "unokit_errors_total", code="bad_request") == 1  # over HTTP
+    assert value(after, "unokit_http_requests_total", route="/api/rooms",
+                 status="400") == 1
     assert value(after, "unokit_http_requests_total", route="/api/rooms",
                  status="201") == 1
     assert value(after, "unokit_http_requests_total", route="/metrics", status="200") == 2

@@ -259,6 +259,7 @@ def _room_error(exc: RoomError, request: Request) -> Response:
     status = {"no_room": 404, "not_started": 409, "closing": 503, "banned": 403}.get(
         exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
+    request.app.state.rooms.oversight.metrics.errors.labels(exc.code).inc()
     return _json({"error": exc.code, "message": exc.text(lang)}, status)
 
 
