@@ -219,3 +219,15 @@ def test_a_server_that_cannot_start_says_so_in_one_line_and_never_listens(
         "`unokit migrate` (back up the database first)"]
     assert "listening" not in [line["msg"] for line in parsed]
     assert "Traceback" not in err
+
+
+def test_an_unreachable_database_is_one_line_without_its_password(tmp_path: Path) -> None:
+    port = _free_port()  # nothing listens there
+    server = _serve(tmp_path, "--database-url",
+                    f"postgresql+psycopg://unokit:hunter2secret@127.0.0.1:{port}/unokit")
+    _, err = server.communicate(timeout=120)
+    assert server.returncode == 3
+    errors = [json.loads(line) for line in err.splitlines()]
+    assert [e["msg"] for e in errors if e["level"] == "error"] == [
+        "cannot start: the database cannot be used: OperationalError"]
+    assert "hunter2secret" not in err and "Traceback" not in err

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from sqlalchemy.exc import SQLAlchemyError
 
 from unokit.i18n import _
 from unokit.server.access import admin_token
@@ -80,6 +81,9 @@ def serve(settings: Settings) -> None:
         _prepare(settings)
     except (SchemaError, OSError) as exc:
         log.error("cannot start: %s", exc)
+        raise SystemExit(STARTUP_FAILURE) from None
+    except SQLAlchemyError as exc:  # one line, without the URL (it may hold a password)
+        log.error("cannot start: the database cannot be used: %s", type(exc).__name__)
         raise SystemExit(STARTUP_FAILURE) from None
     rooms = Rooms(settings)
     app = create_app(settings, rooms)
