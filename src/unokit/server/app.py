@@ -176,6 +176,7 @@ async def game_socket(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        conn.metrics.open_sockets -= 1
         if conn.room is not None:
             conn.room.submit("gone", conn)
         conn.close()
@@ -183,7 +184,6 @@ async def game_socket(websocket: WebSocket) -> None:
             await asyncio.wait_for(writer, 5)
         with contextlib.suppress(Exception):
             await websocket.close(1012 if rooms.closing else 1000)
-        conn.metrics.open_sockets -= 1
 
 
 async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
