@@ -96,6 +96,13 @@ async def test_metrics_follow_a_match(database_url: str) -> None:
         after = (await http.get(server.url + "/metrics")).text
         await ann.close()
         await watcher.close()
+        metrics = server.rooms.oversight.metrics
+        async with asyncio.timeout(30):  # the server notices both sockets went
+            while metrics.open_sockets:
+                await asyncio.sleep(0.01)
+        gone = (await http.get(server.url + "/metrics")).text
+    assert value(gone, "unokit_connections", kind="player") == 0
+    assert value(gone, "unokit_connections", kind="pending") == 0
     assert value(after, "unokit_rooms", status="finished") == 1
     assert value(after, "unokit_rooms", status="lobby") == 0
     player = value(after, "unokit_actions_total", origin="player")
