@@ -72,6 +72,7 @@ from unokit.i18n import (
 )
 from unokit.server.backup_command import backup_command
 from unokit.server.command import serve_command
+from unokit.server.ops_command import admin_app, migrate_command
 from unokit.sim.cli import simulate_command
 from unokit.testing.scenario import ScenarioResult, run_file, scenario_files
 from unokit.testing.soak import seed_range
@@ -658,8 +659,9 @@ others' help is their docstring)."""
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
                         ("play", play_command), ("simulate", simulate_command),
                         ("serve", serve_command), ("bot", bot_command),
-                        ("backup", backup_command)):
+                        ("backup", backup_command), ("migrate", migrate_command)):
     app.command(_name, help=HELP.get(_name) or _help(_command), cls=_Command)(_command)
+app.add_typer(admin_app, name="admin")
 
 
 def main() -> None:

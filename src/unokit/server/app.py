@@ -15,9 +15,12 @@
                                         the match is over)
 ``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
 ``GET /r/{code}``                       the invite link (the web page for a browser)
+``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
 ``WS /ws``                              the game (docs/protocol.md)
 ======================================  ==============================================
+
+With the setting ``base_path`` (``/uno``) every path is under it (``/uno/ws``, ...).
 
 >>> from starlette.testclient import TestClient
 >>> from unokit.server.settings import Settings
@@ -39,16 +42,19 @@ from typing import Any
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
+from unokit.server import admin
 from unokit.server import protocol as P
+from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
 from unokit.server.jsondepth import too_deep
 from unokit.server.limits import (
@@ -56,9 +62,11 @@ from unokit.server.limits import (
     Refused,
     check_origin,
     check_post,
-    client_address,
     read_body,
 )
+from unokit.server.logs import CONNECTION_ID
+from unokit.server.metrics import NO_METRICS, count_rooms
+from unokit.server.observe import Observe, client_address, route_patterns
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
 from unokit.server.presence import ENDED
 from unokit.server.published import Published
@@ -82,8 +90,13 @@ REFUSED_LIMIT = 200
 class Connection:
     """One WebSocket client: its viewer, its send queue, its rate limit."""
 
+    metrics = NO_METRICS
+    """Where the errors sent are counted (the server's metrics)."""
+
     def __init__(self, websocket: WebSocket, settings: Settings) -> None:
         self.websocket = websocket
+        self.id = CONNECTION_ID.get() or "-"
+        """The connection's id, in the log lines about it."""
         self.viewer = SPECTATORS
         self.room: Room | None = None
         self.outbox: collections.deque[bytes] = collections.deque()
@@ -103,8 +116,9 @@ class Connection:
         """Queue a message; a client too far behind is closed."""
         if self.closed:
             return
+        self.metrics.sent(data)
         if len(self.outbox) >= SEND_QUEUE:
-            LOG.warning("slow client disconnected")
+            LOG.warning("slow client disconnected", extra={"conn": self.id})
             self.closed = True
             self.outbox.clear()
         else:
@@ -188,6 +202,8 @@ async def _deny(websocket: WebSocket, exc: Refused) -> None:
 async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
+    conn.metrics = rooms.oversight.metrics
+    conn.metrics.open_sockets += 1
 
     async def write_then_close() -> None:
         # a connection the room closes (a refused hello, a kick, a client too far
@@ -202,6 +218,7 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        conn.metrics.open_sockets -= 1
         if conn.room is not None:
             conn.room.submit("gone", conn)
         conn.close()
@@ -249,6 +266,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
                                                   "{version}", version=P.VERSION)))
         return
     try:
+        rooms.oversight.check_address(client_address(websocket))
         room = await rooms.live(hello.room)
     except RoomError as exc:
         conn.close(_error(conn, exc.code, exc))
@@ -300,9 +318,10 @@ def _room_error(exc: RoomError, request: Request) -> Response:
     """The JSON error of ``exc``, its message in the request's ``Accept-Language``; a
     503 (the database does not answer, the server is restarting) says when to try again
     (``Retry-After`` and ``retry_after``)."""
+    request.app.state.rooms.oversight.metrics.errors.labels(exc.code).inc()
     if isinstance(exc, Refused):
         return _refused_response(exc, request.headers)
-    status = {"no_room": 404, "not_started": 409, "closing": 503,
+    status = {"no_room": 404, "not_started": 409, "closing": 503, "banned": 403,
               "unavailable": 503}.get(exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
     body: dict[str, Any] = {"error": exc.code, "message": exc.text(lang)}
@@ -428,6 +447,7 @@ async def create_room(request: Request) -> Response:
     """A new room; its code and invite link."""
     rooms: Rooms = request.app.state.rooms
     try:
+        rooms.oversight.check_address(client_address(request))
         data = await _body(request)
         rules = _rules_field(data)
         bots = _field(data, "bots", list, [])
@@ -446,6 +466,7 @@ async def play_now(request: Request) -> Response:
     """A room of bots around seat 0, started as soon as its player says hello."""
     rooms: Rooms = request.app.state.rooms
     try:
+        rooms.oversight.check_address(client_address(request))
         data = await _body(request)
         rules = _rules_field(data)
         bot = _field(data, "bot", str, "normal")
@@ -534,15 +555,26 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     """The application: open the rooms on startup, stop them on shutdown."""
     shared = rooms or Rooms(settings)
 
+    metrics = shared.oversight.metrics
+
+    def live() -> tuple[dict[str, int], dict[str, int]]:
+        statuses, kinds = count_rooms(list(shared.rooms.values()))
+        kinds["pending"] = max(0, metrics.open_sockets - sum(kinds.values()))
+        return statuses, kinds
+    metrics.watch(live)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.admin_token = read_token(settings.admin_token, settings.data_dir)
+        lag = asyncio.create_task(metrics.measure_lag(), name="loop-lag")
         await shared.open()
         try:
             yield
         finally:
+            lag.cancel()
             await shared.close()
 
-    app = Starlette(routes=[
+    routes: list[BaseRoute] = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/api/presets", presets),
@@ -552,10 +584,18 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
-        *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule),
+        *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
+                    settings.base_path),
         WebSocketRoute("/ws", game_socket),
-    ], lifespan=lifespan, exception_handlers={HTTPException: _http_error})
+        *admin.routes(settings.metrics),
+    ]
+    if settings.base_path:
+        routes = [Mount(settings.base_path, routes=routes)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))],
+        exception_handlers={HTTPException: _http_error})
     app.state.rooms = shared
+    app.state.admin_token = ""
     app.state.limits = Limits(settings)
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
                                        ttl=settings.room_list_ttl)

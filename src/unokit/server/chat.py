@@ -47,6 +47,9 @@ from unokit.server.outage import NOT_STORED
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat
 from unokit.store import RECENT_CHAT, ChatData, Store, StoreError
 
+if TYPE_CHECKING:
+    from unokit.server.oversight import Oversight
+
 CHAT_LIMIT = 200
 """The most characters a chat line has (after white space is made single spaces)."""
 CHAT_LINES = 5
@@ -99,6 +102,7 @@ class Talk:
         seats: list[Seat]
         game: Game | None
         grace: Grace | None
+        oversight: Oversight
 
         def last_seq(self) -> int: ...
         def _remember(self, seat: int, msg_id: str, data: bytes, *,
@@ -150,6 +154,7 @@ class Talk:
             return
         try:
             text = check_text(message.text)
+            self.oversight.check_line(text)
             self._count_line(seat)
         except RoomError as exc:
             self._error(conn, seat, message.id, exc.code, exc.message)

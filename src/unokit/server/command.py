@@ -52,6 +52,15 @@ def serve_command(
     keep_lobbies: Annotated[float | None, typer.Option(
         "--keep-lobbies", help=N_("days the rows of a lobby closed before its match "
         "are kept; 0: for ever (UNOKIT_KEEP_LOBBIES; 1)"))] = None,
+    log_format: Annotated[str | None, typer.Option(
+        "--log-format", help=N_("json, text or auto (UNOKIT_LOG_FORMAT; auto: text at a "
+        "terminal)"))] = None,
+    migrate: Annotated[str | None, typer.Option(
+        "--migrate", help=N_("auto, check or off: what to do with the database schema at "
+        "start (UNOKIT_MIGRATE; auto)"))] = None,
+    base_path: Annotated[str | None, typer.Option(
+        "--base-path", help=N_("the path the server is reached under, e.g. /uno "
+        "(UNOKIT_BASE_PATH)"))] = None,
 ) -> None:
     """Run the game server: the HTTP API and the WebSocket game on 127.0.0.1:8000, with
     SQLite in ./unokit-data unless told otherwise. Ctrl-C stops it gracefully."""
@@ -67,7 +76,8 @@ def serve_command(
              "bot_delay": bot_delay, "round_pause": round_pause, "public_url": public_url,
              "seat_timeout": seat_timeout, "lobby_timeout": lobby_timeout,
              "abandon_after": abandon_after, "keep_finished": keep_finished,
-             "keep_lobbies": keep_lobbies}
+             "keep_lobbies": keep_lobbies, "log_format": log_format, "migrate": migrate,
+             "base_path": base_path}
     env = dict(os.environ)
     env.update({f"UNOKIT_{name.upper()}": str(value) for name, value in flags.items()
                 if value is not None})

@@ -18,7 +18,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -48,17 +48,6 @@ class Refused(RoomError):
         super().__init__(code, message, **params)
         self.status = status
         self.retry_after = retry_after
-
-
-def client_address(scope: Mapping[str, Any]) -> str:
-    """The address a request or connection comes from, as the server sees it (the one
-    place to change when a trusted proxy names the client instead).
-
-    >>> client_address({"client": ("203.0.113.7", 51000)}), client_address({})
-    ('203.0.113.7', 'unknown')
-    """
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
 
 
 class AddressBuckets:

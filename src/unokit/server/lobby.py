@@ -39,6 +39,7 @@ from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.answers import Answers
 from unokit.server.fanout import FanOut
+from unokit.server.oversight import Oversight
 from unokit.server.seating import (
     BOT,
     EMPTY,
@@ -78,6 +79,10 @@ class Lobby:
         driver: Any
         closing: bool
         answers: Answers
+        oversight: Oversight
+        bot_due: float | None
+        timer_due: float | None
+        pause_due: float | None
 
         def last_seq(self) -> int: ...
         def _gone(self, conn: Connection) -> None: ...
@@ -126,6 +131,7 @@ class Lobby:
         else:
             raise RoomError("room_full", N_("every seat is taken: watch with spectate"))
         name = check_name(hello.name, seat)
+        self.oversight.check_name(name)
         token = secrets.token_urlsafe(18)
         new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
                    host=not any(s.host for s in self.seats),
@@ -261,6 +267,30 @@ class Lobby:
                                                       N_("you left the room")),
                                       reconnect=False)))
 
+    async def remove_person(self, seat: int, bye: str) -> None:
+        """Take a person's seat from them (an operator removed them): in the lobby the
+        seat is freed, in a match a bot plays it to the end and its token
+        stops working; their connections are told ``bye`` (a marked message).
+
+        Raises:
+            RoomError: no person sits there.
+        """
+        spot = self.seats[self._seat(seat)]
+        if spot.kind != HUMAN:
+            raise RoomError("bad_request", N_("seat {seat} has no other player"), seat=seat)
+        if self.status == "lobby":
+            changed = {seat: Seat()}
+        else:  # a bot plays the seat to the end; its token stops working
+            changed = {seat: replace(spot, away=True, token_hash="", host=False)}
+        if spot.host:
+            changed.update(self._heir(seat, {seat}))
+        await self._set_seats(changed)
+        for conn in [c for c in self.conns if c.viewer == seat]:
+            self._gone(conn)
+            conn.close(P.encode(P.Bye(reason=localize(language(conn), bye),
+                                      reconnect=False)))
+        self._broadcast_room()
+
     async def _start_match(self) -> None:
         if self.status != "lobby":
             raise RoomError("bad_request", N_("the match has already started"))
@@ -277,6 +307,7 @@ class Lobby:
             self.status = "lobby"
             raise
         assert self.game is not None
+        LOG.info("match started", extra={"room": self.code, "seats": len(self.seats)})
         self._broadcast_room()
         self._broadcast_events(list(self.game.log))
 
@@ -325,14 +356,21 @@ class Lobby:
     async def _close_idle(self) -> None:
         """Close the room (its rows stay): every connection (spectators) is told, and
         the room's task stops after this."""
+        await self.close_room(CLOSED_BYE)
+        LOG.info("idle lobby closed", extra={"room": self.code})
+
+    async def close_room(self, bye: object) -> None:
+        """Close the room, its match too if one is under way (its rows stay): every
+        connection is told ``bye`` (a marked message or a :class:`Reason`) and the
+        room's task stops after this."""
         await self.store.set_status(self.id, "closed")
         self.status = "closed"
-        LOG.info("idle lobby closed", extra={"room": self.code})
+        self.bot_due = self.timer_due = self.pause_due = None
         self._broadcast_room()
         for conn in list(self.conns):
             self.conns.discard(conn)
             self.fanout.leave(self.code, conn)
-            conn.close(P.encode(P.Bye(reason=localize(language(conn), CLOSED_BYE),
+            conn.close(P.encode(P.Bye(reason=localize(language(conn), bye),
                                       reconnect=False)))
         if self.on_closed is not None:
             self.on_closed(self)

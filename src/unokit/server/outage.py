@@ -32,6 +32,7 @@ from unokit.i18n import N_
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreConflict, StoreError
+from unokit.store.db import SchemaError
 from unokit.store.leases import Clock
 
 LOG = logging.getLogger("unokit.server")
@@ -111,7 +112,9 @@ async def open_store(settings: Settings, *,
             store = await asyncio.to_thread(
                 Store, settings.database_url, connect_timeout=settings.db_connect_timeout,
                 statement_timeout=settings.db_statement_timeout, lease=settings.lease,
-                lease_clock=lease_clock)
+                lease_clock=lease_clock, schema=settings.migrate)
+        except SchemaError:  # no wait mends a schema: the operator must
+            raise
         except Exception as exc:
             elapsed = clock() - start
             if settings.db_wait and elapsed >= settings.db_wait:

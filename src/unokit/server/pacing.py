@@ -25,6 +25,7 @@ from unokit.engine.rules import Rules
 from unokit.i18n import N_
 from unokit.server import protocol as P
 from unokit.server.fanout import FanOut
+from unokit.server.oversight import Oversight
 from unokit.server.seating import BOT, EMPTY, HUMAN, Connection, Grace, Held, Seat
 from unokit.server.settings import Settings
 
@@ -52,6 +53,7 @@ class Pacing:
         timer_seat: int
         _timer_key: tuple[int, int, str] | None
         pause_due: float | None
+        oversight: Oversight
 
         def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
                    code: str, message: str) -> None: ...
@@ -201,7 +203,8 @@ class Pacing:
             if game.phase is ROUND_OVER and not all(s.kind == BOT or s.away
                                                     for s in self.seats):
                 return None
-            choice = self._bot(seat).choose(game.observation(seat), legal)
+            choice = self.oversight.metrics.timed(self._bot(seat).choose,
+                                                  game.observation(seat), legal)
             if choice is None and must:
                 return legal[0]
             return choice if choice is None or choice in legal else legal[0]

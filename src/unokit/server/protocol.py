@@ -223,8 +223,9 @@ class Error(_Server, tag="error"):
     ``bad_token``, ``room_full``, ``not_seated``, ``not_started``, ``illegal``,
     ``not_host``, ``mid_round``, ``bad_request``, ``too_late``, ``caught``,
     ``not_stored``, ``unavailable``, ``closing``, ``room_closed``, ``too_many``,
-    ``elsewhere``. The ones that say "nothing was kept, send it again" (``not_stored``,
-    ``unavailable``, ``closing``) come with ``retry_after``: the seconds to wait first."""
+    ``elsewhere``, ``banned``, ``not_allowed``. The ones that say "nothing was kept, send
+    it again" (``not_stored``, ``unavailable``, ``closing``) come with ``retry_after``:
+    the seconds to wait first."""
 
     code: str
     message: str

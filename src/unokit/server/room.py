@@ -56,6 +56,7 @@ from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
 from unokit.server.moved import refuse_moved
 from unokit.server.outage import NOT_STORED, RETRY_AFTER, RETRY_CODES, UNAVAILABLE
+from unokit.server.oversight import NO_OVERSIGHT, Oversight
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
 from unokit.server.seating import (
@@ -97,6 +98,9 @@ def _seatless_text(action: int) -> str:
 class Room(Lobby, Talk, Pacing, Presence):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`."""
+
+    oversight: Oversight = NO_OVERSIGHT
+    """The server's metrics, bans and word list (:meth:`Rooms._add` sets them)."""
 
     def __init__(self, *, room_id: int, code: str, rules: Rules, store: Store,
                  fanout: FanOut, settings: Settings, turn_timer: int, public: bool,
@@ -795,6 +799,7 @@ class Room(Lobby, Talk, Pacing, Presence):
             self._rollback()
             raise
         self.last_commit = at
+        self.oversight.metrics.action(origin, time.time() - at)
         self._count_origin(seat, origin)
         self._broadcast_events(events)
         if line is not None:
@@ -839,6 +844,8 @@ class Room(Lobby, Talk, Pacing, Presence):
     async def _finish(self) -> None:
         """The match is over (its end was committed with its last action): reveal the
         server seed."""
+        LOG.info("match finished", extra={"room": self.code, "actions": len(
+            self.game.history) if self.game is not None else 0})
         self.status = "finished"
         self.finished_at = time.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None

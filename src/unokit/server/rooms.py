@@ -45,7 +45,9 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
+from unokit.server.moderation import load_words
 from unokit.server.outage import open_store, reading, writing
+from unokit.server.oversight import Oversight
 from unokit.server.ownership import Ownership
 from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
@@ -53,6 +55,7 @@ from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreConflict, StoreError
+from unokit.store.bans import list_bans
 from unokit.store.leases import Clock
 from unokit.store.lifecycle import end_stale
 
@@ -134,6 +137,9 @@ class Rooms:
         self.retainer = Retainer(self)
         """Deletes the rows of rooms over for longer than the retention settings."""
 
+        self.oversight = Oversight(words=load_words(settings.word_list))
+        """The metrics, bans and word list every room of this process shares."""
+
     async def open(self) -> None:
         """Open the database (migrating it; waiting for it, see
         :func:`unokit.server.outage.open_store`), end the rooms whose stored clock ran out
@@ -141,6 +147,7 @@ class Rooms:
         process holds."""
         self.store = await open_store(self.settings, lease_clock=self.lease_clock)
         self.store.clock = self.clock
+        self.oversight.set_bans((b.kind, b.value) for b in await list_bans(self.store))
         now = self.clock()
         abandoned, closed = await end_stale(
             self.store, now=now, abandon_after=self.settings.abandon_after,
@@ -226,6 +233,7 @@ class Rooms:
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
         room.on_lost = self.ownership.room_lost
+        room.oversight = self.oversight
         room.start()
 
     def forget(self, room: Room) -> None:

@@ -142,6 +142,27 @@ class Settings:
     db_wait: float = 0.0
     """Seconds ``unokit serve`` waits for the database at start before it gives up
     (0: for ever)."""
+    log_format: str = "auto"
+    """``json``, ``text`` or ``auto`` (text at a terminal, else JSON)."""
+    access_log: bool = True
+    """Log one line per HTTP request (logger ``unokit.access``)."""
+    metrics: bool = True
+    """Serve ``GET /metrics`` (Prometheus's text format)."""
+    metrics_allow: str = ""
+    """Comma-separated addresses or networks that may read ``/metrics`` (empty: any)."""
+    migrate: str = "auto"
+    """At start: ``auto`` migrates the schema, ``check`` refuses to start unless it is
+    current, ``off`` does neither (``unokit migrate`` does it)."""
+    admin_token: str = ""
+    """The bearer token of the admin API (``/admin/``); empty: the one in the file
+    ``admin-token`` of the data directory, written (owner-only) at first start."""
+    word_list: str = ""
+    """A file of words (one a line) that names and chat lines may not contain."""
+    base_path: str = ""
+    """The path the server is reached under behind a proxy (``/uno``); empty: ``/``."""
+    forwarded_allow_ips: str = "127.0.0.1"
+    """The proxies whose ``X-Forwarded-For``/``-Proto`` are believed (comma-separated;
+    ``*``: any)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -152,8 +173,10 @@ class Settings:
 
     @property
     def base_url(self) -> str:
-        """Where the server is reached: :attr:`public_url` or ``http://HOST:PORT``."""
-        return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
+        """Where the server is reached: :attr:`public_url` or ``http://HOST:PORT``, with
+        :attr:`base_path` after it unless the public URL ends with it already."""
+        root = self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
+        return root if root.endswith(self.base_path) else root + self.base_path
 
     def origins(self) -> list[str]:
         """:attr:`allowed_origins` as a list (without trailing slashes)."""
@@ -172,7 +195,10 @@ class Settings:
         ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_ABANDON_AFTER``,
         ``UNOKIT_KEEP_FINISHED``, ``UNOKIT_KEEP_LOBBIES``, ``UNOKIT_LEASE``,
         ``UNOKIT_LEASE_RENEW``, ``UNOKIT_DB_CONNECT_TIMEOUT``,
-        ``UNOKIT_DB_STATEMENT_TIMEOUT``, ``UNOKIT_DB_WAIT``, and the limits (every field,
+        ``UNOKIT_DB_STATEMENT_TIMEOUT``, ``UNOKIT_DB_WAIT``, ``UNOKIT_LOG_FORMAT``,
+        ``UNOKIT_ACCESS_LOG``, ``UNOKIT_METRICS``, ``UNOKIT_METRICS_ALLOW``,
+        ``UNOKIT_MIGRATE``, ``UNOKIT_ADMIN_TOKEN``, ``UNOKIT_WORD_LIST``,
+        ``UNOKIT_BASE_PATH``, ``UNOKIT_FORWARDED_ALLOW_IPS``, and the limits (every field,
         its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
         ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
 
@@ -192,9 +218,10 @@ class Settings:
             kind = _KINDS.get(spec.name, "text")
             try:
                 values[spec.name] = (int(text) if kind == "int" else float(text)
-                                     if kind == "number" else text)
+                                     if kind == "number" else _flag(text)
+                                     if kind == "flag" else text)
             except ValueError:
-                wanted = "an integer" if kind == "int" else "a number"
+                wanted = {"int": "an integer", "flag": "on or off"}.get(kind, "a number")
                 raise SettingsError(f"{name}: expected {wanted}, got {text!r}") from None
         try:
             return cls(**values)
@@ -215,7 +242,7 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
           "presence_interval": "number", "lease": "number", "lease_renew": "number",
           "db_connect_timeout": "number", "db_statement_timeout": "number",
-          "db_wait": "number"}
+          "db_wait": "number", "access_log": "flag", "metrics": "flag"}
 
 _RANGES: dict[str, tuple[float, float, str]] = {
     "max_body": (1024, 64 * 1024 * 1024, "bytes"),
@@ -261,6 +288,16 @@ def unknown_variables(env: Mapping[str, str]) -> None:
         hint = f" (did you mean {close[0]}?)" if close else ""
         lines.append(f"{name}: not a setting{hint}")
     raise SettingsError("; ".join(lines))
+
+
+def _flag(text: str) -> bool:
+    """``on``/``off`` (also ``1``/``0``, ``true``/``false``, ``yes``/``no``)."""
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
 
 
 def check(settings: Settings) -> None:
@@ -319,3 +356,31 @@ def check(settings: Settings) -> None:
     if not 0 <= settings.db_wait <= LOBBY_LIMIT:
         raise SettingsError(f"db_wait: 0 (for ever) to {LOBBY_LIMIT:g} seconds, not "
                             f"{settings.db_wait}")
+    check_operations(settings)
+
+
+def check_operations(settings: Settings) -> None:
+    """The checks of the settings of operating the server (logs, metrics, schema, admin,
+    base path)."""
+    from unokit.server.logs import LOG_FORMATS
+    from unokit.store.db import SCHEMA_MODES
+    if settings.log_format not in LOG_FORMATS:
+        raise SettingsError(f"log_format: one of {', '.join(LOG_FORMATS)}, not "
+                            f"{settings.log_format!r}")
+    if settings.migrate not in SCHEMA_MODES:
+        raise SettingsError(f"migrate: one of {', '.join(SCHEMA_MODES)}, not "
+                            f"{settings.migrate!r}")
+    base = settings.base_path
+    if base and (not base.startswith("/") or base.endswith("/") or "//" in base
+                 or not all(c.isalnum() or c in "/-_." for c in base)):
+        raise SettingsError(f"base_path: a path such as /uno (no trailing slash), not "
+                            f"{base!r}")
+    if settings.admin_token and len(settings.admin_token) < 16:
+        raise SettingsError("admin_token: at least 16 characters")
+    if settings.word_list and not Path(settings.word_list).is_file():
+        raise SettingsError(f"word_list: no such file: {settings.word_list}")
+    from unokit.server.access import parse_networks
+    try:
+        parse_networks(settings.metrics_allow)
+    except ValueError as exc:
+        raise SettingsError(f"metrics_allow: {exc}") from None

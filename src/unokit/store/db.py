@@ -8,8 +8,10 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 'sqlite:////tmp/unokit-data/unokit.db'
 >>> engine = open_engine("sqlite://")
 >>> migrate(engine)
->>> current_revision(engine)
-'0006'
+>>> current_revision(engine) == HEAD
+True
+>>> schema_state(engine)
+('current', '0007')
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, create_engine, event, make_url
+from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
+from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.pool import StaticPool
 
 from unokit.store.files import secure_sqlite
@@ -29,7 +33,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0006"
+HEAD = "0007"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
@@ -111,14 +115,98 @@ def alembic_config() -> Config:
     return config
 
 
+MIGRATION_LOCK = 0x756E6F6B6974
+"""The key of PostgreSQL's transaction-level advisory lock that :func:`migrate` holds
+("unokit" in ASCII)."""
+
+SCHEMA_MODES = ("auto", "check", "off")
+"""What a server does with the schema when it starts: ``auto`` migrates it to the newest
+revision, ``check`` refuses to start unless it is there, ``off`` does neither."""
+
+
+class SchemaError(RuntimeError):
+    """The database's schema cannot be used: behind (``unokit migrate``), newer than
+    this unokit, or not recognised. Its text is one line for the operator."""
+
+
+def _lock(connection: Connection) -> None:
+    """Take the database's migration lock for the rest of ``connection``'s transaction:
+    on PostgreSQL a transaction-level advisory lock (let go at commit or rollback, never
+    held by an idle session), on SQLite the write lock (``BEGIN IMMEDIATE``)."""
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+    elif dialect == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the database to the newest revision (create the tables of a new one)."""
+    """Bring the database to the newest revision (create the tables of a new one).
+
+    The upgrade runs in one transaction that first takes the migration lock
+    (:func:`_lock`), so that servers and ``unokit migrate`` started at once on an empty
+    database do not race: the first migrates, the others wait, then find it done.
+
+    Raises:
+        SchemaError: the database is at a revision this unokit does not know.
+    """
     config = alembic_config()
     with engine.begin() as connection:
         if engine.dialect.name == "postgresql":  # a migration may take long: no bound
             connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+        _lock(connection)
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        try:
+            command.upgrade(config, "head")
+        except CommandError as exc:
+            raise SchemaError(_unknown(MigrationContext.configure(
+                connection).get_current_revision(), exc)) from None
+
+
+def _unknown(revision: str | None, exc: Exception) -> str:
+    return (f"the database schema is at revision {revision!r}, which this unokit does "
+            f"not know (it knows up to {HEAD!r}): run a newer unokit, or restore a "
+            f"backup ({str(exc).splitlines()[0][:120]})")
+
+
+def schema_state(engine: Engine) -> tuple[str, str | None]:
+    """Where the database's schema stands, and its revision: ``("current", HEAD)``,
+    ``("empty", None)`` (never migrated), ``("behind", rev)`` (an older revision:
+    ``unokit migrate`` brings it up) or ``("unknown", rev)`` (a newer or foreign
+    revision)."""
+    revision = current_revision(engine)
+    if revision is None:
+        return "empty", None
+    if revision == HEAD:
+        return "current", revision
+    known = {script.revision for script in
+             ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    return ("behind" if revision in known else "unknown"), revision
+
+
+def check_schema(engine: Engine) -> None:
+    """Raise :class:`SchemaError` unless the schema is at the newest revision."""
+    state, revision = schema_state(engine)
+    if state == "current":
+        return
+    if state == "unknown":
+        raise SchemaError(_unknown(revision, Exception("not in this unokit's migrations")))
+    where = "empty" if revision is None else f"at revision {revision!r}"
+    raise SchemaError(f"the database schema is {where}, this unokit needs {HEAD!r}: run "
+                      f"`unokit migrate` (back up the database first)")
+
+
+def prepare_schema(engine: Engine, mode: str = "auto") -> None:
+    """What a server does with the schema as it starts (see :data:`SCHEMA_MODES`).
+
+    Raises:
+        SchemaError: with ``check``, the schema is not current; with ``auto``, it is at
+            a revision this unokit does not know.
+    """
+    if mode == "auto":
+        migrate(engine)
+    elif mode == "check":
+        check_schema(engine)
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -8,7 +8,7 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)
-['actions', 'answers', 'chat', 'contributions', 'room_leases', 'rooms', 'seats']
+['actions', 'answers', 'bans', 'chat', 'contributions', 'room_leases', 'rooms', 'seats']
 """
 
 from __future__ import annotations
@@ -178,3 +178,19 @@ class LeaseRow(Base):
     lease_until: Mapped[float] = mapped_column(Float, default=0.0)
     """When the lease runs out, in seconds since the epoch by the database's clock (0:
     released). A lease that ran out may be claimed by any process."""
+
+
+class BanRow(Base):
+    """An address or a name the server refuses (``unokit admin ban``; revision 0007):
+    checked when a connection says hello and when a room is created."""
+
+    __tablename__ = "bans"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    """``address`` (a client's IP address) or ``name`` (a player name)."""
+    value: Mapped[str] = mapped_column(String(64))
+    """The address, or the name folded (NFKC, case-folded) as names are compared."""
+    reason: Mapped[str] = mapped_column(String(200), default="")
+    """Why, for the operators (never shown to the banned client)."""
+    created_at: Mapped[float] = mapped_column(Float)

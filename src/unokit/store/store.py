@@ -64,7 +64,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from unokit.store import leases
-from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, migrate, open_engine
+from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
     ActionRow,
@@ -273,7 +273,10 @@ class Store:
 
     def __init__(self, url: str, *, lease: float = LEASE, lease_clock: Clock | None = None,
                  connect_timeout: float = CONNECT_TIMEOUT,
-                 statement_timeout: float = STATEMENT_TIMEOUT) -> None:
+                 statement_timeout: float = STATEMENT_TIMEOUT, schema: str = "auto") -> None:
+        """Open the database ``url``; ``schema``: ``auto`` migrates it, ``check``
+        raises :class:`unokit.store.db.SchemaError` unless it is current, ``off``
+        leaves it (see :func:`unokit.store.db.prepare_schema`)."""
         self.url = url
         self.lease = lease
         """Seconds a lease lasts past its last claim or renewal."""
@@ -287,7 +290,7 @@ class Store:
         self.engine = open_engine(url, connect_timeout=connect_timeout,
                                   statement_timeout=statement_timeout)
         try:
-            migrate(self.engine)
+            prepare_schema(self.engine, schema)
         except Exception:
             self.engine.dispose()
             raise
@@ -486,7 +489,8 @@ class Store:
                             extra={"room_id": exc.room_id})
                 failure = exc
             else:
-                LOG.error("write failed", extra={"error": type(exc).__name__})
+                LOG.error("write failed", extra={"error": type(exc).__name__, "room_id": (
+                    batch[0][2] or (None,))[0]})
                 kind = StoreConflict if self._conflict(exc) else StoreError
                 failure = kind(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])

@@ -58,6 +58,35 @@ def _page() -> Response:
     return response
 
 
+def page_under(base: str) -> str:
+    """The page's HTML for a server hosted under the path ``base`` (``/uno``): its
+    files' addresses start with it, and ``<meta name="unokit-base">`` tells the
+    scripts.
+
+    >>> html = page_under("/uno")
+    >>> '<meta name="unokit-base" content="/uno">' in html, '"/static/' in html
+    (True, False)
+    """
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    return (html.replace('<meta name="unokit-base" content="">',
+                         f'<meta name="unokit-base" content="{base}">')
+            .replace('"/static/', f'"{base}/static/'))
+
+
+def _page_at(base: str) -> Callable[[], Response]:
+    """The page's response for a server under ``base`` (the file itself for none)."""
+    if not base:
+        return _page
+    body = page_under(base)
+
+    def page() -> Response:
+        response = Response(body, media_type=TYPES[".html"])
+        response.headers.update(SECURITY)
+        response.headers["Cache-Control"] = CACHE
+        return response
+    return page
+
+
 class _Static(StaticFiles):
     """StaticFiles with explicit MIME types, the cache policy and the CSP."""
 
@@ -77,23 +106,26 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 def routes(room_json: Handler, languages: Iterable[str],
            messages: Callable[[str, str], Mapping[str, Any]],
-           plural: Callable[[str], str]) -> list[BaseRoute]:
-    """The web client's routes.
+           plural: Callable[[str], str], base: str = "") -> list[BaseRoute]:
+    """The web client's routes (for a server hosted under the path ``base``, whose
+    routes the caller mounts there).
 
     Args:
         room_json: the handler of ``/r/{code}`` for API clients (the room's JSON).
         languages: the language codes offered.
         messages: ``catalogue(lang, domain)``: the translated messages of a language.
         plural: ``plural_rule(lang)``: its plural expression.
+        base: the path the server is hosted under (``""``: the root).
     """
     offered = tuple(languages)
+    page = _page_at(base)
 
     async def index(request: Request) -> Response:
-        return _page()
+        return page()
 
     async def invite(request: Request) -> Response:
         if wants_html(request.headers.get("accept", "")):
-            return _page()
+            return page()
         return await room_json(request)
 
     async def language(request: Request) -> Response:

@@ -1,7 +1,7 @@
 // The unokit web client: the lobby, the room, the table and the end screens, as one
 // page. The state lives in S; every change calls render(), which rebuilds the screen
 // and keeps the focus where it was (docs/web.md).
-import { h, option } from "./dom.js";
+import { BASE, h, option } from "./dom.js";
 import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
 import { api, Link, tokenKey } from "./net.js";
 import { adopt, apply, choices, multiCards, multiText, newGame, textsFor } from "./game.js";
@@ -269,8 +269,8 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   parts.log.replaceChildren();
   parts.chatLog.replaceChildren();
   inflight.clear();
-  if (push && location.pathname !== "/r/" + code) {
-    history.pushState({}, "", "/r/" + code + location.search);
+  if (push && location.pathname !== BASE + "/r/" + code) {
+    history.pushState({}, "", BASE + "/r/" + code + location.search);
   }
   link = new Link(code, { name: S.name, spectate, lang: language() }, {
     message: onMessage,
@@ -290,7 +290,7 @@ export function leaveRoom() {
   S.game = newGame();
   S.conn = "online";
   S.saving = 0;
-  if (location.pathname !== "/") history.pushState({}, "", "/" + location.search);
+  if (location.pathname !== BASE + "/") history.pushState({}, "", BASE + "/" + location.search);
   refreshLobby();
   render();
 }
@@ -580,7 +580,7 @@ function header() {
     },
   }, LANGS.map((code) => option(code, LANG_NAMES[code], code === language())));
   return h("header", { class: "bar" },
-    h("a", { class: "brand", href: "/", onclick: (ev) => { ev.preventDefault(); leaveRoom(); } },
+    h("a", { class: "brand", href: BASE + "/", onclick: (ev) => { ev.preventDefault(); leaveRoom(); } },
       h("span", { class: "brand-card", "aria-hidden": "true" }, "U"), h("span", {}, "unokit")),
     h("div", { class: "bar-right" },
       h("span", { class: "conn", testid: "connection-status", role: "status", data: { state: S.conn } },
@@ -637,7 +637,8 @@ export function render() {
 
 // ---------------------------------------------------------------- start
 function route(push) {
-  const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
+  const match = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
   if (match) enterRoom(match[1], { push });
   else {
     if (link) link.close();

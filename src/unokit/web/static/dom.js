@@ -1,6 +1,11 @@
 // A tiny element builder: h("button", {testid: "play-now", onclick}, "text").
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not an address to fetch
 
+// The path the server is hosted under ("" or e.g. "/uno"), from the page's
+// <meta name="unokit-base">, which the server fills in: every address starts with it.
+const baseMeta = globalThis.document ? document.querySelector('meta[name="unokit-base"]') : null;
+export const BASE = (baseMeta && baseMeta.getAttribute("content")) || "";
+
 function set(el, key, value) {
   if (value === null || value === undefined || value === false) return;
   if (key.startsWith("on") && typeof value === "function") {

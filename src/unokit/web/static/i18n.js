@@ -1,5 +1,7 @@
 // Translation: _("text", {name}) and ngettext(singular, plural, n, {name}); the
 // messages of each language come from /i18n/LANG.json (gettext catalogues, web domain).
+import { BASE } from "./dom.js";
+
 export const LANGS = ["en", "ru", "ka", "da"];
 export const LANG_NAMES = { en: "English", ru: "Русский", ka: "ქართული", da: "Dansk" };
 
@@ -69,7 +71,7 @@ export async function setLanguage(lang, remember = false) {
   if (lang === "en") {
     cache.en = { messages: {}, plural: "n != 1" };
   } else if (!cache[lang]) {
-    const response = await fetch("/i18n/" + lang + ".json");
+    const response = await fetch(BASE + "/i18n/" + lang + ".json");
     if (!response.ok) throw new Error("no language " + lang);
     cache[lang] = await response.json();
   }

@@ -6,11 +6,13 @@
 // again with its id after the error's `retry_after`, then after longer pauses (up to
 // 1.5 s), until it is answered: the page shows it as "saving", and nothing is dropped.
 
+import { BASE } from "./dom.js";
+
 export async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(path, init);
+  const response = await fetch(BASE + path, init);
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
@@ -91,7 +93,7 @@ export class Link {
   open() {
     this.stopped = false;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(scheme + "//" + location.host + "/ws");
+    const ws = new WebSocket(scheme + "//" + location.host + BASE + "/ws");
     this.ws = ws;
     this.ready = false;
     ws.onopen = () => {

@@ -1,6 +1,6 @@
 // The room before the match: seats, the host's controls, the rules, the spectators and
 // the fairness commitment.
-import { h, option } from "./dom.js";
+import { BASE, h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, send, seatName } from "./app.js";
 import { presetName, summary } from "./rules.js";
@@ -72,7 +72,7 @@ export function roomView() {
   if (!room) {
     return h("div", { class: "room connecting" }, h("p", { class: "lead" }, _("Joining room {code}…", { code: S.code || "" })));
   }
-  const invite = location.origin + "/r/" + room.code;
+  const invite = location.origin + BASE + "/r/" + room.code;
   const host = isHost();
   return h("div", { class: "room" },
     h("section", { class: "panel room-head" },

@@ -1,5 +1,5 @@
 // The table: the hand, the piles, the opponents, the prompts, the chat, log and scores.
-import { h } from "./dom.js";
+import { BASE, h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
@@ -304,7 +304,7 @@ function dialogs() {
 
 export function verifyLink(hidden) {
   const code = S.room ? S.room.code : S.code;
-  return h("a", { class: "verify", testid: "verify-link", href: "/api/rooms/" + code + "/verify", target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
+  return h("a", { class: "verify", testid: "verify-link", href: BASE + "/api/rooms/" + code + "/verify", target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
 }
 
 export function tableView() {
