@@ -26,10 +26,11 @@ class Running:
 
 
 def server_settings(database_url: str, **changes: Any) -> Settings:
-    """Settings for tests: no bot delay, no pause between rounds, a short catch grace."""
+    """Settings for tests: no bot delay, no pause between rounds, a short catch grace,
+    bots deciding in a thread (tests/test_server_bot_pool.py runs worker processes)."""
     values: dict[str, Any] = {"database_url": database_url, "bot_delay": 0.0,
                               "round_pause": 0.0, "catch_grace": 0.05, "rate": 1000.0,
-                              "burst": 1000, "log_level": "warning"}
+                              "burst": 1000, "log_level": "warning", "bot_workers": 0}
     values.update(changes)
     return Settings(**values)
 

@@ -34,6 +34,8 @@ from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_
+from unokit.server.bot_pool import BotPool, make_pool
+from unokit.server.bot_specs import check_bot_spec
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
 from unokit.server.room import Room
@@ -92,7 +94,8 @@ def room_rules(rules: str | Mapping[str, Any] | None, seats: int | None = None) 
 class Rooms:
     """The rooms of this process, their store and their fan-out."""
 
-    def __init__(self, settings: Settings, *, fanout: FanOut | None = None) -> None:
+    def __init__(self, settings: Settings, *, fanout: FanOut | None = None,
+                 bot_pool: BotPool | None = None) -> None:
         self.settings = settings
         self.fanout: FanOut = fanout or LocalFanOut()
         self.store: Store | None = None
@@ -109,6 +112,9 @@ class Rooms:
         self.unloaded = 0
         """Finished rooms this process let go from memory."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.bot_pool: BotPool = bot_pool or make_pool(settings.bot_workers,
+                                                       settings.bot_budget)
+        """Where every room's bots decide (its workers start at the first decision)."""
 
     async def open(self) -> None:
         """Open the database (migrating it) and bring back every live room."""
@@ -139,6 +145,7 @@ class Rooms:
                 await self._sweeper
         for room in list(self.rooms.values()):
             await room.stop()
+        await self.bot_pool.close()
         if self.store is not None:
             await self.store.close()
 
@@ -161,6 +168,8 @@ class Rooms:
         if len(bots) > parsed.players - 1:
             raise RoomError("bad_request", N_("{bots} bots for {seats} seats"), bots=len(bots),
                             seats=parsed.players)
+        cap = self.settings.bot_max_iterations  # every spec checked before the room is made
+        bots = [check_bot_spec(spec, max_iterations=cap) for spec in bots]
         store = self._store()
         for _ in range(8):
             code = new_code()
@@ -184,6 +193,7 @@ class Rooms:
 
     def _add(self, room: Room) -> None:
         self.rooms[room.code] = room
+        room.bot_pool = self.bot_pool
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
         room.start()

@@ -66,6 +66,15 @@ class Settings:
     lobby_timeout: float = 3600.0
     """Seconds a room in the lobby stays open while no seated person is connected; then
     it is closed."""
+    bot_workers: int = field(default_factory=lambda: default_bot_workers())
+    """Worker processes the server's bots decide in (0: a thread of the server process,
+    for tests and small hosts; a runaway decision there cannot be stopped)."""
+    bot_budget: float = 0.2
+    """Seconds a server bot may think per decision; then its best move so far, or the
+    cheap ``playfirst`` move, is played."""
+    bot_max_iterations: int = 6000
+    """The most deals per decision a ``search:N`` bot may be asked for over the network
+    (a stored spec above it is lowered to it)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,7 +98,8 @@ class Settings:
         ``UNOKIT_DATABASE_URL``, ``UNOKIT_LOG_LEVEL``, ``UNOKIT_TURN_TIMER``,
         ``UNOKIT_CATCH_GRACE``, ``UNOKIT_TIMER_SCALE``, ``UNOKIT_BOT_DELAY``,
         ``UNOKIT_ROUND_PAUSE``, ``UNOKIT_PUBLIC_URL``, ``UNOKIT_RATE``, ``UNOKIT_BURST``,
-        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``.
+        ``UNOKIT_SEAT_TIMEOUT``, ``UNOKIT_LOBBY_TIMEOUT``, ``UNOKIT_BOT_WORKERS``,
+        ``UNOKIT_BOT_BUDGET``, ``UNOKIT_BOT_MAX_ITERATIONS``.
 
         Raises:
             SettingsError: naming the variable.
@@ -118,7 +128,13 @@ class Settings:
                                 ) from None
 
 
+def default_bot_workers() -> int:
+    """The default :attr:`Settings.bot_workers`: two, or one on a one-CPU machine."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
+          "bot_workers": "int", "bot_budget": "number", "bot_max_iterations": "int",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
           "rate": "number", "seat_timeout": "number", "lobby_timeout": "number"}
 
@@ -145,5 +161,12 @@ def check(settings: Settings) -> None:
     if not 0 < settings.timer_scale <= 1:
         raise SettingsError(f"timer_scale: more than 0 and at most 1, not "
                             f"{settings.timer_scale}")
+    if not 0 <= settings.bot_workers <= 64:
+        raise SettingsError(f"bot_workers: 0..64, not {settings.bot_workers}")
+    if not 0.01 <= settings.bot_budget <= 10:
+        raise SettingsError(f"bot_budget: 0.01..10 seconds, not {settings.bot_budget}")
+    if not 1 <= settings.bot_max_iterations <= 1_000_000:
+        raise SettingsError(f"bot_max_iterations: 1..1000000, not "
+                            f"{settings.bot_max_iterations}")
     if settings.rate <= 0 or settings.burst < 1:
         raise SettingsError("rate: messages per second must be positive")
