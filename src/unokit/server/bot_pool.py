@@ -37,16 +37,15 @@ import asyncio
 import collections
 import contextlib
 import logging
-import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from unokit.bots.base import Bot
@@ -219,20 +218,29 @@ def warm_up() -> None:
     search_stats(plain, spot, [5, -1], 4, 1)
 
 
-def worker_main(conn: Connection, nice: int) -> None:  # pragma: no cover - in a worker
-    """A worker process: warm up, say ``ready``, then answer each job
-    ``(bots, asks, seconds)`` with ``("done", seat, action, bots, seconds, error)``
-    until the server closes the pipe."""
+def _frame(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def worker_main(nice: int) -> None:  # pragma: no cover - runs in a worker process
+    """A worker process (``python -m unokit.server.bot_pool NICE``): warm up, say
+    ``ready``, then answer each job ``(bots, asks, seconds)`` with ``("done", seat,
+    action, bots, seconds, error)``, one length-prefixed pickle per message on stdin and
+    stdout, until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     with contextlib.suppress(OSError, AttributeError):
         os.nice(nice)
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
+    source = sys.stdin.buffer
     warm_up()
-    conn.send_bytes(pickle.dumps(("ready",)))
+    out.write(_frame(pickle.dumps(("ready",))))
+    out.flush()
     while True:
-        try:
-            data = conn.recv_bytes()
-        except (EOFError, OSError):
+        head = source.read(4)
+        if len(head) < 4:
             return
+        data = source.read(int.from_bytes(head, "big"))
         start = time.monotonic()
         try:
             bots, asks, seconds = pickle.loads(data)
@@ -242,7 +250,8 @@ def worker_main(conn: Connection, nice: int) -> None:  # pragma: no cover - in a
         except Exception as exc:  # the error's kind only: its text could name cards
             reply = pickle.dumps(("done", None, None, None, time.monotonic() - start,
                                   type(exc).__name__))
-        conn.send_bytes(reply)
+        out.write(_frame(reply))
+        out.flush()
 
 
 class _Job:
@@ -258,23 +267,24 @@ class _Job:
 
 
 class _Worker:
-    __slots__ = ("born", "conn", "job", "killer", "process", "ready")
+    __slots__ = ("born", "job", "killer", "process", "ready", "task")
 
-    def __init__(self, process: BaseProcess, conn: Connection, born: float) -> None:
-        self.process, self.conn, self.born = process, conn, born
+    def __init__(self, born: float) -> None:
+        self.born = born
+        self.process: asyncio.subprocess.Process | None = None
         self.ready = False
         self.job: _Job | None = None
         self.killer: asyncio.TimerHandle | None = None
+        self.task: asyncio.Task[None] | None = None
 
 
-def _context() -> Any:
-    """``forkserver`` where there is one (workers start from a process that has already
-    imported the bots), else ``spawn``; never a bare ``fork`` of the server."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["unokit.server.bot_pool"])
-        return ctx
-    return multiprocessing.get_context("spawn")
+def _worker_command(nice: int) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of a worker process: this Python, with this
+    ``unokit`` on its path."""
+    here = str(Path(__file__).resolve().parent.parent.parent)
+    path = os.environ.get("PYTHONPATH", "")
+    env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    return [sys.executable, "-m", "unokit.server.bot_pool", str(nice)], env
 
 
 class ProcessBotPool(BotPool):
@@ -290,7 +300,6 @@ class ProcessBotPool(BotPool):
         self._queue: collections.deque[_Job] = collections.deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
-        self._ctx = _context()
 
     # ------------------------------------------------------------ deciding
     async def decide(self, bots: Mapping[int, Bot], asks: Sequence[Ask],
@@ -319,7 +328,7 @@ class ProcessBotPool(BotPool):
         assert loop is not None
         while self._queue:
             free = next((w for w in self.workers if w.ready and w.job is None), None)
-            if free is None:
+            if free is None or free.process is None or free.process.stdin is None:
                 return
             job = self._queue.popleft()
             if job.future.done():
@@ -335,12 +344,7 @@ class ProcessBotPool(BotPool):
                 LOG.exception("a bot could not be sent to a worker")
                 self._settle(job, "failed")
                 continue
-            try:
-                free.conn.send_bytes(payload)
-            except OSError:
-                self._queue.appendleft(job)
-                self._lost(free)
-                continue
+            free.process.stdin.write(_frame(payload))
             free.job, job.worker = job, free
 
     def _settle(self, job: _Job, why: str) -> None:
@@ -360,41 +364,48 @@ class ProcessBotPool(BotPool):
     def _kill(self, worker: _Worker, job: _Job) -> None:
         if worker.job is job and worker in self.workers:
             LOG.warning("a bot worker ran past its budget: killed and started again",
-                        extra={"pid": worker.process.pid})
+                        extra={"pid": worker.process.pid if worker.process else None})
             self._lost(worker)
 
     # ------------------------------------------------------------ workers
     def _start_worker(self) -> None:
         loop = self._loop
         assert loop is not None
-        parent, child = self._ctx.Pipe(duplex=True)
-        process = self._ctx.Process(target=worker_main, args=(child, self.nice),
-                                    name="unokit-bot", daemon=True)
-        worker = _Worker(process, parent, loop.time())
+        worker = _Worker(loop.time())
         self.workers.append(worker)
+        worker.task = loop.create_task(self._serve(worker), name="bot-worker")
 
-        async def start() -> None:
-            try:  # starting a process (and the fork server, the first time) blocks
-                await loop.run_in_executor(None, process.start)
-            except Exception:
-                LOG.exception("a bot worker could not be started")
-                self._lost(worker)
-                return
-            finally:
-                child.close()
-            if worker in self.workers:
-                loop.add_reader(parent.fileno(), self._readable, worker)
-            else:  # the pool closed meanwhile
-                process.kill()
-
-        loop.create_task(start(), name="bot-worker-start")
-
-    def _readable(self, worker: _Worker) -> None:
+    async def _serve(self, worker: _Worker) -> None:
+        """Start a worker and read its answers until it ends."""
+        command, env = _worker_command(self.nice)
         try:
-            message = pickle.loads(worker.conn.recv_bytes())
-        except Exception:  # the worker died (EOF), or its answer is broken
+            process = await asyncio.create_subprocess_exec(
+                *command, env=env, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE)
+        except Exception:
+            LOG.exception("a bot worker could not be started")
             self._lost(worker)
             return
+        worker.process = process
+        if worker not in self.workers:  # the pool closed meanwhile
+            process.kill()
+            return
+        assert process.stdout is not None
+        try:
+            while True:
+                head = await process.stdout.readexactly(4)
+                message = pickle.loads(await process.stdout.readexactly(
+                    int.from_bytes(head, "big")))
+                self._answer(worker, message)
+        except asyncio.CancelledError:
+            raise
+        except asyncio.IncompleteReadError:  # the worker ended (or was killed)
+            pass
+        except Exception:
+            LOG.exception("a bot worker's answer could not be read")
+        self._lost(worker)
+
+    def _answer(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         if message[0] == "ready":
             worker.ready = True
         elif message[0] == "done":
@@ -422,14 +433,10 @@ class ProcessBotPool(BotPool):
         assert loop is not None
         if worker.killer is not None:
             worker.killer.cancel()
-        with contextlib.suppress(Exception):
-            loop.remove_reader(worker.conn.fileno())
-        with contextlib.suppress(Exception):
-            worker.conn.close()
-        if worker.process.pid is not None:
-            with contextlib.suppress(Exception):
-                worker.process.kill()
-            loop.run_in_executor(None, worker.process.join, 5)
+        process = worker.process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
         if worker.job is not None:
             self._settle(worker.job, "failed")
         if self._closed:
@@ -439,6 +446,7 @@ class ProcessBotPool(BotPool):
             loop.call_later(RESTART_PAUSE, self._restart)
         else:
             self._start_worker()
+        self._pump()
 
     def _restart(self) -> None:
         if not self._closed and len(self.workers) < self.size:
@@ -448,13 +456,21 @@ class ProcessBotPool(BotPool):
         """Kill every worker at once (a bot thinking is not waited for) and give every
         waiting decision the cheap move."""
         self._closed = True
+        processes = [w.process for w in self.workers if w.process is not None]
         for worker in list(self.workers):
             self._lost(worker)
         while self._queue:
             self._settle(self._queue.popleft(), "closed")
+        for process in processes:  # reaped: killed, they end at once
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(process.wait(), 5)
 
 
 def make_pool(workers: int, budget: float) -> BotPool:
     """The pool of ``workers`` processes (0: threads) with ``budget`` seconds per
     decision."""
     return ThreadBotPool(budget) if workers == 0 else ProcessBotPool(budget, workers)
+
+
+if __name__ == "__main__":  # pragma: no cover - a worker process
+    worker_main(int(sys.argv[1]) if len(sys.argv) > 1 else WORKER_NICE)
