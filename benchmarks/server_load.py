@@ -333,7 +333,7 @@ def main() -> int:
               if cpu_after is not None and cpu_before is not None else float("nan"))
     client_cpu = sum(o.get("cpu_s", 0.0) for o in outs)
     steady_line = ""
-    if len(steady) == 2:
+    if len(steady) == 2 and latencies:
         (t0, c0, m0), (t1, c1, m1) = steady
         used = (c1.user + c1.system) - (c0.user + c0.system)
         rate = len(latencies) / measured
