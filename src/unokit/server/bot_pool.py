@@ -457,6 +457,7 @@ class ProcessBotPool(BotPool):
         waiting decision the cheap move."""
         self._closed = True
         processes = [w.process for w in self.workers if w.process is not None]
+        tasks = [w.task for w in self.workers if w.task is not None]
         for worker in list(self.workers):
             self._lost(worker)
         while self._queue:
@@ -464,6 +465,9 @@ class ProcessBotPool(BotPool):
         for process in processes:  # reaped: killed, they end at once
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(process.wait(), 5)
+        for task in tasks:  # their readers see the end of the pipes
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 5)
 
 
 def make_pool(workers: int, budget: float) -> BotPool:
