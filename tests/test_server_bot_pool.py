@@ -85,11 +85,21 @@ async def until_thinking(server: Running, code: str, ann: GameClient) -> None:
 
 
 # ---------------------------------------------------------------- off the loop
+async def warm(server: Running) -> ProcessBotPool:
+    """The server's pool, its worker started and warmed up."""
+    pool = server.rooms.bot_pool
+    assert isinstance(pool, ProcessBotPool)
+    pool.start()
+    await until(lambda: pool.ready == pool.size)
+    return pool
+
+
 async def test_a_thinking_bot_blocks_neither_its_room_nor_another(
         gate: Path, tmp_path: Path) -> None:
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1,
                                bot_budget=10.0)
     async with running_server(settings) as server:
+        pool = await warm(server)
         code = await play_now(server, rules="official,players=2", bot="normal")
         ann = await GameClient.join(server.url, code, name="Ann")
         async with httpx.AsyncClient() as http:
@@ -106,8 +116,6 @@ async def test_a_thinking_bot_blocks_neither_its_room_nor_another(
         before = len(room.game.history) if room.game else 0
         gate.touch()
         await until(lambda: room.game is not None and len(room.game.history) > before)
-        pool = server.rooms.bot_pool
-        assert isinstance(pool, ProcessBotPool)
         assert pool.decided >= 1 and not pool.fallbacks
         bot = room.bots[1]
         assert isinstance(bot, GateBot)
@@ -144,13 +152,12 @@ async def test_a_server_that_stops_does_not_wait_for_a_thinking_bot(
         gate: Path, tmp_path: Path) -> None:
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1,
                                bot_budget=10.0)
-    async with asyncio.timeout(60):
+    async with asyncio.timeout(120):
         async with running_server(settings) as server:
+            pool = await warm(server)
             code = await play_now(server, rules="official,players=2", bot="normal")
             ann = await GameClient.join(server.url, code, name="Ann")
             await until_thinking(server, code, ann)
-            pool = server.rooms.bot_pool
-            assert isinstance(pool, ProcessBotPool)
             await until(lambda: any(w.job is not None for w in pool.workers))
             processes = [w.process for w in pool.workers if w.process is not None]
         # stopped while the bot was still thinking: its worker was killed, not waited on

@@ -301,17 +301,27 @@ class ProcessBotPool(BotPool):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
 
+    @property
+    def ready(self) -> int:
+        """Workers started and warmed up."""
+        return sum(1 for w in self.workers if w.ready)
+
+    def start(self) -> None:
+        """Start the workers now (else the first decision does); they take a moment to
+        warm up. Call it in the event loop that will ask for decisions."""
+        if self._loop is None and not self._closed:
+            self._loop = asyncio.get_running_loop()
+            for _ in range(self.size):
+                self._start_worker()
+
     # ------------------------------------------------------------ deciding
     async def decide(self, bots: Mapping[int, Bot], asks: Sequence[Ask],
                      seed: int) -> Decision:
         started = time.monotonic()
         if self._closed:
             return self._cheap(asks, seed, "closed", started, bots)
+        self.start()
         loop = asyncio.get_running_loop()
-        if self._loop is None:
-            self._loop = loop
-            for _ in range(self.size):
-                self._start_worker()
         job = _Job(bots, asks, seed, loop.create_future(), loop.time() + self.budget)
         job.timer = loop.call_at(job.deadline, self._overdue, job)
         self._queue.append(job)
