@@ -399,7 +399,6 @@ class ProcessBotPool(BotPool):
         worker.process = process
         if worker not in self.workers:  # the pool closed meanwhile
             process.kill()
-            return
         assert process.stdout is not None
         try:
             while True:
@@ -414,6 +413,11 @@ class ProcessBotPool(BotPool):
         except Exception:
             LOG.exception("a bot worker's answer could not be read")
         self._lost(worker)
+        with contextlib.suppress(Exception):
+            await process.wait()
+        transport = getattr(process, "_transport", None)  # closed while its loop runs
+        if transport is not None:
+            transport.close()
 
     def _answer(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         if message[0] == "ready":
