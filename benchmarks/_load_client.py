@@ -210,6 +210,11 @@ class LoadRoom:
         elif not self.waiting:
             self.step()
 
+    def welcomed(self) -> None:
+        """A room that starts at its player's hello ("play now") has begun."""
+        if not self.started.done():
+            self.started.set_result(None)
+
     def acked(self, seat: Seat, msg_id: str, seq: int) -> None:
         if self.pending is not None and self.pending[1] == msg_id:
             self.pending_seq = seq
@@ -289,4 +294,28 @@ async def open_room(http: httpx.AsyncClient, url: str, fields: dict[str, Any], p
     room.seats[0].send(P.Start(id="start"))
     await asyncio.wait_for(room.started, 120)
     counters["rooms"] += 1
+    return room
+
+
+async def open_bot_room(http: httpx.AsyncClient, url: str, fields: dict[str, Any], bot: str,
+                        paced: bool, latencies: list[float],
+                        counters: dict[str, int]) -> LoadRoom:
+    """A "play now" room: one client in seat 0 and server bots ``bot`` in the others (the
+    match starts at the client's hello); :meth:`LoadRoom.begin` then plays the client's
+    turns, and its latencies are the client's."""
+    response = await http.post(url + "/api/play-now", json={
+        "rules": fields["rules"], "bot": bot, "turn_timer": fields.get("turn_timer", 0)})
+    code = response.json()["code"]
+    loop = asyncio.get_running_loop()
+    room = LoadRoom(code, paced, latencies, counters)
+    uri = url.replace("http://", "ws://") + "/ws"
+    host, port = url.removeprefix("http://").split(":")
+    seat = Seat(uri, room, 0)
+    await loop.create_connection(lambda: seat, host, int(port))
+    await asyncio.wait_for(seat.open, 120)
+    seat.send(P.Hello(room=code, name="p0"))
+    await asyncio.wait_for(seat.welcome, 120)
+    room.seats.append(seat)
+    room.welcomed()
+    counters["bot_rooms"] = counters.get("bot_rooms", 0) + 1
     return room

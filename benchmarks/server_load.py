@@ -17,6 +17,11 @@ four clients has received its broadcast (the database commit on the way included
 percentiles over every action after the warm-up. The server's CPU over the steady part
 (after the warm-up) is also given per action.
 
+With ``--bot-rooms N`` the run also holds N "play now" rooms of one client and three
+server bots (``--bot-level``, default ``search``), which decide in the server's bot
+workers (``UNOKIT_BOT_WORKERS``, ``UNOKIT_BOT_BUDGET``); their client's latencies, from
+its action to its broadcast, are given on a line of their own.
+
 Paced (default): each room plays about one action per second, as people do.
 Unpaced (``--unpaced``): every room plays as fast as it can (the server's per-connection
 rate limit is lifted for it); the figure that matters is the most actions per second.
@@ -29,6 +34,7 @@ the others.
 
     python benchmarks/server_load.py --rooms 1000 --seconds 60
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
+    python benchmarks/server_load.py --rooms 0 --bot-rooms 500 --seconds 60
 
 An unpaced run plays matches to 100,000 points by default, so that no room's match ends
 within the run: a room whose match is over stops, and the load would fall with it.
@@ -80,6 +86,19 @@ def machine_times() -> tuple[float, float]:
     return sum(values[:8]), values[7] if len(values) > 7 else 0.0
 
 
+def children_cpu(proc: Any) -> float:
+    """CPU seconds of a process's children so far (the server's bot workers)."""
+    import psutil
+    total = 0.0
+    for child in proc.children(recursive=True) if proc is not None else []:
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -95,11 +114,13 @@ def raise_fd_limit() -> None:
 # ---------------------------------------------------------------- worker (one process)
 async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
                       seconds: float, warmup: float, seed: int,
-                      client: str = "sansio") -> dict[str, Any]:
+                      client: str = "sansio", bot_rooms: int = 0,
+                      bot: str = "search") -> dict[str, Any]:
     """Seat every room of this worker, say ``ready`` on stdout, wait for ``go`` on stdin,
     then play ``warmup`` + ``seconds``; ``fields``: each room's (``POST /api/rooms``);
     ``client``: ``sansio`` (``_load_client.py``) or
-    ``unokit`` (``_load_unokit.py``)."""
+    ``unokit`` (``_load_unokit.py``); ``bot_rooms``: rooms of one client and server bots
+    ``bot`` ("play now"), whose latencies are kept apart."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import httpx
 
@@ -110,7 +131,9 @@ async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
     http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20,
                                                               keepalive_expiry=1.0))
     latencies: list[float] = []
-    counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0}
+    bot_latencies: list[float] = []
+    counters = {"rooms": 0, "actions": 0, "errors": 0, "refused": 0, "matches": 0,
+                "bot_rooms": 0}
     rng = random.Random(seed)
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
 
@@ -120,7 +143,13 @@ async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
                 return await _load_unokit.open_room(url, fields, paced, latencies, counters)
             return await _load_client.open_room(http, url, fields, paced, latencies,
                                                 counters)
-    results = await asyncio.gather(*(seated() for _ in range(rooms)), return_exceptions=True)
+    async def with_bots() -> _load_client.LoadRoom:
+        async with gate:
+            return await _load_client.open_bot_room(http, url, fields, bot, paced,
+                                                    bot_latencies, counters)
+    results = await asyncio.gather(*(seated() for _ in range(rooms)),
+                                   *(with_bots() for _ in range(bot_rooms)),
+                                   return_exceptions=True)
     await http.aclose()
     failures = [r for r in results if isinstance(r, BaseException)]
     for failure in failures[:5]:
@@ -134,7 +163,8 @@ async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
     warmup_end, until = start + warmup, start + warmup + seconds
     await asyncio.gather(*(room.play(until, warmup_end, rng) for room in ready))
     measured = max(1e-9, min(time.perf_counter(), until) - warmup_end)
-    return {"latencies": latencies, "counters": counters, "measured_s": measured,
+    return {"latencies": latencies, "bot_latencies": bot_latencies, "counters": counters,
+            "measured_s": measured,
             "cpu_s": time.process_time() - cpu_setup}
 
 
@@ -178,8 +208,14 @@ def main() -> int:
     parser.add_argument("--profile", default="", metavar="FILE",
                         help="sample the server with py-spy over the steady part (folded "
                              "stacks of the thread holding the GIL, into FILE)")
+    parser.add_argument("--bot-rooms", type=int, default=0, metavar="N",
+                        help="also N rooms of one client and server bots (play now), whose "
+                             "client latencies are given apart")
+    parser.add_argument("--bot-level", default="search", metavar="SPEC",
+                        help="the server bots of those rooms (default search)")
     parser.add_argument("--worker", nargs=3, metavar=("URL", "ROOMS", "OUT"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--worker-bot-rooms", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.rules = args.rules or (UNPACED_RULES if args.unpaced else PACED_RULES)
     raise_fd_limit()
@@ -190,7 +226,8 @@ def main() -> int:
         import uvloop
         fields: dict[str, Any] = {"rules": args.rules, "turn_timer": args.turn_timer}
         out = uvloop.run(worker_main(url, rooms, fields, not args.unpaced, args.seconds,
-                                      args.warmup, args.seed, args.client))
+                                      args.warmup, args.seed, args.client,
+                                      args.worker_bot_rooms, args.bot_level))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
 
@@ -232,15 +269,18 @@ def main() -> int:
             proc = psutil.Process(pid) if pid else None
             share = [args.rooms // args.workers + (i < args.rooms % args.workers)
                      for i in range(args.workers)]
+            bot_share = [args.bot_rooms // args.workers + (i < args.bot_rooms % args.workers)
+                         for i in range(args.workers)]
             workers = [subprocess.Popen(
                 [sys.executable, __file__, "--worker", url, str(n), f"{data}/worker{i}.json",
                  "--rules", args.rules, "--turn-timer", str(args.turn_timer),
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
-                 "--seed", str(args.seed * 100 + i), "--client", args.client]
+                 "--seed", str(args.seed * 100 + i), "--client", args.client,
+                 "--worker-bot-rooms", str(bot_share[i]), "--bot-level", args.bot_level]
                 + (["--unpaced"] if args.unpaced else []),
                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 preexec_fn=(lambda: os.nice(args.nice)) if args.nice else None)
-                for i, n in enumerate(share) if n]
+                for i, n in enumerate(share) if n or bot_share[i]]
             if args.pin:
                 for worker in workers:
                     os.sched_setaffinity(worker.pid, CPUS - {min(CPUS)} or CPUS)
@@ -249,6 +289,7 @@ def main() -> int:
                 if worker.stdout.readline().strip() != "ready":
                     raise SystemExit("a load worker failed while seating its rooms")
             cpu_before = proc.cpu_times() if proc else None
+            bots_before = children_cpu(proc)
             for worker in workers:
                 assert worker.stdin is not None
                 worker.stdin.write("go\n")
@@ -275,6 +316,7 @@ def main() -> int:
             if spy is not None:
                 spy.wait(60)
             cpu_after = proc.cpu_times() if proc else None
+            bots_cpu = children_cpu(proc) - bots_before
             outs = [json.loads(path.read_text()) for path in sorted(Path(data).glob(
                 "worker*.json"))]
         finally:
@@ -293,7 +335,7 @@ def main() -> int:
               if cpu_after is not None and cpu_before is not None else float("nan"))
     client_cpu = sum(o.get("cpu_s", 0.0) for o in outs)
     steady_line = ""
-    if len(steady) == 2:
+    if len(steady) == 2 and latencies:
         (t0, c0, m0), (t1, c1, m1) = steady
         used = (c1.user + c1.system) - (c0.user + c0.system)
         rate = len(latencies) / measured
@@ -324,6 +366,14 @@ def main() -> int:
           f"{client_cpu:.1f} s")
     if steady_line:
         print(steady_line)
+    if args.bot_rooms:
+        bot_ms = [x * 1000 for o in outs for x in o.get("bot_latencies", [])]
+        print(f"bot rooms (1 client + {args.bot_level} bots) started "
+              f"{totals.get('bot_rooms', 0)}, client actions measured {len(bot_ms)}; "
+              f"their latency action -> broadcast (ms): p50 {percentile(bot_ms, 0.50):.1f}  "
+              f"p90 {percentile(bot_ms, 0.90):.1f}  p99 {percentile(bot_ms, 0.99):.1f}  "
+              f"max {max(bot_ms, default=float('nan')):.1f}; the server's bot workers' "
+              f"CPU {bots_cpu:.1f} s")
     if args.unpaced and totals.get("matches", 0):
         print(f"note: {totals['matches']} rooms ended their match during the run, and the "
               f"load fell as they did: choose a higher target_score in --rules")

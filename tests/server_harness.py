@@ -28,14 +28,15 @@ class Running:
 
 
 def server_settings(database_url: str, **changes: Any) -> Settings:
-    """Settings for tests: no bot delay, no pause between rounds, a short catch grace."""
+    """Settings for tests: no bot delay, no pause between rounds, a short catch grace,
+    bots deciding in a thread (tests/test_server_bot_pool.py runs worker processes)."""
     values: dict[str, Any] = {"database_url": database_url, "bot_delay": 0.0,
                               "round_pause": 0.0, "catch_grace": 0.05, "rate": 1000.0,
                               "burst": 1000, "log_level": "warning",
                               # every test client comes from 127.0.0.1: the per-address
                               # limits have tests of their own (test_server_limits.py)
                               "handshake_rate": 0, "conns_per_address": 0, "room_rate": 0,
-                              "lobbies_per_address": 0}
+                              "lobbies_per_address": 0, "bot_workers": 0}
     values.update(changes)
     return Settings(**values)
 

@@ -41,3 +41,19 @@ def test_an_unpaced_run_plays_matches_that_outlast_it() -> None:
     assert "note:" not in done.stdout
     played = re.search(r"actions (\d+) \((\d+) measured\)", done.stdout)
     assert played is not None and int(played[2]) > 0, done.stdout
+
+
+def test_rooms_with_server_bots_report_their_clients_latency() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "UNOKIT_BOT_WORKERS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "server_load.py"), "--rooms", "2",
+         "--bot-rooms", "3", "--bot-level", "search:300", "--seconds", "3", "--warmup", "1",
+         "--workers", "1"],
+        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "errors 0," in done.stdout
+    found = re.search(r"bot rooms \(1 client \+ search:300 bots\) started (\d+), client "
+                      r"actions measured (\d+); their latency action -> broadcast \(ms\): "
+                      r"p50 [\d.]+ ", done.stdout)
+    assert found is not None, done.stdout
+    assert int(found[1]) == 3 and int(found[2]) > 0, done.stdout

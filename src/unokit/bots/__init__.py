@@ -53,6 +53,8 @@ BOTS: dict[str, type[SeededBot]] = {
 """Bot name -> bot class (each takes a ``seed``; see :func:`make_bot` for the rest)."""
 
 _TAKES_OPTIONS = {"easy", "hard", "normal", "search"}
+MAX_ITERATION_DIGITS = 9
+"""The most digits of ``N`` in ``search:N``."""
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -64,6 +66,10 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     ('normal', {'personality': 'cautious'})
     >>> parse_bot_spec("hard")
     ('hard', {})
+    >>> parse_bot_spec("search:\u00b2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    unokit.bots.base.BotSpecError: search:N needs a positive number of iterations ...
 
     Raises:
         BotSpecError: no bot has that name, or the part after ``:`` does not fit it.
@@ -71,19 +77,23 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = spec.strip().lower().partition(":")
     name, rest = name.strip(), rest.strip()
     if name not in BOTS:
-        raise BotSpecError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}")
+        raise BotSpecError(f"unknown bot {name[:20]!r}; bots: {', '.join(sorted(BOTS))}")
     if not rest:
         return name, {}
     if name == "search":
-        if not rest.isdigit() or int(rest) < 1:
-            raise BotSpecError(f"search:N needs a positive number of iterations, got {rest!r}")
+        # ASCII digits only (str.isdigit also takes '²'), and few enough of them that int()
+        # neither refuses nor takes long
+        if (not (rest.isascii() and rest.isdigit()) or len(rest) > MAX_ITERATION_DIGITS
+                or int(rest) < 1):
+            raise BotSpecError(f"search:N needs a positive number of iterations (at most "
+                               f"{MAX_ITERATION_DIGITS} digits), got {rest[:20]!r}")
         return name, {"iterations": int(rest)}
     if name in LEVELS:
         if rest not in PERSONALITIES:
-            raise BotSpecError(f"unknown personality {rest!r}; personalities: "
+            raise BotSpecError(f"unknown personality {rest[:20]!r}; personalities: "
                                f"{', '.join(PERSONALITIES)}")
         return name, {"personality": rest}
-    raise BotSpecError(f"the {name} bot takes no options (got {spec!r})")
+    raise BotSpecError(f"the {name} bot takes no options (got {spec[:40]!r})")
 
 
 def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,

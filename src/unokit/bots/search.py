@@ -26,7 +26,12 @@ The search never looks at the game: only at the observation.
 
 The budget is a number of deals (``iterations``), so the same seed always gives the
 same choices. An optional ``time_limit`` (seconds per decision, off by default) stops
-early; it makes choices depend on the machine's speed.
+early; it makes choices depend on the machine's speed. A :attr:`SearchBot.deadline` (a
+``time.monotonic()`` instant, which the game server sets for each decision) stops the
+search there with its best choice so far; the deals are then made in chunks of
+:data:`CHUNK` whose seeds come from one draw per decision, so that a search the
+deadline does not cut short chooses the same whatever the machine's speed, and one it
+cuts short leaves the bot's later choices as they would have been.
 
 >>> from unokit import Game, Rules
 >>> from unokit.bots.base import play
@@ -88,6 +93,8 @@ DEFAULT_CANDIDATES = 4
 """Candidate actions searched (the best by the ``hard`` heuristic)."""
 MAX_ROLLOUT_STEPS = 500
 """An engine playout longer than this is scored by the hand sizes."""
+CHUNK = 100
+"""Deals made between two looks at the clock when a :attr:`SearchBot.deadline` is set."""
 
 _PLAY, _DRAW, _PASS, _COLOR, _GIVE = A.PLAY, A.DRAW, A.PASS, A.COLOR, A.GIVE
 _UNO_FLAG = A.UNO_FLAG
@@ -154,6 +161,9 @@ class SearchBot(SeededBot):
         self.policy = int(policy)
         self.searched = 0
         """Decisions settled by search (the rest were the heuristic's)."""
+        self.deadline: float | None = None
+        """A ``time.monotonic()`` instant at which the search stops with its best choice
+        so far (``None``: no deadline). The game server sets it for each decision."""
 
     def reset(self, seed: int | None = None) -> None:
         """Start again: the random generators (with ``seed`` if given) and the memory."""
@@ -236,7 +246,7 @@ class SearchBot(SeededBot):
                 obs, candidates, pool, team)
         else:
             found = self._slow(obs, candidates, pool, team)
-        if found is None:
+        if found is None or found[2] == 0:  # no deal made before the deadline
             return None
         wins, squares, deals = found
         self.searched += 1
@@ -259,6 +269,8 @@ class SearchBot(SeededBot):
         assert plain is not None
         firsts = first_moves(candidates)
         spot = self._position(obs, pool, team)
+        if self.deadline is not None:
+            return self._quick_until(self.deadline, spot, firsts)
         if self.time_limit is None:
             wins, squares = search_stats(plain, spot, firsts, self.iterations,
                                          self.rng.getrandbits(64), rate=self.challenge_rate,
@@ -277,6 +289,25 @@ class SearchBot(SeededBot):
             squares = [a + b for a, b in zip(squares, part_squares, strict=True)]
             deals += chunk
         return wins, squares, max(deals, 1)
+
+    def _quick_until(self, deadline: float, spot: Position,
+                     firsts: list[int]) -> tuple[list[float], list[float], int]:
+        """As :meth:`_quick`, in chunks of :data:`CHUNK` deals until ``deadline``: one
+        draw of the bot's generator seeds every chunk (see the module docstring)."""
+        assert self.plain is not None
+        chunks = random.Random(self.rng.getrandbits(64))
+        wins = [0.0] * len(firsts)
+        squares = [0.0] * len(firsts)
+        deals = 0
+        while deals < self.iterations and time.monotonic() < deadline:
+            chunk = min(self.iterations - deals, CHUNK)
+            part, part_squares = search_stats(self.plain, spot, firsts, chunk,
+                                              chunks.getrandbits(64),
+                                              rate=self.challenge_rate, policy=self.policy)
+            wins = [a + b for a, b in zip(wins, part, strict=True)]
+            squares = [a + b for a, b in zip(squares, part_squares, strict=True)]
+            deals += chunk
+        return wins, squares, deals
 
     def _position(self, obs: Observation, pool: list[int], team: Sequence[int]) -> Position:
         """What the seat knows of the position, for the compiled deals: the hands it sees,
@@ -297,12 +328,15 @@ class SearchBot(SeededBot):
               team: Sequence[int]) -> tuple[list[float], list[float], int] | None:
         """As :meth:`_quick`, in games built with :meth:`~unokit.Game.from_setup` and
         played out by :func:`rollout`."""
-        rng = self.rng
+        deadline = self.deadline
+        rng = self.rng if deadline is None else random.Random(self.rng.getrandbits(64))
         wins = [0.0] * len(candidates)
         squares = [0.0] * len(candidates)
         start = time.perf_counter()
         deals = 0
         for _ in range(max(2, self.iterations // SLOW_SHARE)):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             world = self._deal(obs, pool, rng)
             if world is None:
                 return None
@@ -514,5 +548,5 @@ def rollout(game: Game, rng: random.Random, team: Sequence[int]) -> float:
 
 
 
-__all__ = ["DEFAULT_ITERATIONS", "DEFAULT_ITERATIONS_MANY", "DEFAULT_POLICY_MANY", "SLOW_SHARE",
-           "SearchBot", "first_moves", "policy", "rollout"]
+__all__ = ["CHUNK", "DEFAULT_ITERATIONS", "DEFAULT_ITERATIONS_MANY", "DEFAULT_POLICY_MANY",
+           "SLOW_SHARE", "SearchBot", "first_moves", "policy", "rollout"]

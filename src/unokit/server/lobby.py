@@ -38,6 +38,7 @@ from unokit.formats import fairdeal
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.answers import Answers
+from unokit.server.bot_specs import check_bot_spec
 from unokit.server.fanout import FanOut
 from unokit.server.oversight import Oversight
 from unokit.server.seating import (
@@ -229,9 +230,10 @@ class Lobby:
             seat = free[0]
         elif self._seat(seat) not in free:
             raise RoomError("bad_request", N_("seat {seat} is not empty"), seat=seat)
+        spec = check_bot_spec(spec, max_iterations=self.settings.bot_max_iterations)
         try:
             make_bot(spec, rules=self.rules)
-        except UnoError as exc:
+        except (UnoError, ValueError) as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
         await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec,
                                           occupant=self.seats[seat].occupant + 1)})

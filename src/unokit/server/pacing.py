@@ -6,16 +6,24 @@ calls :meth:`Pacing._on_due` when that time comes. The catch grace ends first; t
 move after ``bot_delay`` seconds; a person's turn timer runs ``turn_timer`` seconds
 (scaled by ``timer_scale``), after which a bot plays for them (two in a row mark the
 seat away); the next round starts ``round_pause`` seconds after a round ends.
+
+Bots decide off the event loop (:mod:`unokit.server.bot_pool`): the room hands the
+seats to ask, each with its own observation, to the pool and goes on with its
+messages; the decision comes back through the inbox (``("bot", None, (thinking,
+decision))``) and is applied if nothing has moved meanwhile (else the bots are asked
+again). One decision at a time is under way per room; while it is, no other bot move
+or timeout starts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from unokit.bots import make_bot
-from unokit.bots.base import Bot
+from unokit.bots.base import Bot, BotSpecError
 from unokit.engine.actions import action_player, parse_action
 from unokit.engine.driver import Driver
 from unokit.engine.errors import Reason
@@ -24,10 +32,27 @@ from unokit.engine.phases import ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.i18n import N_
 from unokit.server import protocol as P
+from unokit.server.bot_pool import Ask, BotPool, Decision, ThreadBotPool
 from unokit.server.fanout import FanOut
 from unokit.server.oversight import Oversight
 from unokit.server.seating import BOT, EMPTY, HUMAN, Connection, Grace, Held, Seat
 from unokit.server.settings import Settings
+
+
+@dataclass(eq=False)
+class Thinking:
+    """A bot decision under way in a room."""
+
+    position: tuple[object, int, frozenset[int]]
+    """(game, actions, automatic seats) when the bots were asked: the decision is applied
+    only if they are the same when it comes."""
+    origin: str
+    """``bot`` (the bots' own move) or ``timeout`` (a person's turn timer ran out)."""
+    bots: dict[int, Bot]
+    """The bots asked, as the room held them."""
+    task: asyncio.Task[None] | None = None
+    asked_at: float = field(default_factory=time.perf_counter)
+    """When the bots were asked (``time.perf_counter()``): the metric of decision time."""
 
 
 class Pacing:
@@ -55,6 +80,8 @@ class Pacing:
         pause_due: float | None
         oversight: Oversight
 
+        inbox: asyncio.Queue[tuple[str, object, object]]
+
         def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
                    code: str, message: str) -> None: ...
         async def _try(self, held: Held) -> bool: ...
@@ -63,12 +90,22 @@ class Pacing:
     def _automatic(self) -> set[int]:
         return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
 
+    bot_pool: BotPool | None = None
+    """Where the bots decide (:class:`unokit.server.rooms.Rooms` gives its pool; a room
+    without one makes a :class:`~unokit.server.bot_pool.ThreadBotPool`)."""
+    thinking: Thinking | None = None
+    """The bot decision under way, if any."""
+
     def _bot(self, seat: int) -> Bot:
         bot = self.bots.get(seat)
         if bot is None:
             spot = self.seats[seat]
             seed = ((self.seed or 0) + 0x9E3779B97F4A7C15 * (seat + 1)) % 2**64
-            bot = make_bot(spot.bot if spot.kind == BOT else "normal", seed, rules=self.rules)
+            try:
+                bot = make_bot(spot.bot if spot.kind == BOT else "normal", seed,
+                               rules=self.rules)
+            except BotSpecError:  # a spec this server no longer plays
+                bot = make_bot("normal", seed, rules=self.rules)
             self.bots[seat] = bot
         return bot
 
@@ -134,7 +171,9 @@ class Pacing:
     def _next_due(self) -> float | None:
         if self.grace is not None:  # nothing else is decided during a grace
             return self.grace.until
-        dues = [d for d in (self.bot_due, self.timer_due, self.pause_due) if d is not None]
+        # while a bot thinks, neither another bot move nor a timeout starts
+        moves = (self.bot_due, self.timer_due) if self.thinking is None else ()
+        dues = [d for d in (*moves, self.pause_due) if d is not None]
         return min(dues) if dues else None
 
     async def _on_due(self) -> None:
@@ -144,12 +183,13 @@ class Pacing:
             if now >= self.grace.until:
                 await self._end_grace()
             return
-        if self.bot_due is not None and now >= self.bot_due:
+        free = self.thinking is None
+        if free and self.bot_due is not None and now >= self.bot_due:
             self.bot_due = None
-            await self._bot_move()
-        elif self.timer_due is not None and now >= self.timer_due:
+            self._bot_move()
+        elif free and self.timer_due is not None and now >= self.timer_due:
             self.timer_due, self._timer_key = None, None
-            await self._timeout()
+            self._timeout()
         elif self.pause_due is not None and now >= self.pause_due:
             self.pause_due = None
             game = self.game
@@ -192,45 +232,95 @@ class Pacing:
         """The catch grace under way, if any."""
         return self.grace
 
-    async def _bot_move(self) -> None:
+    def _position(self) -> tuple[object, int, frozenset[int]]:
+        return (self.game, -1 if self.game is None else len(self.game.history),
+                frozenset(self._automatic()))
+
+    def _bot_move(self) -> None:
+        """Ask the automatic seats, in the driver's order, through the pool."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
         auto = self._automatic()
+        all_auto = all(s.kind == BOT or s.away for s in self.seats)
+        asks: list[Ask] = []
 
-        def choose(seat: int, legal: list[int], must: bool) -> int | None:
-            if seat not in auto or not legal:
-                return None
-            if game.phase is ROUND_OVER and not all(s.kind == BOT or s.away
-                                                    for s in self.seats):
-                return None
-            choice = self.oversight.metrics.timed(self._bot(seat).choose,
-                                                  game.observation(seat), legal)
-            if choice is None and must:
-                return legal[0]
-            return choice if choice is None or choice in legal else legal[0]
+        def collect(seat: int, legal: list[int], must: bool) -> int | None:
+            if seat in auto and legal and (game.phase is not ROUND_OVER or all_auto):
+                asks.append(Ask(seat, game.observation(seat), tuple(legal), must))
+            return None
 
-        asked = driver.ask(choose)
-        if asked is None:
-            # every bot let its window pass and a person leads: ask them again only
-            # once something has changed
+        driver.ask(collect)
+        if not asks:  # a person leads and no bot may act: ask again once things change
             self._declined = (len(game.history), frozenset(auto))
             return
-        seat, action = asked
-        origin = "bot" if self.seats[seat].kind == BOT else "away"
-        await self._try(Held(None, None, seat, action, origin))
+        self._think(asks, "bot")
 
-    async def _timeout(self) -> None:
+    def _timeout(self) -> None:
+        """A person's turn timer ran out: a bot plays their turn."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
         seat = self.timer_seat
         if seat < 0 or seat != driver.lead() or self.seats[seat].kind != HUMAN:
             return
         legal = game.legal_actions(seat)
-        if not legal:
+        if legal:
+            self._think([Ask(seat, game.observation(seat), tuple(legal), True)], "timeout")
+
+    def _think(self, asks: list[Ask], origin: str) -> None:
+        """Start a decision of the seats ``asks`` names; it comes back through the
+        inbox."""
+        game = self.game
+        assert game is not None
+        if self.bot_pool is None:
+            self.bot_pool = ThreadBotPool(self.settings.bot_budget)
+        pool = self.bot_pool
+        bots = {ask.seat: self._bot(ask.seat) for ask in asks}
+        seed = ((self.seed or 0) + len(game.history)) % 2**64
+        thinking = Thinking(self._position(), origin, bots)
+
+        async def decide() -> None:
+            decision = await pool.decide(bots, asks, seed)
+            self.inbox.put_nowait(("bot", None, (thinking, decision)))
+
+        self.thinking = thinking
+        thinking.task = asyncio.create_task(decide(), name=f"bots-{self.code}")
+
+    def _stop_thinking(self) -> None:
+        """Forget the decision under way (the room stops, or was rebuilt)."""
+        thinking, self.thinking = self.thinking, None
+        if thinking is not None and thinking.task is not None:
+            thinking.task.cancel()
+
+    async def _decided(self, thinking: Thinking, decision: Decision) -> None:
+        """A decision came back: keep what the bots learnt, and apply it if the room is
+        still where it was when they were asked."""
+        if thinking is not self.thinking:
+            return  # asked before the room was rebuilt
+        self.thinking = None
+        self.oversight.metrics.bot_decision.observe(time.perf_counter() - thinking.asked_at)
+        for place, asked in thinking.bots.items():
+            if self.bots.get(place) is not asked:
+                continue  # the seat changed hands meanwhile
+            if decision.bots is None:
+                del self.bots[place]  # still busy in a thread: a new one takes over
+            elif place in decision.bots:
+                self.bots[place] = decision.bots[place]
+        game, driver = self.game, self.driver
+        if (self.status != "playing" or self.closing or game is None or driver is None
+                or thinking.position != self._position() or self.grace is not None):
+            return  # something moved: _schedule asks again if a bot is still due
+        seat, action = decision.seat, decision.action
+        if seat is None or action is None:
+            # every bot let its window pass and a person leads: ask them again only
+            # once something has changed
+            self._declined = (len(game.history), thinking.position[2])
             return
-        choice = self._bot(seat).choose(game.observation(seat), legal)
-        action = choice if choice in legal else legal[0]
-        assert action is not None
-        await self._try(Held(None, None, seat, action, "timeout"))
-        if self.seats[seat].away:
-            self._broadcast_room()
+        if thinking.origin == "timeout":
+            if seat != driver.lead() or self.seats[seat].kind != HUMAN:
+                return
+            await self._try(Held(None, None, seat, action, "timeout"))
+            if self.seats[seat].away:
+                self._broadcast_room()
+            return
+        origin = "bot" if self.seats[seat].kind == BOT else "away"
+        await self._try(Held(None, None, seat, action, origin))

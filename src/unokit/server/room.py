@@ -51,6 +51,7 @@ from unokit.formats.record import Record
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
 from unokit.server.answers import Answers, refusals_of
+from unokit.server.bot_specs import clamp_bot_spec
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.lobby import CLOSED, Lobby
@@ -60,6 +61,7 @@ from unokit.server.oversight import NO_OVERSIGHT, Oversight
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
 from unokit.server.seating import (
+    BOT,
     EMPTY,
     HUMAN,
     Connection,
@@ -197,8 +199,11 @@ class Room(Lobby, Talk, Pacing, Presence):
             UnoError: the stored actions do not replay (the room cannot come back).
         """
         rules = Rules.from_dict(json.loads(stored.rules))
-        seats = [Seat(kind=s.kind, name=s.name, bot=s.bot, token_hash=s.token_hash,
-                      host=s.host, occupant=s.occupant) for s in stored.seats]
+        cap = settings.bot_max_iterations  # a stored search:N above the cap is lowered
+        seats = [Seat(kind=s.kind, name=s.name, token_hash=s.token_hash, host=s.host,
+                      occupant=s.occupant,
+                      bot=clamp_bot_spec(s.bot, max_iterations=cap) if s.kind == BOT
+                      else s.bot) for s in stored.seats]
         room = cls(room_id=stored.id, code=stored.code, rules=rules, store=store,
                    fanout=fanout, settings=settings, turn_timer=stored.turn_timer,
                    public=stored.public, server_seed=stored.server_seed,
@@ -287,6 +292,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         """Finish the message being handled, then stop (the rest of the inbox is
         answered ``closing``) and tell every connection to come back."""
         self.closing = True
+        self._stop_thinking()  # a bot that thinks is not waited for
         self.inbox.put_nowait(("stop", None, None))
         if self.task is not None:
             with contextlib.suppress(asyncio.CancelledError):
@@ -411,6 +417,7 @@ class Room(Lobby, Talk, Pacing, Presence):
             LOG.exception("room could not be rebuilt", extra={"room": self.code})
             return
         held = [] if self.grace is None else [*self.grace.catches, *self.grace.waiting]
+        self._stop_thinking()
         self.seats, self.contributions = twin.seats, twin.contributions
         self.game, self.driver, self.seed = twin.game, twin.driver, twin.seed
         self.status, self.grace, self.bots = twin.status, None, {}
@@ -436,6 +443,8 @@ class Room(Lobby, Talk, Pacing, Presence):
             await self._message(conn, message)
         elif kind == "call":
             await message(self)
+        elif kind == "bot":
+            await self._decided(*message)
 
     # ------------------------------------------------------------ answers
     def _remember(self, seat: int, msg_id: str, data: bytes, *,

@@ -38,11 +38,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from unokit.bots import make_bot
 from unokit.engine.errors import RulesError, UnoError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_
+from unokit.server.bot_pool import BotPool, make_pool
+from unokit.server.bot_specs import check_bot_spec
 from unokit.server.fanout import FanOut, LocalFanOut
 from unokit.server.lobby import CLOSED
 from unokit.server.moderation import load_words
@@ -111,7 +112,8 @@ class Rooms:
     """The rooms of this process, their store and their fan-out."""
 
     def __init__(self, settings: Settings, *, fanout: FanOut | None = None,
-                 lease_clock: Clock | None = None) -> None:
+                 lease_clock: Clock | None = None,
+                 bot_pool: BotPool | None = None) -> None:
         self.settings = settings
         self.lease_clock = lease_clock
         """The clock of the rooms' leases (tests); ``None``: the database's."""
@@ -139,6 +141,9 @@ class Rooms:
 
         self.oversight = Oversight(words=load_words(settings.word_list))
         """The metrics, bans and word list every room of this process shares."""
+        self.bot_pool: BotPool = bot_pool or make_pool(settings.bot_workers,
+                                                       settings.bot_budget)
+        """Where every room's bots decide (its workers start at the first decision)."""
 
     async def open(self) -> None:
         """Open the database (migrating it; waiting for it, see
@@ -175,6 +180,7 @@ class Rooms:
         await self.ownership.stop()
         for room in list(self.rooms.values()):
             await room.stop()
+        await self.bot_pool.close()
         if self.store is not None:
             await self.store.close()
 
@@ -198,11 +204,8 @@ class Rooms:
         if len(bots) > parsed.players - 1:
             raise RoomError("bad_request", N_("{bots} bots for {seats} seats"), bots=len(bots),
                             seats=parsed.players)
-        for spec in bots:  # checked before anything is stored: a bad one leaves no row
-            try:
-                make_bot(spec, rules=parsed)
-            except (UnoError, ValueError) as exc:
-                raise RoomError("bad_request", str(exc)[:200]) from None
+        cap = self.settings.bot_max_iterations  # every spec checked before the room is made
+        bots = [check_bot_spec(spec, max_iterations=cap) for spec in bots]
         store = self._store()
         for _ in range(8):
             code = new_code()
@@ -230,6 +233,7 @@ class Rooms:
         room.clock = self.clock
         if not room.last_seen:  # new: seen as it is made
             room.last_seen = room.seen_stored = self.clock()
+        room.bot_pool = self.bot_pool
         room.on_closed = self._closed
         room.on_unloaded = self._unloaded
         room.on_lost = self.ownership.room_lost

@@ -163,6 +163,15 @@ class Settings:
     forwarded_allow_ips: str = "127.0.0.1"
     """The proxies whose ``X-Forwarded-For``/``-Proto`` are believed (comma-separated;
     ``*``: any)."""
+    bot_workers: int = field(default_factory=lambda: default_bot_workers())
+    """Worker processes the server's bots decide in (0: a thread of the server process,
+    for tests and small hosts; a runaway decision there cannot be stopped)."""
+    bot_budget: float = 0.2
+    """Seconds a server bot may think per decision; then its best move so far, or the
+    cheap ``playfirst`` move, is played."""
+    bot_max_iterations: int = 6000
+    """The most deals per decision a ``search:N`` bot may be asked for over the network
+    (a stored spec above it is lowered to it)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -198,7 +207,8 @@ class Settings:
         ``UNOKIT_DB_STATEMENT_TIMEOUT``, ``UNOKIT_DB_WAIT``, ``UNOKIT_LOG_FORMAT``,
         ``UNOKIT_ACCESS_LOG``, ``UNOKIT_METRICS``, ``UNOKIT_METRICS_ALLOW``,
         ``UNOKIT_MIGRATE``, ``UNOKIT_ADMIN_TOKEN``, ``UNOKIT_WORD_LIST``,
-        ``UNOKIT_BASE_PATH``, ``UNOKIT_FORWARDED_ALLOW_IPS``, and the limits (every field,
+        ``UNOKIT_BASE_PATH``, ``UNOKIT_FORWARDED_ALLOW_IPS``, ``UNOKIT_BOT_WORKERS``,
+        ``UNOKIT_BOT_BUDGET``, ``UNOKIT_BOT_MAX_ITERATIONS``, and the limits (every field,
         its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
         ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
 
@@ -231,7 +241,13 @@ class Settings:
                                 ) from None
 
 
+def default_bot_workers() -> int:
+    """The default :attr:`Settings.bot_workers`: two, or one on a one-CPU machine."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
+          "bot_workers": "int", "bot_budget": "number", "bot_max_iterations": "int",
           "timer_scale": "number", "bot_delay": "number", "round_pause": "number",
           "rate": "number", "seat_timeout": "number", "lobby_timeout": "number",
           "abandon_after": "number", "keep_finished": "number", "keep_lobbies": "number",
@@ -356,6 +372,13 @@ def check(settings: Settings) -> None:
     if not 0 <= settings.db_wait <= LOBBY_LIMIT:
         raise SettingsError(f"db_wait: 0 (for ever) to {LOBBY_LIMIT:g} seconds, not "
                             f"{settings.db_wait}")
+    if not 0 <= settings.bot_workers <= 64:
+        raise SettingsError(f"bot_workers: 0..64, not {settings.bot_workers}")
+    if not 0.01 <= settings.bot_budget <= 10:
+        raise SettingsError(f"bot_budget: 0.01..10 seconds, not {settings.bot_budget}")
+    if not 1 <= settings.bot_max_iterations <= 1_000_000:
+        raise SettingsError(f"bot_max_iterations: 1..1000000, not "
+                            f"{settings.bot_max_iterations}")
     check_operations(settings)
 
 
