@@ -462,6 +462,12 @@ def env_reset(ep: int, seed: int) -> int:
     """``Game(rules, seed)`` in ``g`` (``seed`` as a signed 64-bit int: its bits are the
     seed) and the first selection; returns the selected seat, or
     :data:`R_NO_ACTION`."""
+    return refresh(ep, reset_state(ep, seed))
+
+
+@jit
+def reset_state(ep: int, seed: int) -> int:
+    """:func:`env_reset` without the observation vector."""
     e = eview(ep)
     gp = e[E_G]
     g = view(gp)
@@ -477,7 +483,7 @@ def env_reset(ep: int, seed: int) -> int:
     e[E_BUILD] = -1
     if schedule(ep) == R_NO_ACTION:
         return R_NO_ACTION
-    return refresh(ep, e[E_SEL])
+    return e[E_SEL]
 
 
 # ------------------------------------------------------------------ observation
@@ -492,13 +498,20 @@ def env_encode(ep: int, seat: int) -> None:
 def encode(ep: int, seat: int, selected: bool, at: int) -> None:
     """The vector of ``seat``'s view into the float32 buffer at ``at``; ``selected``:
     with the window and the play being built (the selected agent's decision)."""
+    buf = fview(eview(ep)[E_F])
+    template = OBS * (2 + seat)
+    encode_into(ep, seat, selected, buf[at: at + OBS], buf[template: template + OBS])
+
+
+@jit
+def encode_into(ep: int, seat: int, selected: bool, f: npt.NDArray[np.float32],
+                template: npt.NDArray[np.float32]) -> None:
+    """:func:`encode` into the array ``f``, from ``seat``'s ``template`` vector (for
+    callers that keep their own buffers: :mod:`unokit.rl._vector_kernel`)."""
     e = eview(ep)
     g = view(e[E_G])
-    buf = fview(e[E_F])
     n = e[E_N]
-    template = OBS * (2 + seat)
-    f = buf[at: at + OBS]
-    f[:] = buf[template: template + OBS]
+    f[:] = template
     base = HC + seat * HAND_COLS
     for kind in range(NUM_KINDS):
         count = g[base + kind]
@@ -559,5 +572,5 @@ def encode(ep: int, seat: int, selected: bool, at: int) -> None:
 
 
 __all__ = ["E_SIZE", "F_SIZE", "M_SIZE", "R_APPLIED", "R_DONE", "R_ILLEGAL", "R_NO_ACTION",
-           "R_ROUND_END", "env_apply", "env_encode", "env_reset", "env_step", "new_env_state",
-           "seat_legal"]
+           "R_ROUND_END", "encode_into", "env_apply", "env_encode", "env_reset", "env_step",
+           "new_env_state", "reset_state", "seat_legal", "take_token"]
