@@ -216,6 +216,27 @@ def vec_step(eps: I64, actions: I64, t: I64, cfg: I64, illegal_reward: float,
     return -1
 
 
+@jit
+def random_legal(masks: npt.NDArray[np.int8], stream: I64, out: I64) -> None:
+    """A uniformly random legal index of each row of ``masks`` into ``out``, from the
+    SplitMix64 state ``stream[0]`` (advanced)."""
+    state = np.uint64(stream[0])
+    for i in range(masks.shape[0]):
+        row = masks[i]
+        count = 0
+        for k in range(ACTION_SIZE):
+            count += row[k] != 0
+        state += _GOLDEN
+        pick = int(np.int64((mix(state) >> _ONE) % np.uint64(count)))
+        for k in range(ACTION_SIZE):
+            if row[k] != 0:
+                if pick == 0:
+                    out[i] = k
+                    break
+                pick -= 1
+    stream[0] = np.int64(state)
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def vec_step_parallel(eps: I64, actions: I64, t: I64, cfg: I64, illegal_reward: float,
                       templates: npt.NDArray[np.float32], obs: npt.NDArray[np.float32], masks: npt.NDArray[np.int8],
@@ -241,5 +262,6 @@ def vec_step_parallel(eps: I64, actions: I64, t: I64, cfg: I64, illegal_reward: 
     return -1
 
 
-__all__ = ["C_SIZE", "REWARD_SCHEMES", "S_SIZE", "T_SIZE", "first_illegal", "vec_reset",
+__all__ = ["C_SIZE", "REWARD_SCHEMES", "S_SIZE", "T_SIZE", "first_illegal", "random_legal",
+           "vec_reset",
            "vec_step", "vec_step_parallel"]
