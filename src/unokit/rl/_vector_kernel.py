@@ -30,6 +30,7 @@ from unokit.sim import kernel as K
 from unokit.sim.kernel import jit, mix, view
 
 I64 = npt.NDArray[np.int64]
+F32 = npt.NDArray[np.float32]
 
 # ------------------------------------------------------------ columns of t
 T_SEED = 0  # the seed of the episode being played (0 .. 2**63 - 1)
@@ -168,7 +169,7 @@ def summarise(gp: int, t: I64, i: int, reason: int, offender: int,
 
 @jit
 def vec_step(eps: I64, actions: I64, t: I64, cfg: I64, illegal_reward: float,
-             templates: npt.NDArray[np.float32], obs: npt.NDArray[np.float32], masks: npt.NDArray[np.int8], current: I64,
+             templates: F32, obs: F32, masks: npt.NDArray[np.int8], current: I64,
              rewards: npt.NDArray[np.float32], terminated: npt.NDArray[np.bool_],
              truncated: npt.NDArray[np.bool_], summaries: I64, scores: I64) -> int:
     """One step of every game (see the module docstring). ``rewards``, ``terminated``,
@@ -239,7 +240,7 @@ def random_legal(masks: npt.NDArray[np.int8], stream: I64, out: I64) -> None:
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def vec_step_parallel(eps: I64, actions: I64, t: I64, cfg: I64, illegal_reward: float,
-                      templates: npt.NDArray[np.float32], obs: npt.NDArray[np.float32], masks: npt.NDArray[np.int8],
+                      templates: F32, obs: F32, masks: npt.NDArray[np.int8],
                       current: I64, rewards: npt.NDArray[np.float32],
                       terminated: npt.NDArray[np.bool_], truncated: npt.NDArray[np.bool_],
                       summaries: I64, scores: I64, chunks: int) -> int:

@@ -56,7 +56,7 @@ from unokit.engine.rules import Rules
 from unokit.rl import _sim_kernel as EK
 from unokit.rl import _vector_kernel as VK
 from unokit.rl.encoding import ACTION_SIZE, OBSERVATION_SIZE, ObservationEncoder, action_name
-from unokit.rl.pettingzoo_env import WINDOWS, SIM_BACKEND_SUPPORT, _load_rules
+from unokit.rl.pettingzoo_env import SIM_BACKEND_SUPPORT, WINDOWS, _load_rules
 from unokit.sim import kernel as K
 from unokit.sim.support import check_supported, kernel_bonus, kernel_deck, kernel_params
 
