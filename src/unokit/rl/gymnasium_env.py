@@ -51,7 +51,7 @@ summary: ``winner`` (seat, -1 if none), ``scores``, ``steps`` (every seat's),
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -80,10 +80,10 @@ ILLEGAL_ACTIONS = ("penalize", "raise", "terminate")
 SELF = "self"
 """The opponent entry for the learner's own policy."""
 
-Obs = Union[dict[str, npt.NDArray[Any]], npt.NDArray[np.float32]]
+Obs = dict[str, npt.NDArray[Any]] | npt.NDArray[np.float32]
 Policy = Callable[[Any, npt.NDArray[np.int8]], Any]
 """``policy(observation, action_mask) -> index``."""
-Opponent = Union[str, Bot, Policy]
+Opponent = str | Bot | Policy
 
 
 class UnoEnv(gymnasium.Env[Obs, np.int64]):
