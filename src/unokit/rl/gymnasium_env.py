@@ -170,7 +170,9 @@ class UnoEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.observation_format = observation
         space = self.aec.observation_space(self.agent)
-        self.observation_space = space if observation == "dict" else space["observation"]
+        assert isinstance(space, spaces.Dict)
+        chosen: Any = space if observation == "dict" else space["observation"]
+        self.observation_space = chosen
         self.action_space = spaces.Discrete(ACTION_SIZE)
         self._steps = 0
         self._over = True
