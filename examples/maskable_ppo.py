@@ -43,7 +43,7 @@ def evaluate(model: Any, opponent: str, episodes: int, seed: int) -> float:
         while not (terminated or truncated):
             action, _ = model.predict(obs, action_masks=get_action_masks(env),
                                       deterministic=True)
-            obs, reward, terminated, truncated, info = env.step(int(action))
+            obs, _reward, terminated, truncated, info = env.step(int(action))
         wins += info["summary"]["winner"] == info["summary"]["seat"]
     return wins / episodes
 

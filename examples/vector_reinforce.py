@@ -17,7 +17,13 @@ of that report (0.5 is the level of a random policy).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+# The matrices are small: BLAS threads would only wait for each other (set before numpy
+# loads its BLAS).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
@@ -35,7 +41,7 @@ class LinearPolicy:
         self.rng = np.random.default_rng(seed)
 
     def features(self, obs: np.ndarray) -> np.ndarray:
-        return obs / self.scale
+        return np.asarray(obs, dtype=np.float64) / self.scale
 
     def probabilities(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits = x @ self.w + self.b

@@ -32,7 +32,7 @@ def sb3_installed() -> bool:
 def test_vector_reinforce_runs_and_reports() -> None:
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / "vector_reinforce.py"), "--num-envs", "16",
-         "--steps", "40000", "--batch", "4", "--report-every", "20000"],
+         "--steps", "20000", "--batch", "4", "--report-every", "10000"],
         capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stdout.splitlines() if line.startswith("steps")]
