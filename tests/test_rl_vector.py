@@ -27,7 +27,7 @@ CASES: list[tuple[str, int, str, str, int | None, int]] = [
     ("official,rounds=1", 2, "useful", "round", 60, 300),
     ("official,target_score=60", 3, "all", "points", 400, 500),
     ("stacking,rounds=2", 4, "none", "match", 300, 400),
-    ("seven_o,rounds=1,scoring=penalty", 3, "useful", "points", None, 400),
+    ("seven_o,rounds=1,scoring=penalty", 3, "useful", "points", None, 1500),
 ]
 
 

@@ -39,7 +39,6 @@ import numpy as np
 import numpy.typing as npt
 from numba.np.numpy_support import carray
 
-from unokit.engine.cards import NUM_KINDS
 from unokit.rl import encoding as EN
 from unokit.sim import support as S
 from unokit.sim.effects import apply
@@ -49,6 +48,7 @@ from unokit.sim.kernel import (
     EMPTY,
     HAND_COLS,
     HC,
+    MASK,
     P_MATCH_OVER,
     P_PLAY,
     P_ROUND_OVER,
@@ -83,6 +83,7 @@ from unokit.sim.kernel import (
     choose_dealer,
     inline,
     jit,
+    lowest_kind,
     seed_streams,
     start_round,
     view,
@@ -522,10 +523,11 @@ def encode_into(ep: int, seat: int, selected: bool, f: npt.NDArray[np.float32],
     for k in range(OBS):  # a loop: numba's slice assignment is several times slower
         f[k] = template[k]
     base = HC + seat * HAND_COLS
-    for kind in range(NUM_KINDS):
-        count = g[base + kind]
-        if count:
-            f[O_HAND + kind] = count
+    bits = g[base + MASK]  # the kinds held (unokit.sim.kernel keeps the bit set)
+    while bits:
+        kind = lowest_kind(bits)
+        f[O_HAND + kind] = g[base + kind]
+        bits &= bits - 1
     nd = g[S_NDISC]
     if nd > 0:
         f[O_TOP + g[DISC + nd - 1]] = 1.0

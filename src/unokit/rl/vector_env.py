@@ -163,6 +163,7 @@ class VectorUnoEnv:
         self._cfg[VK.C_REWARD] = VK.REWARD_SCHEMES.index(reward)
         self._cfg[VK.C_SIGN] = -1 if loaded.scoring == "penalty" else 1
         self._cfg[VK.C_TERMINATE] = illegal_action == "terminate"
+        self._cfg[VK.C_AHEAD] = VK.AHEAD
         # One row per game of the kernel's and the environment's state arrays (zeros:
         # the pages a game never touches cost no memory); every game's e row holds the
         # address of its g row, of its mask row and of a float32 buffer the vector
