@@ -162,3 +162,22 @@ def test_bad_options_and_rules_are_refused() -> None:
         VectorUnoEnv(0)
     with pytest.raises(RuntimeError):
         VectorUnoEnv(1).step(np.zeros(1, dtype=np.int64))
+
+
+def test_compiled_code_is_dropped_when_a_source_changes(tmp_path: Any) -> None:
+    from unokit.rl._sim_kernel import drop_stale_cache
+
+    source = tmp_path / "kernel.py"
+    source.write_text("A = 1\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "f.nbi").write_text("")
+    (cache / "m.pyc").write_text("")
+    assert drop_stale_cache(cache, (source,))  # no stamp yet: dropped
+    assert not (cache / "f.nbi").exists() and (cache / "m.pyc").exists()
+    (cache / "f.nbc").write_text("")
+    assert not drop_stale_cache(cache, (source,))  # unchanged: kept
+    assert (cache / "f.nbc").exists()
+    source.write_text("A = 2\n")
+    assert drop_stale_cache(cache, (source,))
+    assert not (cache / "f.nbc").exists()

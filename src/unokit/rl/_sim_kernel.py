@@ -35,6 +35,9 @@ backend, bit for bit.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 import numpy.typing as npt
 from numba.np.numpy_support import carray
@@ -91,6 +94,39 @@ from unokit.sim.kernel import (
 from unokit.sim.loop import legal, skip_answers
 
 I64 = npt.NDArray[np.int64]
+
+_RL = Path(__file__).parent
+_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "effects.py",
+                                                     "loop.py")),
+            _RL / "encoding.py", _RL / "_sim_kernel.py", _RL / "_vector_kernel.py")
+"""The files whose code or constants the compiled functions of this package hold."""
+
+
+def drop_stale_cache(folder: Path, sources: tuple[Path, ...]) -> bool:
+    """numba checks each cached function against its own file only, but this package's
+    machine code also holds the simulator's functions and the encoding's constants: when
+    any of ``sources`` changes, every numba cache file in ``folder`` goes (as
+    :mod:`unokit.sim.kernel` does for its own). Returns whether files were dropped."""
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.read_bytes())
+    stamp = folder / "numba-sources.sha256"
+    try:
+        if stamp.read_text(encoding="ascii") == digest.hexdigest():
+            return False
+    except OSError:
+        pass
+    try:
+        for path in folder.glob("*.nb[ic]"):
+            path.unlink(missing_ok=True)
+        folder.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest(), encoding="ascii")
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
+        pass
+    return True
+
+
+drop_stale_cache(_RL / "__pycache__", _SOURCES)
 
 # ------------------------------------------------------------------ layout of e
 E_G = 0  # address of the kernel's state array g
