@@ -10,10 +10,11 @@ Needs torch, stable-baselines3 and sb3-contrib::
 
 How the wrapper works (as in the tutorial): ``reset`` and ``step`` return the observation
 vector of the agent selected next, ``action_mask()`` its mask; the reward ``step``
-returns is the one the acting agent collected for its own action, read after the other
-agents have moved (``last()`` of the same agent), so each seat's reward reaches the step
-that earned it. The environment is built with ``illegal_action="terminate"``
-(PettingZoo's classic behaviour; ``env()``'s default).
+returns is the acting agent's cumulative reward right after its action, so the episode's
+reward reaches the policy through the last action (+1 when it won the game, -1 when it
+lost); finished agents are stepped with ``None`` on the way. The environment is built
+with ``illegal_action="terminate"`` (PettingZoo's classic behaviour; ``env()``'s
+default).
 """
 
 from __future__ import annotations
