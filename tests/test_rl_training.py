@@ -229,3 +229,15 @@ def test_summaries_agree_between_backends(rules: str) -> None:
     assert engine == sim
     assert engine["winner"] >= 0 and engine["turns"] > 0
     assert engine["steps"] >= engine["actions"] >= engine["turns"]
+
+
+def test_bots_play_the_same_episode_on_both_backends() -> None:
+    runs = []
+    for backend in ("sim", "engine"):
+        g = UnoEnv(rules=ONE_ROUND, players=3, opponents=("playfirst", "normal"),
+                   backend=backend, observation="flat")
+        assert g.backend == backend
+        obs, info = g.reset(seed=17)
+        runs.append(play_out(g, obs, info))
+    assert runs[0][0] == runs[1][0]
+    assert runs[0][4]["summary"] == runs[1][4]["summary"]
