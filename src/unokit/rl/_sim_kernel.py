@@ -35,11 +35,13 @@ backend, bit for bit.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 import numpy.typing as npt
 from numba.np.numpy_support import carray
 
-from unokit.engine.cards import NUM_KINDS
 from unokit.rl import encoding as EN
 from unokit.sim import support as S
 from unokit.sim.effects import apply
@@ -49,6 +51,7 @@ from unokit.sim.kernel import (
     EMPTY,
     HAND_COLS,
     HC,
+    MASK,
     P_MATCH_OVER,
     P_PLAY,
     P_ROUND_OVER,
@@ -83,6 +86,7 @@ from unokit.sim.kernel import (
     choose_dealer,
     inline,
     jit,
+    lowest_kind,
     seed_streams,
     start_round,
     view,
@@ -90,6 +94,39 @@ from unokit.sim.kernel import (
 from unokit.sim.loop import legal, skip_answers
 
 I64 = npt.NDArray[np.int64]
+
+_RL = Path(__file__).parent
+_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "effects.py",
+                                                     "loop.py")),
+            _RL / "encoding.py", _RL / "_sim_kernel.py", _RL / "_vector_kernel.py")
+"""The files whose code or constants the compiled functions of this package hold."""
+
+
+def drop_stale_cache(folder: Path, sources: tuple[Path, ...]) -> bool:
+    """numba checks each cached function against its own file only, but this package's
+    machine code also holds the simulator's functions and the encoding's constants: when
+    any of ``sources`` changes, every numba cache file in ``folder`` goes (as
+    :mod:`unokit.sim.kernel` does for its own). Returns whether files were dropped."""
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.read_bytes())
+    stamp = folder / "numba-sources.sha256"
+    try:
+        if stamp.read_text(encoding="ascii") == digest.hexdigest():
+            return False
+    except OSError:
+        pass
+    try:
+        for path in folder.glob("*.nb[ic]"):
+            path.unlink(missing_ok=True)
+        folder.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest(), encoding="ascii")
+    except OSError:  # a read-only install: numba keeps its cache elsewhere
+        pass
+    return True
+
+
+drop_stale_cache(_RL / "__pycache__", _SOURCES)
 
 # ------------------------------------------------------------------ layout of e
 E_G = 0  # address of the kernel's state array g
@@ -189,6 +226,14 @@ def new_env_state() -> I64:
     return e
 
 
+@inline
+def clear_mask(mask: npt.NDArray[np.int8]) -> None:
+    """Every entry of the mask to 0 (a loop: numba's ``mask[:] = 0`` is several times
+    slower)."""
+    for k in range(M_SIZE):
+        mask[k] = 0
+
+
 # ------------------------------------------------------------------ legal actions
 @jit
 def seat_legal(gp: int, seat: int) -> int:
@@ -279,7 +324,7 @@ def select(ep: int, seat: int, window: bool) -> bool:
     k = seat_legal(gp, seat)
     e[E_NLEGAL] = k
     mask = mview(e[E_M])
-    mask[:] = 0
+    clear_mask(mask)
     for i in range(k):
         action = g[ACTS + i]
         t1 = first_token(action, seat, n)
@@ -419,7 +464,7 @@ def take_token(ep: int, token: int) -> int:
         if e[E_TOK2 + found] >= 0:
             e[E_BUILD] = token
             mask = mview(e[E_M])
-            mask[:] = 0
+            clear_mask(mask)
             for i in range(k):
                 if e[E_TOK1 + i] == token:
                     mask[e[E_TOK2 + i]] = 1
@@ -462,6 +507,12 @@ def env_reset(ep: int, seed: int) -> int:
     """``Game(rules, seed)`` in ``g`` (``seed`` as a signed 64-bit int: its bits are the
     seed) and the first selection; returns the selected seat, or
     :data:`R_NO_ACTION`."""
+    return refresh(ep, reset_state(ep, seed))
+
+
+@jit
+def reset_state(ep: int, seed: int) -> int:
+    """:func:`env_reset` without the observation vector."""
     e = eview(ep)
     gp = e[E_G]
     g = view(gp)
@@ -477,7 +528,7 @@ def env_reset(ep: int, seed: int) -> int:
     e[E_BUILD] = -1
     if schedule(ep) == R_NO_ACTION:
         return R_NO_ACTION
-    return refresh(ep, e[E_SEL])
+    return e[E_SEL]
 
 
 # ------------------------------------------------------------------ observation
@@ -492,18 +543,27 @@ def env_encode(ep: int, seat: int) -> None:
 def encode(ep: int, seat: int, selected: bool, at: int) -> None:
     """The vector of ``seat``'s view into the float32 buffer at ``at``; ``selected``:
     with the window and the play being built (the selected agent's decision)."""
+    buf = fview(eview(ep)[E_F])
+    template = OBS * (2 + seat)
+    encode_into(ep, seat, selected, buf[at: at + OBS], buf[template: template + OBS])
+
+
+@jit
+def encode_into(ep: int, seat: int, selected: bool, f: npt.NDArray[np.float32],
+                template: npt.NDArray[np.float32]) -> None:
+    """:func:`encode` into the array ``f``, from ``seat``'s ``template`` vector (for
+    callers that keep their own buffers: :mod:`unokit.rl._vector_kernel`)."""
     e = eview(ep)
     g = view(e[E_G])
-    buf = fview(e[E_F])
     n = e[E_N]
-    template = OBS * (2 + seat)
-    f = buf[at: at + OBS]
-    f[:] = buf[template: template + OBS]
+    for k in range(OBS):  # a loop: numba's slice assignment is several times slower
+        f[k] = template[k]
     base = HC + seat * HAND_COLS
-    for kind in range(NUM_KINDS):
-        count = g[base + kind]
-        if count:
-            f[O_HAND + kind] = count
+    bits = g[base + MASK]  # the kinds held (unokit.sim.kernel keeps the bit set)
+    while bits:
+        kind = lowest_kind(bits)
+        f[O_HAND + kind] = g[base + kind]
+        bits &= bits - 1
     nd = g[S_NDISC]
     if nd > 0:
         f[O_TOP + g[DISC + nd - 1]] = 1.0
@@ -559,5 +619,5 @@ def encode(ep: int, seat: int, selected: bool, at: int) -> None:
 
 
 __all__ = ["E_SIZE", "F_SIZE", "M_SIZE", "R_APPLIED", "R_DONE", "R_ILLEGAL", "R_NO_ACTION",
-           "R_ROUND_END", "env_apply", "env_encode", "env_reset", "env_step", "new_env_state",
-           "seat_legal"]
+           "R_ROUND_END", "encode_into", "env_apply", "env_encode", "env_reset", "env_step",
+           "new_env_state", "reset_state", "seat_legal", "take_token"]

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from unokit.engine.game import Game
 from unokit.rl import _sim_kernel as EK
-from unokit.rl.encoding import ACTION_SIZE, NOOP, OBSERVATION_SIZE, action_name, decision
+from unokit.rl.encoding import ACTION_SIZE, NOOP, OBSERVATION_SIZE, decision
 from unokit.rl.pettingzoo_env import raw_env
 from unokit.sim import kernel as K
 from unokit.sim.support import kernel_bonus, kernel_deck, kernel_params
@@ -128,6 +128,7 @@ class SimEnv(raw_env):
         self._done = False
         self._dirty = False
         self._steps = 0
+        self._turns = 0
         self._scores_before = [0] * self.n
         signed = game_seed - 2**64 if game_seed >= 2**63 else game_seed
         self._after(EK.env_reset(self._ep, signed))
@@ -178,9 +179,8 @@ class SimEnv(raw_env):
         result = _step(self._ep, token) if 0 <= token < ACTION_SIZE else _ILLEGAL
         if result < 0:
             if result == _ILLEGAL:
-                name = action_name(token) if 0 <= token < ACTION_SIZE else "out of range"
-                raise ValueError(f"action {token} ({name}) is not legal for "
-                                 f"{self.agent_selection} now")
+                self._illegal(token)
+                return
             self._after(result)  # raises
         self._cumulative_rewards[self.agent_selection] = 0.0
         if self._dirty:
@@ -190,8 +190,7 @@ class SimEnv(raw_env):
         else:  # a token that applied no action: only the selection may change
             self._sel = result
             self.agent_selection = self.possible_agents[result]
-        if self.max_cycles is not None:
-            self._count_step()
+        self._count_step()
 
     # What raw_env.step_engine does, on the kernel.
     def _engine_legal(self) -> list[int]:
@@ -212,6 +211,15 @@ class SimEnv(raw_env):
                            int(g[K.S_ROUND_WINNER]), int(g[K.S_MATCH_WINNER]) if over else -1)
 
     # ------------------------------------------------------------------- tools
+    def summary(self) -> dict[str, Any]:
+        """As :meth:`raw_env.summary`, read from the kernel's state."""
+        g = self._g
+        over = g[K.S_PHASE] == K.P_MATCH_OVER
+        return {"winner": int(g[K.S_MATCH_WINNER]) if over else -1,
+                "scores": [int(v) for v in g[K.SCORES: K.SCORES + self.n]],
+                "steps": self._steps, "actions": len(self._history),
+                "turns": int(g[K.S_TURNS]), "rounds": int(g[K.S_ROUND_NO])}
+
     def _legal(self) -> list[int]:
         """The selected seat's legal engine actions (those of the whole decision)."""
         e = self._e

@@ -23,7 +23,11 @@ Rewards come at round and match ends: ``reward="match"`` (default) +1 to the mat
 ``"points"`` each round's change of the match total, negated where low totals win
 (``penalty``, ``elimination``; nothing under ``lazy`` scoring). The episode is the whole
 match (``rounds = 1`` in the rules makes it one round); ``max_cycles`` truncates it after
-that many steps.
+that many steps. Illegal indices: ``illegal_action="raise"`` (``raw_env``'s default)
+raises ``ValueError`` and changes nothing; ``"terminate"`` (``env()``'s default, as
+PettingZoo's classic games) ends the episode: ``illegal_reward`` (-1) for the offender,
+0 for the others, every agent terminated, ``info["illegal_action"]`` for the offender.
+When the episode ends every agent's info holds ``"summary"`` (:meth:`raw_env.summary`).
 
 Backends: ``backend="engine"`` plays the match on :class:`unokit.Game`; ``"sim"`` plays it
 on the simulator's compiled kernel (:mod:`unokit.rl._sim_kernel`, for the rule sets
@@ -60,7 +64,7 @@ from unokit.engine.cards import CODES, COLOR_LETTERS, WILD_DRAW_FOUR
 from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.observation import view_fields as _view_fields
-from unokit.engine.phases import MATCH_OVER, PLAY, ROUND_OVER, SLAP
+from unokit.engine.phases import CHALLENGE, DRAWN, MATCH_OVER, PLAY, RESPOND, ROUND_OVER, SLAP
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
 from unokit.engine.support import Declaration
@@ -83,6 +87,8 @@ WINDOWS = ("all", "useful", "none")
 """Which out-of-turn windows are offered (see the module docstring)."""
 BACKENDS = ("auto", "engine", "sim")
 """Where the match is played (see the module docstring)."""
+ILLEGAL_ACTIONS = ("raise", "terminate")
+"""What an index the mask does not allow does (see the module docstring)."""
 _CACHE_LIMIT = 200_000
 _DONE_NODE = Node({})
 _NO_QUEUE: list[int] = []
@@ -153,8 +159,10 @@ class WindowRule:
 def env(rules: Rules | str | Mapping[str, Any] = "official", players: int | None = None,
         render_mode: str | None = None, **options: Any) -> Any:
     """The environment as PettingZoo's classic games ship it: :class:`raw_env` in an
-    order-enforcing wrapper. ``options``: ``reward``, ``windows``, ``max_cycles``,
-    ``backend``."""
+    order-enforcing wrapper, an illegal index ending the episode with -1 for the offender
+    (``illegal_action="terminate"``). ``options``: ``reward``, ``windows``,
+    ``max_cycles``, ``backend``, ``illegal_action``, ``illegal_reward``."""
+    options.setdefault("illegal_action", "terminate")
     return OrderEnforcing(
         raw_env(rules=rules, players=players, render_mode=render_mode, **options))
 
@@ -287,6 +295,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         windows: ``"all"``, ``"useful"`` or ``"none"``.
         max_cycles: truncate the episode after this many steps (``None``: never).
         backend: ``"auto"``, ``"engine"`` or ``"sim"`` (see the module docstring).
+        illegal_action: ``"raise"`` or ``"terminate"`` (see the module docstring).
+        illegal_reward: the offender's reward under ``"terminate"``.
 
     Raises:
         RulesError: ``backend="sim"`` and the simulator does not play the rules.
@@ -304,7 +314,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
     def __new__(cls, rules: Rules | str | Mapping[str, Any] = "official",
                 players: int | None = None, render_mode: str | None = None,
                 reward: str = "match", windows: str = "all",
-                max_cycles: int | None = None, backend: str = "auto") -> raw_env:
+                max_cycles: int | None = None, backend: str = "auto",
+                illegal_action: str = "raise", illegal_reward: float = -1.0) -> raw_env:
         """An environment of the class that plays the backend (see the module docstring)."""
         if cls is raw_env and resolve_backend(backend, _load_rules(rules, players)) == "sim":
             from unokit.rl.fast_backend import SimEnv
@@ -321,8 +332,14 @@ class raw_env(AECEnv):  # type: ignore[misc]
     def __init__(self, rules: Rules | str | Mapping[str, Any] = "official",
                  players: int | None = None, render_mode: str | None = None,
                  reward: str = "match", windows: str = "all",
-                 max_cycles: int | None = None, backend: str = "auto") -> None:
+                 max_cycles: int | None = None, backend: str = "auto",
+                 illegal_action: str = "raise", illegal_reward: float = -1.0) -> None:
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, "
+                             f"not {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         loaded = _load_rules(rules, players)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
@@ -377,6 +394,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._done = True
         self._dirty = False
         self._steps = 0
+        self._turns = 0
         self._scores_before: list[int] = []
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
@@ -412,6 +430,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._done = False
         self._dirty = False
         self._steps = 0
+        self._turns = 0
         self._scores_before = list(self.game.scores)
         self.encoder.forget()
         self._schedule()
@@ -467,8 +486,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         token = int(action)
         choice = self._node.choices.get(token)
         if choice is None:
-            name = action_name(token) if 0 <= token < ACTION_SIZE else "out of range"
-            raise ValueError(f"action {token} ({name}) is not legal for {agent} now")
+            self._illegal(token)
+            return
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:
             self._zero_rewards()
@@ -481,8 +500,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
             assert isinstance(choice, Node)
             self._building = (*self._building, token)
             self._node = choice
-        if self.max_cycles is not None:
-            self._count_step()
+        self._count_step()
 
     def step_engine(self, action: int | None) -> None:
         """Take a whole engine action (an ``int`` of :mod:`unokit.engine.actions`) for the
@@ -506,8 +524,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
                 raise ValueError(f"{A.format_action(action)} is not legal for {agent} now")
             self._begin(agent)
             self._engine_apply(action)
-        if self.max_cycles is not None:
-            self._count_step()
+        self._count_step()
 
     # What step_engine does on this backend (the sim backend has its own).
     def _engine_legal(self) -> list[int]:
@@ -531,11 +548,54 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._dirty = False
 
     def _count_step(self) -> None:
+        """Count a step; at the episode's end (the match over, or ``max_cycles`` reached)
+        put the summary into every agent's info."""
         self._steps += 1
-        if self.max_cycles is not None and self._steps >= self.max_cycles and not self._done:
+        if self._done:
+            self._summarise()
+        elif self.max_cycles is not None and self._steps >= self.max_cycles:
             self._done = True
             for name in self.agents:
                 self.truncations[name] = True
+            self._summarise()
+
+    def _illegal(self, token: int) -> None:
+        """An index the mask does not allow (see the module docstring)."""
+        agent = self.agent_selection
+        if self.illegal_action == "raise":
+            name = action_name(token) if 0 <= token < ACTION_SIZE else "out of range"
+            raise ValueError(f"action {token} ({name}) is not legal for {agent} now")
+        self._zero_rewards()
+        for name in self.agents:
+            self.terminations[name] = True
+        self.rewards[agent] = self._cumulative_rewards[agent] = self.illegal_reward
+        self._dirty = True
+        self._done = True
+        self.infos[agent]["illegal_action"] = True
+        self._steps += 1
+        self._summarise()
+
+    def _summarise(self) -> None:
+        """Every agent's info gets the summary of the episode that just ended."""
+        summary = self.summary()
+        for name in self.agents:
+            self.infos[name]["summary"] = summary
+
+    def summary(self) -> dict[str, Any]:
+        """The game so far: ``winner`` (the match winner's seat, -1 while none),
+        ``scores`` (match totals by seat), ``steps`` (every agent's, this episode),
+        ``actions`` (engine actions applied), ``turns`` (plays, draws that end a turn,
+        passes, challenges, penalties taken), ``rounds`` (the round number).
+
+        >>> e = raw_env(rules={"preset": "official", "rounds": 1}, players=2)
+        >>> e.reset(seed=1)
+        >>> e.summary()
+        {'winner': -1, 'scores': [0, 0], 'steps': 0, 'actions': 0, 'turns': 0, 'rounds': 1}
+        """
+        game = self.game
+        return {"winner": game.match_winner if game.phase is MATCH_OVER else -1,
+                "scores": list(game.scores), "steps": self._steps,
+                "actions": len(game.history), "turns": self._turns, "rounds": game.round_no}
 
     def _pass_window(self) -> None:
         queue = self._queue
@@ -550,6 +610,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         phase = game.phase
         self._driver.apply(action)
         now = game.phase
+        kind = A.action_type(action)  # turns, as unokit.sim.policies.play_reference counts
+        if kind == A.PLAY or kind == A.PASS or kind == A.CHALLENGE or (kind == A.DRAW and (
+                phase is CHALLENGE or phase is RESPOND or now is not DRAWN)):
+            self._turns += 1
         if now is not phase and (now is ROUND_OVER or now is MATCH_OVER):
             self._round_over()
         self._schedule()
@@ -694,5 +758,5 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
-__all__ = ["BACKENDS", "NOOP", "REWARDS", "WINDOWS", "WindowRule", "env", "raw_env",
-           "resolve_backend"]
+__all__ = ["BACKENDS", "ILLEGAL_ACTIONS", "NOOP", "REWARDS", "WINDOWS", "WindowRule", "env",
+           "raw_env", "resolve_backend"]
