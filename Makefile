@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp
 
 # Lint whichever of these folders exist (git does not keep empty folders).
-LINT_PATHS := $(wildcard src tests benchmarks)
+LINT_PATHS := $(wildcard src tests benchmarks examples)
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
