@@ -92,7 +92,7 @@ def test_a_match_that_does_not_end_is_reported() -> None:
 
 def test_the_scenarios_pass() -> None:
     results = run_scenarios(SCENARIOS)
-    assert len(results) == len(list(SCENARIOS.glob("*.json"))) >= 60
+    assert len(results) == len(list(SCENARIOS.rglob("*.json"))) >= 60
     assert [r.line() for r in results if not r.passed] == []
 
 

@@ -10,7 +10,7 @@ memory learnt), so that a bot chooses exactly as it would in the room's own proc
 
 Every decision has a budget (``bot_budget`` seconds, counted from the ask). A search
 bot stops its search at a deadline inside the budget and plays its best choice so far
-(:attr:`unokit.bots.search.SearchBot.deadline`). A decision that is not back within the
+(the ``deadline`` of :class:`unokit.bots.search.SearchBot`). A decision that is not back within the
 budget (every worker busy, or a worker stuck) is replaced by :func:`cheap_decision`,
 the ``playfirst`` bot's move, made at once, and the room goes on. A worker still busy
 :func:`kill_after` seconds past the budget is killed and a new one started.
