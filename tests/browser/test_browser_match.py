@@ -95,6 +95,7 @@ def test_a_phone_plays_a_round(server: ServerProcess, contexts: Any, artifacts: 
     expect(by_id(page, "hand").locator('[data-testid="card"]').first).to_be_visible()
     _fits(page, 360)
     for name in ("hand", "top-card", "draw-pile", "uno-button"):
+        expect(by_id(page, name).first).to_be_visible()  # the table may still be drawing
         box = by_id(page, name).first.bounding_box()
         assert box is not None, f"{name} is not shown on a phone"
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360 + 1, (name, box)
