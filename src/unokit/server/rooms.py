@@ -53,6 +53,7 @@ from unokit.server.ownership import Ownership
 from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
+from unokit.server.room_clock import RoomClock
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreConflict, StoreError
@@ -230,7 +231,7 @@ class Rooms:
     def add(self, room: Room) -> None:
         """Serve ``room`` (this process holds its lease): keep it and start its task."""
         self.rooms[room.code] = room
-        room.clock = self.clock
+        room.clock = RoomClock(wall=self.clock)
         if not room.last_seen:  # new: seen as it is made
             room.last_seen = room.seen_stored = self.clock()
         room.bot_pool = self.bot_pool
