@@ -24,6 +24,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from typing import assert_never
 
 from unokit.engine.actions import (
     CATCH,
@@ -311,6 +312,10 @@ class Room(Lobby, Talk, Pacing, Presence):
                 await job(self)
             case I.BotDecided(thinking=thinking, decision=decision):
                 await self._decided(thinking, decision)
+            case I.CheckLease() | I.Stop():
+                pass  # the lease is checked after every item; a stop never gets here
+            case _:  # mypy checks that every kind of item is handled
+                assert_never(item)
 
     # ------------------------------------------------------------ connections
     async def _hello(self, conn: Connection, hello: P.Hello) -> None:
