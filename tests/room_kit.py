@@ -16,6 +16,7 @@ import msgspec
 from sqlalchemy import text
 
 from unokit.engine.rules import Rules
+from unokit.server import inbox
 from unokit.server import protocol as P
 from unokit.server.fanout import LocalFanOut
 from unokit.server.room import Room
@@ -81,7 +82,12 @@ class Table:
         return cls(store, room)
 
     async def handle(self, kind: str, conn: Conn, message: Any = None) -> None:
-        await self.room._handle((kind, conn, message))
+        """Hand the room a ``hello``, a ``msg`` or a ``gone`` of ``conn``, handled to its
+        end."""
+        item: inbox.Item = (inbox.Hello(conn, message) if kind == "hello"
+                            else inbox.Message(conn, message) if kind == "msg"
+                            else inbox.Gone(conn))
+        await self.room._handle(item)
 
     async def join(self, name: str, seat: int | None = None) -> tuple[Conn, str]:
         """A new player in ``seat`` (or the first free one): the connection and token."""

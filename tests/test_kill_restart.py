@@ -22,6 +22,7 @@ from unokit.client import ClientError, GameClient
 from unokit.engine.actions import parse_action
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
+from unokit.server import inbox
 from unokit.server import protocol as P
 from unokit.server import rooms as rooms_module
 from unokit.server.fanout import LocalFanOut
@@ -144,7 +145,7 @@ async def test_a_bot_that_lets_a_catch_pass_does_not_hold_up_the_person_who_lead
     room._bot_move = counted  # type: ignore[method-assign]
     room.start()
     conn = FakeConnection()
-    room.submit("msg", conn, P.Act(id="a1", action="uno"))
+    room.submit(inbox.Message(conn, P.Act(id="a1", action="uno")))
     await asyncio.wait_for(conn.got.wait(), 30)
     assert P.decode_server(conn.sent[0]) == P.Ack(id="a1", seq=room.last_seq())
     assert asked.count(len(actions)) <= 1  # asked once in that state, not over and over

@@ -195,12 +195,13 @@ async def test_room_creation_per_address_and_in_all() -> None:
         assert third.status == 429 and third.json()["error"] == "busy"
         assert third.headers["retry-after"] == "30"
         room = rooms.get(first.json()["code"])
-        await room.call(lambda r: r._keep_time(r.clock() + 10**9))  # nobody came: the lobby closes
+        # nobody came: the lobby closes
+        await room.call(lambda r: r._keep_time(r.clock.wall() + 10**9))
         assert room.status == "closed"
         again = await create()  # the lobby was closed: one more may be made
         assert again.status == 201
         other = rooms.get(second.json()["code"])
-        await other.call(lambda r: r._keep_time(r.clock() + 10**9))
+        await other.call(lambda r: r._keep_time(r.clock.wall() + 10**9))
         burst = await create()  # one lobby held, but 3 rooms made at once: too fast
         assert burst.status == 429 and "try again in" in burst.json()["message"]
         assert int(burst.headers["retry-after"]) > 30

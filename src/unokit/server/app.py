@@ -52,7 +52,7 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import admin
+from unokit.server import admin, inbox
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
@@ -220,7 +220,7 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
     finally:
         conn.metrics.open_sockets -= 1
         if conn.room is not None:
-            conn.room.submit("gone", conn)
+            conn.room.submit(inbox.Gone(conn))
         conn.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 5)
@@ -272,7 +272,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         conn.close(_error(conn, exc.code, exc))
         return
     conn.room = room
-    room.submit("hello", conn, hello)
+    room.submit(inbox.Hello(conn, hello))
     while not conn.closed:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":
@@ -303,7 +303,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
                         getattr(parsed, "id", None)))
                 else:
                     conn.refused = 0
-                    room.submit("msg", conn, parsed)
+                    room.submit(inbox.Message(conn, parsed))
         if conn.refused >= REFUSED_LIMIT:
             conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
                                       reconnect=False)))

@@ -30,31 +30,25 @@ unokit.server.seating.RoomError: bad_request: a chat line is 1-200 characters
 
 from __future__ import annotations
 
-import asyncio
-import time
 import unicodedata
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from unokit.engine.actions import say
-from unokit.engine.game import Game
-from unokit.engine.rules import Rules
 from unokit.i18n import N_
 from unokit.server import protocol as P
-from unokit.server.fanout import FanOut
 from unokit.server.outage import NOT_STORED
-from unokit.server.seating import Connection, Grace, Held, RoomError, Seat
-from unokit.store import RECENT_CHAT, ChatData, Store, StoreError
+from unokit.server.room_base import RoomBase
+from unokit.server.room_state import CHAT_WINDOW
+from unokit.server.seating import Connection, Held, RoomError
+from unokit.store import ChatData, StoreError
 
-if TYPE_CHECKING:
-    from unokit.server.oversight import Oversight
+__all__ = ["CHAT_LIMIT", "CHAT_LINES", "CHAT_WINDOW", "ChatHeld", "Talk", "check_text"]
 
 CHAT_LIMIT = 200
 """The most characters a chat line has (after white space is made single spaces)."""
 CHAT_LINES = 5
 """Lines a seat may write within :data:`CHAT_WINDOW` seconds; more get ``rate_limited``."""
-CHAT_WINDOW = 10.0
 
 REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Co"})
 """Unicode categories a chat line may not hold: control characters, lone surrogates,
@@ -90,53 +84,9 @@ class ChatHeld(Held):
     text: str
 
 
-class Talk:
-    """The chat of :class:`unokit.server.room.Room`."""
-
-    if TYPE_CHECKING:
-        id: int
-        code: str
-        rules: Rules
-        store: Store
-        fanout: FanOut
-        seats: list[Seat]
-        game: Game | None
-        grace: Grace | None
-        oversight: Oversight
-
-        def last_seq(self) -> int: ...
-        def _remember(self, seat: int, msg_id: str, data: bytes, *,
-                      counted: bool = True) -> None: ...
-        def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
-                    data: bytes) -> None: ...
-        def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
-                   code: str, message: str) -> None: ...
-        async def _try(self, held: Held) -> bool: ...
-
-    chat_lines: deque[ChatData]
-    """The room's last lines, oldest first."""
-    chat_next: int
-    """The number of the next line."""
-    chat_at: int
-    """The time of the last line (ms): each line's is later, so that it names the line."""
-    chat_window: float
-    chat_times: dict[int, deque[float]]
-    """When each seat's lines of the last :attr:`chat_window` seconds came (loop time)."""
-
-    def _chat_setup(self, lines: list[ChatData] | None = None,
-                    answered: list[ChatData] | None = None) -> None:
-        """Start the chat, or take it back from the stored last lines; the ``answered``
-        lines (the seats' current occupants' lines with an id) get their acks again if
-        their ids are sent again."""
-        self.chat_lines = deque(lines or (), maxlen=RECENT_CHAT)
-        self.chat_next = self.chat_lines[-1].n + 1 if self.chat_lines else 0
-        self.chat_at = self.chat_lines[-1].at if self.chat_lines else 0
-        self.chat_window = CHAT_WINDOW
-        self.chat_times = {}
-        for line in answered or ():
-            if line.client_id is not None:
-                self._remember(line.seat, line.client_id,
-                               P.encode(P.Ack(id=line.client_id, seq=line.seq)))
+class Talk(RoomBase):
+    """The chat of :class:`unokit.server.room.Room` (its lines are in the room's state:
+    ``chat_lines``, ``chat_next``, ``chat_at``, ``chat_times``)."""
 
     def _silenced(self, seat: int) -> bool:
         """Whether a line of ``seat`` now breaks a silence: one holds, and the engine
@@ -166,7 +116,7 @@ class Talk:
         await self._try(held)
 
     def _count_line(self, seat: int) -> None:
-        now = asyncio.get_running_loop().time()
+        now = self.clock.monotonic()
         times = self.chat_times.setdefault(seat, deque())
         while times and times[0] <= now - self.chat_window:
             times.popleft()
@@ -177,7 +127,7 @@ class Talk:
         times.append(now)
 
     def _new_line(self, seat: int, text: str, client_id: str | None, seq: int) -> ChatData:
-        at = max(round(time.time() * 1000), self.chat_at + 1)
+        at = max(round(self.clock.wall() * 1000), self.chat_at + 1)
         return ChatData(self.chat_next, seat, self.seats[seat].name, text, at, client_id,
                         seq, self.seats[seat].occupant)
 

@@ -3,11 +3,12 @@ contributions to the deal and the start of the match. Seats change only before t
 match or between rounds, never during a round.
 
 Each command's answer is committed with the command's own change, in one transaction
-(:meth:`Lobby._reply`), so that the id sent again after a restart gets the same answer
-and changes nothing. A refusal is not stored: it changed nothing, so the id sent again
-after a restart is simply judged again, against the room as it is then (as a refused
-game action is), and a flood of refused commands costs the database nothing. In memory
-the room keeps refusals too, and answers a resent id with them until it restarts.
+(:meth:`Lobby._reply`; the command returns it to the room, which sends it), so that
+the id sent again after a restart gets the same answer and changes nothing. A refusal
+is not stored: it changed nothing, so the id sent again after a restart is simply judged
+again, against the room as it is then (as a refused game action is), and a flood of
+refused commands costs the database nothing. In memory the room keeps refusals too, and
+answers a resent id with them until it restarts.
 
 The seats' clock (:meth:`Lobby._sweep`): in the lobby, a person's seat that no
 connection has held for ``seat_timeout`` seconds is freed (a join cut off before its
@@ -22,25 +23,16 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
-from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
 
 from unokit.bots import make_bot
-from unokit.bots.base import Bot
 from unokit.engine.errors import UnoError
-from unokit.engine.events import Event
-from unokit.engine.game import Game
 from unokit.engine.phases import ROUND_OVER
-from unokit.engine.rules import Rules
 from unokit.formats import fairdeal
 from unokit.i18n import N_, localize
 from unokit.server import protocol as P
-from unokit.server.answers import Answers
 from unokit.server.bot_specs import check_bot_spec
-from unokit.server.fanout import FanOut
-from unokit.server.oversight import Oversight
+from unokit.server.room_base import RoomBase
 from unokit.server.seating import (
     BOT,
     EMPTY,
@@ -52,71 +44,38 @@ from unokit.server.seating import (
     language,
     token_hash,
 )
-from unokit.server.settings import TURN_TIMERS, Settings
-from unokit.store import AnswerData, Store, StoreError
+from unokit.server.settings import TURN_TIMERS
+from unokit.store import AnswerData, StoreError
 
 LOG = logging.getLogger("unokit.room")
 
 
-class Lobby:
-    """The seat and host commands of :class:`unokit.server.room.Room`."""
+@dataclass(frozen=True)
+class Command:
+    """The seat and client id of a command being handled: its answer is stored with the
+    change it makes (:meth:`Lobby._reply`), and returned to the room, which sends it."""
 
-    if TYPE_CHECKING:
-        id: int
-        rules: Rules
-        store: Store
-        seats: list[Seat]
-        status: str
-        game: Game | None
-        bots: dict[int, Bot]
-        conns: set[Connection]
-        contributions: dict[int, str]
-        server_seed: str
-        turn_timer: int
-        settings: Settings
-        code: str
-        fanout: FanOut
-        seed: int | None
-        driver: Any
-        closing: bool
-        answers: Answers
-        oversight: Oversight
-        bot_due: float | None
-        timer_due: float | None
-        pause_due: float | None
+    seat: int
+    msg_id: str
 
-        def last_seq(self) -> int: ...
-        def _gone(self, conn: Connection) -> None: ...
-        def _broadcast_room(self) -> None: ...
-        def _broadcast_events(self, events: list[Event]) -> None: ...
-        def _begin(self, seed: int) -> None: ...
-        def _note_presence(self, connected: bool) -> None: ...
 
-    answers_next = 0
-    """The number of the room's next stored command answer."""
-    _command: tuple[int, str] | None = None
-    """The seat and id of the command being handled, until its answer is made."""
-    _reply_data: bytes | None = None
-    """The answer made for the command being handled."""
-    absent: dict[int, float]
-    """Person seats no connection holds, and since when (``time.monotonic()``)."""
-    on_closed: Callable[[Any], None] | None = None
+class Lobby(RoomBase):
+    """The seat and host commands of :class:`unokit.server.room.Room`. Each command
+    that makes a change returns the answer it stored with it (``None`` for a change no
+    client id asked for)."""
 
-    def _reply(self) -> AnswerData | None:
-        """The answer to the command being handled (its ack, with the room's last event
-        number), to be committed with the command's own change; ``None`` for a change no
-        client id asked for (bots seated as the room is made, the start of "play now", a
-        seat freed after its holder stayed away). Each command makes one."""
-        if self._command is None:
+    def _reply(self, command: Command | None) -> AnswerData | None:
+        """The answer to ``command`` (its ack, with the room's last event number), to
+        be committed with the command's own change; ``None`` for a change no client id
+        asked for (bots seated as the room is made, the start of "play now", a seat
+        freed after its holder stayed away). Each command makes one."""
+        if command is None:
             return None
-        seat, msg_id = self._command
-        self._command = None
-        data = P.encode(P.Ack(id=msg_id, seq=self.last_seq()))
-        self._reply_data = data
+        data = P.encode(P.Ack(id=command.msg_id, seq=self.last_seq()))
         n = self.answers_next
         self.answers_next += 1
-        return AnswerData(n, seat, msg_id, data.decode(), time.time(),
-                          self.seats[seat].occupant)
+        return AnswerData(n, command.seat, command.msg_id, data.decode(), self.clock.wall(),
+                          self.seats[command.seat].occupant)
 
     async def _join(self, hello: P.Hello) -> tuple[int, str]:
         between = self.game is not None and self.game.phase is ROUND_OVER
@@ -153,23 +112,25 @@ class Lobby:
         if not self._between_rounds():
             raise RoomError("mid_round", N_("only before the match or between rounds"))
 
-    async def _host_command(self, seat: int, message: P.ClientMessage) -> None:
+    async def _host_command(self, seat: int, message: P.ClientMessage,
+                            command: Command | None) -> AnswerData | None:
         self._host(seat)
+        answer = None
         if isinstance(message, P.Start):
-            await self._start_match()
+            answer = await self._start_match(command)
         elif isinstance(message, P.AddBot):
-            await self.add_bot(message.bot, message.seat)
+            answer = (await self._seat_bot(message.bot, message.seat, command))[1]
         elif isinstance(message, P.RemoveBot):
             target = self._seat(message.seat)
             if self.seats[target].kind != BOT:
                 raise RoomError("bad_request", N_("seat {seat} has no bot"), seat=target)
-            await self._set_seats({target: Seat()})
+            answer = await self._set_seats({target: Seat()}, command)
         elif isinstance(message, P.Kick):
             target = self._seat(message.seat)
             if self.seats[target].kind != HUMAN or target == seat:
                 raise RoomError("bad_request", N_("seat {seat} has no other player"),
                                 seat=target)
-            await self._set_seats({target: Seat()})
+            answer = await self._set_seats({target: Seat()}, command)
             for conn in [c for c in self.conns if c.viewer == target]:
                 self._gone(conn)
                 conn.close(P.encode(P.Bye(reason=localize(language(conn), N_(
@@ -178,9 +139,11 @@ class Lobby:
             if message.seconds not in TURN_TIMERS:
                 raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 "
                                                    "seconds"))
-            await self.store.set_timer(self.id, message.seconds, answer=self._reply())
+            answer = self._reply(command)
+            await self.store.set_timer(self.id, message.seconds, answer=answer)
             self.turn_timer = message.seconds
         self._broadcast_room()
+        return answer
 
     def _seat(self, seat: int) -> int:
         if not 0 <= seat < len(self.seats):
@@ -188,19 +151,21 @@ class Lobby:
                             last=len(self.seats) - 1)
         return seat
 
-    async def _set_seats(self, spots: dict[int, Seat]) -> None:
+    async def _set_seats(self, spots: dict[int, Seat],
+                         command: Command | None = None) -> AnswerData | None:
         """Store, then take, what sits in some seats, with the answer to the command
         being handled, in one transaction. A seat emptied before the match loses its
         holder's contribution, so that whoever sits there next may give their own. A
         seat's occupant number never goes down (an emptied seat keeps its last one); a
-        higher one forgets the earlier occupant's answers."""
+        higher one forgets the earlier occupant's answers. The answer stored."""
         spots = {seat: spot if spot.occupant >= self.seats[seat].occupant
                  else replace(spot, occupant=self.seats[seat].occupant)
                  for seat, spot in spots.items()}
         dropped = tuple(seat for seat, spot in spots.items() if self.status == "lobby"
                         and spot.kind == EMPTY and seat in self.contributions)
+        answer = self._reply(command)
         await self.store.set_seats(self.id, [spot.data(i) for i, spot in spots.items()],
-                                   answer=self._reply(), drop_contributions=dropped)
+                                   answer=answer, drop_contributions=dropped)
         for seat in dropped:
             del self.contributions[seat]
         for seat, spot in spots.items():
@@ -208,6 +173,7 @@ class Lobby:
             if (old.kind, old.bot) != (spot.kind, spot.bot):
                 self.bots.pop(seat, None)
             self.answers.taken(seat, spot.occupant)
+        return answer
 
     def _heir(self, host: int, leaving: set[int]) -> dict[int, Seat]:
         """The seats that change when the host's seat ``host`` loses its holder (with
@@ -223,6 +189,11 @@ class Lobby:
 
     async def add_bot(self, spec: str, seat: int | None = None) -> int:
         """Seat a bot in ``seat`` (or the first empty one); the seat."""
+        return (await self._seat_bot(spec, seat, None))[0]
+
+    async def _seat_bot(self, spec: str, seat: int | None,
+                        command: Command | None) -> tuple[int, AnswerData | None]:
+        """Seat a bot (:meth:`add_bot`) for ``command``: the seat and the answer."""
         free = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
         if seat is None:
             if not free:
@@ -235,11 +206,13 @@ class Lobby:
             make_bot(spec, rules=self.rules)
         except (UnoError, ValueError) as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
-        await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec,
-                                          occupant=self.seats[seat].occupant + 1)})
-        return seat
+        answer = await self._set_seats({seat: Seat(kind=BOT, name=f"{spec} bot", bot=spec,
+                                                   occupant=self.seats[seat].occupant + 1)},
+                                       command)
+        return seat, answer
 
-    async def _contribute(self, seat: int, value: str) -> None:
+    async def _contribute(self, seat: int, value: str,
+                          command: Command | None) -> AnswerData | None:
         if self.status != "lobby":
             raise RoomError("mid_round", N_("contributions are taken before the match starts"))
         if seat in self.contributions:
@@ -248,11 +221,14 @@ class Lobby:
             fairdeal.check_value(value)
         except UnoError as exc:
             raise RoomError("bad_request", str(exc)[:200]) from None
-        await self.store.add_contribution(self.id, seat, value, answer=self._reply())
+        answer = self._reply(command)
+        await self.store.add_contribution(self.id, seat, value, answer=answer)
         self.contributions[seat] = value
         self._broadcast_room()
+        return answer
 
-    async def _leave(self, conn: Connection, seat: int) -> None:
+    async def _leave(self, conn: Connection, seat: int,
+                     command: Command | None) -> AnswerData | None:
         spot = self.seats[seat]
         if self.status == "lobby":
             changed = {seat: Seat()}
@@ -260,7 +236,7 @@ class Lobby:
             changed = {seat: replace(spot, away=True, token_hash="", host=False)}
         if spot.host:
             changed.update(self._heir(seat, {seat}))
-        await self._set_seats(changed)
+        answer = await self._set_seats(changed, command)
         # every connection of the leaver goes: none may act for, or see the hand of,
         # whoever takes the seat next
         for held in [conn, *(c for c in self.conns if c.viewer == seat and c is not conn)]:
@@ -268,6 +244,7 @@ class Lobby:
             held.close(P.encode(P.Bye(reason=localize(language(held),
                                                       N_("you left the room")),
                                       reconnect=False)))
+        return answer
 
     async def remove_person(self, seat: int, bye: str) -> None:
         """Take a person's seat from them (an operator removed them): in the lobby the
@@ -293,7 +270,7 @@ class Lobby:
                                       reconnect=False)))
         self._broadcast_room()
 
-    async def _start_match(self) -> None:
+    async def _start_match(self, command: Command | None = None) -> AnswerData | None:
         if self.status != "lobby":
             raise RoomError("bad_request", N_("the match has already started"))
         empty = [i for i, s in enumerate(self.seats) if s.kind == EMPTY]
@@ -303,7 +280,8 @@ class Lobby:
         seed = fairdeal.derive_seed(bytes.fromhex(self.server_seed), self.contributions)
         self._begin(seed)  # first, so that the answer stored with the start has its seq
         try:
-            await self.store.start_match(self.id, seed, answer=self._reply())
+            answer = self._reply(command)
+            await self.store.start_match(self.id, seed, answer=answer)
         except StoreError:
             self.game = self.driver = self.seed = None
             self.status = "lobby"
@@ -312,6 +290,7 @@ class Lobby:
         LOG.info("match started", extra={"room": self.code, "seats": len(self.seats)})
         self._broadcast_room()
         self._broadcast_events(list(self.game.log))
+        return answer
 
     # ------------------------------------------------------------ the lobby's clocks
     def _mark_presence(self, now: float) -> None:
@@ -330,10 +309,10 @@ class Lobby:
 
     async def _sweep(self, now: float) -> None:
         """In the lobby, free the seats no connection has held for ``seat_timeout``
-        seconds before ``now`` (``time.monotonic()``)."""
+        seconds before ``now`` (the room's monotonic clock)."""
         if self.status != "lobby" or self.closing:
             return
-        self._mark_presence(time.monotonic())
+        self._mark_presence(self.clock.monotonic())
         limit = now - self.settings.seat_timeout
         freed = sorted(seat for seat, since in self.absent.items() if since <= limit)
         try:
@@ -348,7 +327,6 @@ class Lobby:
         for seat in freed:
             if self.seats[seat].host:
                 changed.update(self._heir(seat, set(freed)))
-        self._command = None
         await self._set_seats(changed)
         for seat in freed:
             self.absent.pop(seat, None)

@@ -4,18 +4,16 @@ answered as done."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 from unokit.i18n import N_, localize
+from unokit.server import inbox as I
 from unokit.server import protocol as P
-from unokit.server.seating import language
+from unokit.server.seating import Connection, language
 
 MOVED = N_("this room moved to another server process: reconnect")
 """The reason of the ``bye`` (``reconnect: true``) of a room another process owns now."""
 
 
-def refuse_moved(kind: str, conn: Any, message: Any) -> None:
+def refuse_moved(item: I.Item) -> None:
     """Answer an inbox item of a room another process owns now: a hello's or a
     message's connection is closed with ``bye`` (``reconnect: true``: what it sent and
     got no answer for, it sends again after reconnecting), a call is let go.
@@ -23,11 +21,16 @@ def refuse_moved(kind: str, conn: Any, message: Any) -> None:
     >>> class Conn:
     ...     lang = "en"
     ...     def close(self, data): print(data.decode())
-    >>> refuse_moved("msg", Conn(), None)
+    >>> refuse_moved(I.Message(Conn(), None))
     {"type":"bye","reason":"this room moved to another server process: reconnect"}
     """
-    if kind == "call" and isinstance(conn, asyncio.Future):
-        if not conn.done():
-            conn.set_result(None)
-    elif kind in ("hello", "msg") and conn is not None:
-        conn.close(P.encode(P.Bye(reason=localize(language(conn), MOVED), reconnect=True)))
+    match item:
+        case I.Call():
+            item.let_go()
+        case I.Hello(conn=conn) | I.Message(conn=conn):
+            say_moved(conn)
+
+
+def say_moved(conn: Connection) -> None:
+    """Close ``conn`` with the ``bye`` of a room that moved."""
+    conn.close(P.encode(P.Bye(reason=localize(language(conn), MOVED), reconnect=True)))

@@ -158,7 +158,8 @@ class Ownership:
                 continue
             try:
                 room = Room.restore(stored, store=store, fanout=self.rooms.fanout,
-                                    settings=self.rooms.settings)
+                                    settings=self.rooms.settings,
+                                    clock=self.rooms.room_clock())
             except (UnoError, ValueError) as exc:
                 LOG.error("room could not be restored", extra={"room": stored.code,
                                                                "error": str(exc)[:200]})

@@ -1,5 +1,5 @@
 """The pace of :class:`unokit.server.room.Room`: its bots, its turn timer, the pause
-between rounds and the end of a catch grace, each due at a time of the event loop.
+between rounds and the end of a catch grace, each due at a time of the room's monotonic clock.
 
 A room asks :meth:`Pacing._schedule` after every change what is due next, and its task
 calls :meth:`Pacing._on_due` when that time comes. The catch grace ends first; the bots
@@ -9,92 +9,37 @@ seat away); the next round starts ``round_pause`` seconds after a round ends.
 
 Bots decide off the event loop (:mod:`unokit.server.bot_pool`): the room hands the
 seats to ask, each with its own observation, to the pool and goes on with its
-messages; the decision comes back through the inbox (``("bot", None, (thinking,
-decision))``) and is applied if nothing has moved meanwhile (else the bots are asked
-again). One decision at a time is under way per room; while it is, no other bot move
-or timeout starts.
+messages; the decision comes back through the inbox (an
+:class:`~unokit.server.inbox.BotDecided`) and is applied if nothing has moved meanwhile
+(else the bots are asked again). One decision at a time is under way per room; while it
+is, no other bot move or timeout starts.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from unokit.bots import make_bot
 from unokit.bots.base import Bot, BotSpecError
 from unokit.engine.actions import action_player, parse_action
-from unokit.engine.driver import Driver
 from unokit.engine.errors import Reason
-from unokit.engine.game import Game
 from unokit.engine.phases import ROUND_OVER
-from unokit.engine.rules import Rules
 from unokit.i18n import N_
 from unokit.server import protocol as P
-from unokit.server.bot_pool import Ask, BotPool, Decision, ThreadBotPool
-from unokit.server.fanout import FanOut
-from unokit.server.oversight import Oversight
-from unokit.server.seating import BOT, EMPTY, HUMAN, Connection, Grace, Held, Seat
-from unokit.server.settings import Settings
+from unokit.server.bot_pool import Ask, Decision, ThreadBotPool
+from unokit.server.inbox import BotDecided
+from unokit.server.room_base import RoomBase
+from unokit.server.room_state import Thinking
+from unokit.server.seating import BOT, EMPTY, HUMAN, Grace, Held
+
+__all__ = ["Pacing", "Thinking"]
 
 
-@dataclass(eq=False)
-class Thinking:
-    """A bot decision under way in a room."""
-
-    position: tuple[object, int, frozenset[int]]
-    """(game, actions, automatic seats) when the bots were asked: the decision is applied
-    only if they are the same when it comes."""
-    origin: str
-    """``bot`` (the bots' own move) or ``timeout`` (a person's turn timer ran out)."""
-    bots: dict[int, Bot]
-    """The bots asked, as the room held them."""
-    task: asyncio.Task[None] | None = None
-    asked_at: float = field(default_factory=time.perf_counter)
-    """When the bots were asked (``time.perf_counter()``): the metric of decision time."""
-
-
-class Pacing:
+class Pacing(RoomBase):
     """The bots, the timers and the end of the catch grace of a room."""
-
-    if TYPE_CHECKING:
-        code: str
-        rules: Rules
-        settings: Settings
-        fanout: FanOut
-        seats: list[Seat]
-        game: Game | None
-        driver: Driver | None
-        grace: Grace | None
-        bots: dict[int, Bot]
-        seed: int | None
-        status: str
-        closing: bool
-        turn_timer: int
-        last_commit: float
-        bot_due: float | None
-        timer_due: float | None
-        timer_seat: int
-        _timer_key: tuple[int, int, str] | None
-        pause_due: float | None
-        oversight: Oversight
-
-        inbox: asyncio.Queue[tuple[str, object, object]]
-
-        def _error(self, conn: Connection | None, seat: int, msg_id: str | None,
-                   code: str, message: str) -> None: ...
-        async def _try(self, held: Held) -> bool: ...
-        def _broadcast_room(self) -> None: ...
 
     def _automatic(self) -> set[int]:
         return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
-
-    bot_pool: BotPool | None = None
-    """Where the bots decide (:class:`unokit.server.rooms.Rooms` gives its pool; a room
-    without one makes a :class:`~unokit.server.bot_pool.ThreadBotPool`)."""
-    thinking: Thinking | None = None
-    """The bot decision under way, if any."""
 
     def _bot(self, seat: int) -> Bot:
         bot = self.bots.get(seat)
@@ -117,7 +62,7 @@ class Pacing:
         if self.status != "playing" or game is None or driver is None or self.closing:
             self.timer_due = self.pause_due = None
             return
-        loop = asyncio.get_running_loop()
+        now = self.clock.monotonic()
         if self.grace is not None:
             return
         if game.phase is ROUND_OVER:
@@ -125,9 +70,9 @@ class Pacing:
             if any(s.kind == EMPTY for s in self.seats):
                 self.pause_due = None
             elif self.pause_due is None:
-                self.pause_due = loop.time() + self.settings.round_pause
+                self.pause_due = now + self.settings.round_pause
             if all(s.kind == BOT or s.away for s in self.seats):
-                self.bot_due = loop.time() + self.settings.bot_delay
+                self.bot_due = now + self.settings.bot_delay
             return
         self.pause_due = None
         auto = self._automatic()
@@ -136,26 +81,22 @@ class Pacing:
         # room would ask them at once, forever
         if (any(seat in auto for seat in driver.seats_to_ask())
                 and (driver.lead() in auto
-                     or self._declined != (len(game.history), frozenset(auto)))):
-            self.bot_due = loop.time() + self.settings.bot_delay
+                     or self.declined != (len(game.history), frozenset(auto)))):
+            self.bot_due = now + self.settings.bot_delay
         lead = driver.lead()
         key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
         if lead in auto or not self.turn_timer:
-            self.timer_due, self.timer_seat, self._timer_key = None, -1, None
-        elif key != self._timer_key:
-            self._timer_key = key
+            self.timer_due, self.timer_seat, self.timer_key = None, -1, None
+        elif key != self.timer_key:
+            self.timer_key = key
             self.timer_seat = lead
-            elapsed = 0.0 if self.timer_due is not None or self._fresh else max(
-                0.0, time.time() - self.last_commit)
-            self._fresh = True
+            elapsed = 0.0 if self.timer_due is not None or self.timer_fresh else max(
+                0.0, self.clock.wall() - self.last_commit)
+            self.timer_fresh = True
             left = max(1.0, self.turn_timer - elapsed) * self.settings.timer_scale
-            self.timer_due = loop.time() + left
+            self.timer_due = now + left
             data = self._timer_message()
             self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
-
-    _fresh = False
-    _declined: tuple[int, frozenset[int]] | None = None
-    """(actions, automatic seats) when the bots last all let their windows pass."""
 
     def _lead_acted(self) -> bool:
         game = self.game
@@ -163,9 +104,8 @@ class Pacing:
         return bool(game.history) and action_player(game.history[-1]) == self.driver.lead()
 
     def _timer_message(self) -> bytes:
-        loop = asyncio.get_running_loop()
-        left = 0 if self.timer_due is None else max(0, round((self.timer_due - loop.time())
-                                                              * 1000))
+        left = 0 if self.timer_due is None else max(
+            0, round((self.timer_due - self.clock.monotonic()) * 1000))
         return P.encode(P.Timer(seat=self.timer_seat, ms=left))
 
     def _next_due(self) -> float | None:
@@ -177,8 +117,7 @@ class Pacing:
         return min(dues) if dues else None
 
     async def _on_due(self) -> None:
-        loop = asyncio.get_running_loop()
-        now = loop.time()
+        now = self.clock.monotonic()
         if self.grace is not None:
             if now >= self.grace.until:
                 await self._end_grace()
@@ -188,7 +127,7 @@ class Pacing:
             self.bot_due = None
             self._bot_move()
         elif free and self.timer_due is not None and now >= self.timer_due:
-            self.timer_due, self._timer_key = None, None
+            self.timer_due, self.timer_key = None, None
             self._timeout()
         elif self.pause_due is not None and now >= self.pause_due:
             self.pause_due = None
@@ -251,7 +190,7 @@ class Pacing:
 
         driver.ask(collect)
         if not asks:  # a person leads and no bot may act: ask again once things change
-            self._declined = (len(game.history), frozenset(auto))
+            self.declined = (len(game.history), frozenset(auto))
             return
         self._think(asks, "bot")
 
@@ -276,11 +215,11 @@ class Pacing:
         pool = self.bot_pool
         bots = {ask.seat: self._bot(ask.seat) for ask in asks}
         seed = ((self.seed or 0) + len(game.history)) % 2**64
-        thinking = Thinking(self._position(), origin, bots)
+        thinking = Thinking(self._position(), origin, bots, self.clock.monotonic())
 
         async def decide() -> None:
             decision = await pool.decide(bots, asks, seed)
-            self.inbox.put_nowait(("bot", None, (thinking, decision)))
+            self.inbox.put_nowait(BotDecided(thinking, decision))
 
         self.thinking = thinking
         thinking.task = asyncio.create_task(decide(), name=f"bots-{self.code}")
@@ -297,7 +236,7 @@ class Pacing:
         if thinking is not self.thinking:
             return  # asked before the room was rebuilt
         self.thinking = None
-        self.oversight.metrics.bot_decision.observe(time.perf_counter() - thinking.asked_at)
+        self.oversight.metrics.bot_decision.observe(self.clock.monotonic() - thinking.asked_at)
         for place, asked in thinking.bots.items():
             if self.bots.get(place) is not asked:
                 continue  # the seat changed hands meanwhile
@@ -313,7 +252,7 @@ class Pacing:
         if seat is None or action is None:
             # every bot let its window pass and a person leads: ask them again only
             # once something has changed
-            self._declined = (len(game.history), thinking.position[2])
+            self.declined = (len(game.history), thinking.position[2])
             return
         if thinking.origin == "timeout":
             if seat != driver.lead() or self.seats[seat].kind != HUMAN:

@@ -16,23 +16,21 @@ at most that old. Then, counting from ``last_seen``:
 The clock is stored, not kept in memory: a restart neither resets nor forgets it (the
 time the server was down counts too), and a room whose clock ran out while no process
 served it is ended before the rooms are loaded (:func:`unokit.store.lifecycle.end_stale`),
-so that it is not brought back. The clock is injectable (:attr:`Presence.clock`): tests
-move it instead of waiting.
+so that it is not brought back. The clock is injectable (the room's
+:class:`~unokit.server.room_clock.RoomClock`): tests move it instead of waiting.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from unokit.i18n import N_
-from unokit.server.fanout import FanOut
-from unokit.server.seating import Connection, Grace
-from unokit.server.settings import Settings
-from unokit.store import Store, StoreError
+from unokit.server.room_base import RoomBase
+from unokit.server.room_state import ENDED
+from unokit.store import StoreError
 from unokit.store.lifecycle import set_last_seen
+
+__all__ = ["ABANDONED", "ENDED", "SEEN_EVERY", "Presence"]
 
 LOG = logging.getLogger("unokit.room")
 
@@ -40,40 +38,9 @@ SEEN_EVERY = 60.0
 """Seconds between two stored ``last_seen`` of a room someone stays in (at most: what a
 crash can take off the clock)."""
 
-ENDED = ("finished", "abandoned")
-"""The statuses of a match that is over: its reveal and its record are shown."""
-
-
-class Presence:
-    """The stored presence clock of :class:`unokit.server.room.Room`."""
-
-    if TYPE_CHECKING:
-        id: int
-        code: str
-        store: Store
-        status: str
-        settings: Settings
-        closing: bool
-        conns: set[Connection]
-        finished_at: float | None
-        timer_due: float | None
-        bot_due: float | None
-        pause_due: float | None
-        grace: Grace | None
-        fanout: FanOut
-
-        def _broadcast_room(self) -> None: ...
-        def _reveal_message(self) -> bytes: ...
-        async def _close_idle(self) -> None: ...
-
-    clock: Callable[[], float] = staticmethod(time.time)
-    """The room's wall clock, seconds since the epoch (the rooms give theirs)."""
-    last_seen = 0.0
-    """When a seated person was last known connected (by :attr:`clock`)."""
-    seen_stored = 0.0
-    """The ``last_seen`` the database holds."""
-    attended = False
-    """Whether a seated person is connected now."""
+class Presence(RoomBase):
+    """The stored presence clock of :class:`unokit.server.room.Room` (its fields are in
+    the room's state: ``last_seen``, ``seen_stored``, ``attended``)."""
 
     def _note_presence(self, connected: bool) -> None:
         """Note whether a seated person is connected (after every message): when the
@@ -82,10 +49,10 @@ class Presence:
             self.attended = True
         elif self.attended:
             self.attended = False
-            self.last_seen = self.clock()
+            self.last_seen = self.clock.wall()
 
     async def _keep_time(self, now: float) -> None:
-        """At ``now`` (by :attr:`clock`): store ``last_seen`` if it is due, then close
+        """At ``now`` (by the room's wall clock): store ``last_seen`` if it is due, then close
         the lobby or abandon the match if nobody seated has been connected for long
         enough. Run by the sweep in the room's task; a refused write changes nothing
         and the next sweep tries again."""
@@ -113,11 +80,11 @@ class Presence:
         whoever watches gets the room and the reveal."""
         await self.store.set_status(self.id, "abandoned")
         self.status = "abandoned"
-        self.finished_at = time.monotonic()
+        self.finished_at = self.clock.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None
         self.grace = None
         LOG.info("match abandoned", extra={"room": self.code,
-                                           "idle": round(self.clock() - self.last_seen)})
+                                           "idle": round(self.clock.wall() - self.last_seen)})
         data = self._reveal_message()
         self.fanout.publish(self.code, dict.fromkeys(self.fanout.viewers(self.code), data))
         self._broadcast_room()

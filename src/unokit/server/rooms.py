@@ -53,6 +53,7 @@ from unokit.server.ownership import Ownership
 from unokit.server.presence import ENDED, SEEN_EVERY
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
+from unokit.server.room_clock import RoomClock
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreConflict, StoreError
@@ -215,7 +216,7 @@ class Rooms:
                 room = await writing(self.settings, Room.create(
                     code=code, rules=parsed, store=store, fanout=self.fanout,
                     settings=self.settings, turn_timer=turn_timer, public=public,
-                    server_seed=self.server_seeds()))
+                    server_seed=self.server_seeds(), clock=self.room_clock()))
             except StoreConflict:
                 continue  # the code was taken by an older room: draw another
             break
@@ -227,10 +228,15 @@ class Rooms:
         LOG.info("room created", extra={"room": room.code, "rules": parsed.to_string()})
         return room
 
+    def room_clock(self) -> RoomClock:
+        """The clock the rooms get: :attr:`clock` for wall time, the machine's monotonic
+        clock for their timers."""
+        return RoomClock(wall=self.clock)
+
     def add(self, room: Room) -> None:
         """Serve ``room`` (this process holds its lease): keep it and start its task."""
         self.rooms[room.code] = room
-        room.clock = self.clock
+        room.clock = self.room_clock()
         if not room.last_seen:  # new: seen as it is made
             room.last_seen = room.seen_stored = self.clock()
         room.bot_pool = self.bot_pool
@@ -349,7 +355,7 @@ class Rooms:
                 raise
             try:
                 return Room.restore(stored[0], store=self._store(), fanout=self.fanout,
-                                    settings=self.settings)
+                                    settings=self.settings, clock=self.room_clock())
             except (UnoError, ValueError):
                 raise RoomError("no_room", N_("that room cannot be rebuilt")) from None
 

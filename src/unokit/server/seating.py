@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from unokit.engine.errors import UnoError
 from unokit.i18n import DEFAULT, N_, render
@@ -69,9 +70,10 @@ class RoomError(UnoError):
         return render(lang, self.template, self.params)
 
 
-class Connection(Subscriber):
+class Connection(Subscriber, Protocol):
     """What a room needs of a client connection: its viewer, its language (of the error
-    texts), a way to queue messages, and a way to close it."""
+    texts), a way to queue messages, and a way to close it (a structural type: the
+    server's WebSocket connection is one, and so is any class with these)."""
 
     viewer: int
     lang: str = DEFAULT

@@ -1,0 +1,301 @@
+"""What every part of a room shares: :class:`RoomBase`, the one base of the room's parts
+(:class:`~unokit.server.lobby.Lobby`, :class:`~unokit.server.chat.Talk`,
+:class:`~unokit.server.pacing.Pacing`, :class:`~unokit.server.presence.Presence`) and of
+:class:`~unokit.server.room.Room` itself.
+
+It holds what never changes (the room's code, rules, server seed, store, fan-out,
+settings, clock), the machinery of its task (inbox, connections, callbacks), and the
+room's :class:`~unokit.server.room_state.RoomState`: each field of the state reads and
+writes through the room (``room.game`` is ``room.state.game``), declared once here. The
+answers, errors and views every part uses are here too; the few steps one part asks of
+another are declared once, as :class:`RoomBase`'s own methods that the part doing them
+overrides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+
+from unokit.bots.base import Bot
+from unokit.engine.actions import format_action
+from unokit.engine.driver import Driver
+from unokit.engine.events import Event, redact
+from unokit.engine.game import Game
+from unokit.engine.phases import MATCH_OVER
+from unokit.engine.rules import Rules
+from unokit.i18n import localize
+from unokit.server import protocol as P
+from unokit.server.answers import Answers, refusals_of
+from unokit.server.bot_pool import BotPool
+from unokit.server.fanout import SPECTATORS, FanOut
+from unokit.server.inbox import Item
+from unokit.server.outage import RETRY_AFTER, RETRY_CODES
+from unokit.server.oversight import NO_OVERSIGHT, Oversight
+from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
+from unokit.server.room_state import RoomState, Thinking
+from unokit.server.seating import Connection, Grace, Held, RoomError, Seat, language
+from unokit.server.settings import Settings
+from unokit.store import ChatData, Store
+
+if TYPE_CHECKING:
+    from collections import deque
+
+T = TypeVar("T")
+
+TRANSIENT = frozenset({"not_stored", "unavailable", "closing", "rate_limited"})
+"""Error codes that say "nothing was kept, send it again": a room does not answer a
+resent id with them."""
+
+
+class StateField(Generic[T]):
+    """A field of the room's :class:`RoomState`, read and written through the room."""
+
+    name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, room: None, owner: type) -> StateField[T]: ...
+    @overload
+    def __get__(self, room: RoomBase, owner: type) -> T: ...
+    def __get__(self, room: RoomBase | None, owner: type) -> StateField[T] | T:
+        if room is None:
+            return self
+        value: T = room.state.__dict__[self.name]
+        return value
+
+    def __set__(self, room: RoomBase, value: T) -> None:
+        room.state.__dict__[self.name] = value
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def action_text(action: int) -> str:
+    """The text form of an action (an action's text never changes: worked out once)."""
+    return format_action(action)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def seatless_text(action: int) -> str:
+    """The text form of an action without its seat, as the protocol writes it."""
+    return action_text(action).split(":", 1)[1]
+
+
+class RoomBase:
+    """The room's fixed parts, its task's machinery and its state (see the module)."""
+
+    # every field of RoomState, through the room
+    seats: StateField[list[Seat]] = StateField()
+    status: StateField[str] = StateField()
+    turn_timer: StateField[int] = StateField()
+    contributions: StateField[dict[int, str]] = StateField()
+    seed: StateField[int | None] = StateField()
+    game: StateField[Game | None] = StateField()
+    driver: StateField[Driver | None] = StateField()
+    bots: StateField[dict[int, Bot]] = StateField()
+    answers: StateField[Answers] = StateField()
+    answers_next: StateField[int] = StateField()
+    grace: StateField[Grace | None] = StateField()
+    called_ahead: StateField[set[int]] = StateField()
+    was_away: StateField[dict[int, bool]] = StateField()
+    auto_start: StateField[bool] = StateField()
+    bot_due: StateField[float | None] = StateField()
+    timer_due: StateField[float | None] = StateField()
+    timer_seat: StateField[int] = StateField()
+    timer_key: StateField[tuple[int, int, str] | None] = StateField()
+    timer_fresh: StateField[bool] = StateField()
+    declined: StateField[tuple[int, frozenset[int]] | None] = StateField()
+    pause_due: StateField[float | None] = StateField()
+    thinking: StateField[Thinking | None] = StateField()
+    last_commit: StateField[float] = StateField()
+    finished_at: StateField[float | None] = StateField()
+    chat_lines: StateField[deque[ChatData]] = StateField()
+    chat_next: StateField[int] = StateField()
+    chat_at: StateField[int] = StateField()
+    chat_window: StateField[float] = StateField()
+    chat_times: StateField[dict[int, deque[float]]] = StateField()
+    last_seen: StateField[float] = StateField()
+    seen_stored: StateField[float] = StateField()
+    attended: StateField[bool] = StateField()
+    absent: StateField[dict[int, float]] = StateField()
+    presence_due: StateField[bool] = StateField()
+
+    oversight: Oversight = NO_OVERSIGHT
+    """The server's metrics, bans and word list (:meth:`Rooms.add` sets them)."""
+    bot_pool: BotPool | None = None
+    """Where the bots decide (:class:`unokit.server.rooms.Rooms` gives its pool; a room
+    without one makes a :class:`~unokit.server.bot_pool.ThreadBotPool`)."""
+
+    def __init__(self, *, room_id: int, code: str, rules: Rules, store: Store,
+                 fanout: FanOut, settings: Settings, public: bool, server_seed: str,
+                 commitment: str, state: RoomState,
+                 clock: RoomClock = SYSTEM_CLOCK) -> None:
+        self.id = room_id
+        self.code = code
+        self.rules = rules
+        self._rules_shown = (rules.to_dict(), rules.to_string())
+        """The rule set as the room message shows it (worked out once: rules never
+        change)."""
+        self.store = store
+        self.fanout = fanout
+        self.settings = settings
+        self.public = public
+        self.server_seed = server_seed
+        self.commitment = commitment
+        self.state = state
+        """Everything about the room that changes (rebuilt whole on a failure)."""
+        self.clock = clock
+        """The room's wall and monotonic clocks (the rooms give theirs)."""
+        self.conns: set[Connection] = set()
+        self.waiters: dict[tuple[int, str], list[Connection]] = {}
+        """Connections that resent an id whose action is held by a catch grace: they get
+        its answer when it comes."""
+        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.closing = False
+        self.unloaded = False
+        """Set when the finished room let go of memory (``Room._unload_if_idle``)."""
+        self.lost = False
+        """Set when the room found that another process owns it now."""
+        self.on_unloaded: Callable[[Any], None] | None = None
+        self.on_closed: Callable[[Any], None] | None = None
+        """Told when the room closes (an idle lobby): its task has stopped."""
+        self.on_lost: Callable[[Any], None] | None = None
+        """Told when the room left because another process owns it now."""
+
+    # ------------------------------------------------------------ steps of other parts
+    async def _try(self, held: Held) -> bool:
+        """Apply a held action and answer it (ack or error); whether it was applied
+        (:class:`~unokit.server.room.Room`)."""
+        raise NotImplementedError
+
+    def _gone(self, conn: Connection) -> None:
+        """A connection went (:class:`~unokit.server.room.Room`)."""
+        raise NotImplementedError
+
+    def _note_presence(self, connected: bool) -> None:
+        """Note whether a seated person is connected
+        (:class:`~unokit.server.presence.Presence`)."""
+        raise NotImplementedError
+
+    async def _close_idle(self) -> None:
+        """Close the idle room (:class:`~unokit.server.lobby.Lobby`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ the state
+    def _begin(self, seed: int) -> None:
+        self.state.begin(self.rules, seed)
+
+    def last_seq(self) -> int:
+        """The sequence number of the last event (-1 before the match)."""
+        return self.state.last_seq()
+
+    # ------------------------------------------------------------ answers
+    def _remember(self, seat: int, msg_id: str, data: bytes, *,
+                  counted: bool = True) -> None:
+        """Keep ``data`` as the answer to ``msg_id`` of ``seat``'s occupant for the
+        match; ``counted``: it counts against the occupant's allowance (all but the
+        acks of applied game actions)."""
+        self.state.remember(seat, msg_id, data, counted=counted)
+
+    def _known(self, conn: Connection, msg_id: str) -> bytes | None:
+        """What ``msg_id`` was answered with: the seat occupant's ack, else this
+        connection's refusal (``None``: it is new here)."""
+        seat = conn.viewer
+        if seat < 0:
+            return None
+        known = self.answers.get(seat, self.seats[seat].occupant, msg_id)
+        return known if known is not None else refusals_of(conn).get(msg_id)
+
+    def _spent(self, seat: int) -> RoomError | None:
+        """The refusal of a new command or chat line of ``seat`` (``None``: taken)."""
+        return self.answers.refusal(seat, self.seats[seat].occupant)
+
+    def _answer(self, conn: Connection | None, seat: int, msg_id: str | None,
+                data: bytes, *, counted: bool = True) -> None:
+        if msg_id is not None and seat >= 0:
+            self._remember(seat, msg_id, data, counted=counted)
+            for waiter in self.waiters.pop((seat, msg_id), []):
+                waiter.deliver(data)
+        if conn is not None:
+            conn.deliver(data)
+
+    def _held(self, seat: int, msg_id: str) -> bool:
+        """Whether the action of ``msg_id`` waits for the end of the catch grace."""
+        grace = self.grace
+        return grace is not None and any(
+            h.seat == seat and h.msg_id == msg_id for h in (*grace.catches, *grace.waiting))
+
+    def _error(self, conn: Connection | None, seat: int, msg_id: str | None, code: str,
+               message: object) -> None:
+        """Answer ``msg_id`` with an error; ``message`` (a marked message, an engine
+        :class:`Reason` or a :class:`RoomError`) is said in the connection's language."""
+        text = localize(language(conn), message)
+        data = P.encode(P.Error(code=code, message=text, id=msg_id,
+                                retry_after=RETRY_AFTER if code in RETRY_CODES else None))
+        told = self.waiters.pop((seat, msg_id), []) if msg_id else []
+        if conn is not None:
+            told.append(conn)
+        for waiter in told:
+            # a refusal (but a transient one, after which the same id may come again
+            # and apply) is kept by the connection that got it, not by the room
+            if code not in TRANSIENT and msg_id is not None and seat >= 0:
+                refusals_of(waiter).keep(msg_id, data)
+            waiter.deliver(data)
+
+    # ------------------------------------------------------------ views
+    def info(self) -> P.RoomInfo:
+        """The room as everyone sees it."""
+        viewers = self.fanout.viewers(self.code)
+        return P.RoomInfo(
+            code=self.code, rules=self._rules_shown[0], rules_text=self._rules_shown[1],
+            status=self.status, turn_timer=self.turn_timer, commitment=self.commitment,
+            catch_grace_ms=round(self.settings.catch_grace * 1000),
+            invite=f"{self.settings.base_url}/r/{self.code}",
+            spectators=viewers.get(SPECTATORS, 0),
+            seats=[P.SeatInfo(seat=i, kind=s.kind, name=s.name, bot=s.bot, host=s.host,
+                              connected=viewers.get(i, 0) > 0, away=s.away,
+                              contributed=i in self.contributions)
+                   for i, s in enumerate(self.seats)])
+
+    def _broadcast_room(self) -> None:
+        data = P.encode(P.RoomState(room=self.info()))
+        self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+
+    def _legal(self, viewer: int) -> tuple[list[str], bool]:
+        game, driver = self.game, self.driver
+        if (viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER
+                or self.status == "abandoned"):
+            return [], False
+        legal = [seatless_text(a) for a in game.legal_actions(viewer)]
+        return legal, viewer == driver.lead()
+
+    def _events_message(self, events: list[Event], viewer: int,
+                        public: list[dict[str, Any]] | None = None) -> bytes:
+        """The events as ``viewer`` sees them, with its legal actions. ``public``: the
+        events' own dicts, worked out once for every viewer that sees them whole."""
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
+        view = None if viewer < 0 else viewer
+        legal, must = self._legal(viewer)
+        shown = []
+        for i, event in enumerate(events):
+            seen = redact(event, view)
+            shown.append(public[i] if public is not None and seen is event
+                         else seen.to_dict())
+        return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
+                                 legal=legal, must=must))
+
+    def _broadcast_events(self, events: list[Event]) -> None:
+        public = [event.to_dict() for event in events]
+        self.fanout.publish(self.code, {
+            viewer: self._events_message(events, viewer, public)
+            for viewer in self.fanout.viewers(self.code)})
+
+    def _reveal_message(self) -> bytes:
+        return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),
+                                 contributions={str(k): v for k, v in
+                                                sorted(self.contributions.items())}))
