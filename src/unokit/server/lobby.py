@@ -227,16 +227,22 @@ class Lobby(RoomBase):
         self._broadcast_room()
         return answer
 
-    async def _leave(self, conn: Connection, seat: int,
-                     command: Command | None) -> AnswerData | None:
+    def _vacated(self, seat: int) -> dict[int, Seat]:
+        """The seats that change when the person of ``seat`` goes: in the lobby the seat
+        is freed; in a match a bot plays it to the end and its token stops working; a
+        host's place passes on."""
         spot = self.seats[seat]
         if self.status == "lobby":
             changed = {seat: Seat()}
-        else:  # a bot plays the seat to the end; its token stops working
+        else:
             changed = {seat: replace(spot, away=True, token_hash="", host=False)}
         if spot.host:
             changed.update(self._heir(seat, {seat}))
-        answer = await self._set_seats(changed, command)
+        return changed
+
+    async def _leave(self, conn: Connection, seat: int,
+                     command: Command | None) -> AnswerData | None:
+        answer = await self._set_seats(self._vacated(seat), command)
         # every connection of the leaver goes: none may act for, or see the hand of,
         # whoever takes the seat next
         for held in [conn, *(c for c in self.conns if c.viewer == seat and c is not conn)]:
@@ -254,16 +260,9 @@ class Lobby(RoomBase):
         Raises:
             RoomError: no person sits there.
         """
-        spot = self.seats[self._seat(seat)]
-        if spot.kind != HUMAN:
+        if self.seats[self._seat(seat)].kind != HUMAN:
             raise RoomError("bad_request", N_("seat {seat} has no other player"), seat=seat)
-        if self.status == "lobby":
-            changed = {seat: Seat()}
-        else:  # a bot plays the seat to the end; its token stops working
-            changed = {seat: replace(spot, away=True, token_hash="", host=False)}
-        if spot.host:
-            changed.update(self._heir(seat, {seat}))
-        await self._set_seats(changed)
+        await self._set_seats(self._vacated(seat))
         for conn in [c for c in self.conns if c.viewer == seat]:
             self._gone(conn)
             conn.close(P.encode(P.Bye(reason=localize(language(conn), bye),
