@@ -49,6 +49,8 @@ def _at_my_turn(server: ServerProcess, contexts: Any, name: str, *, turn_timer: 
     if clock:
         page.clock.install()
     code = start_at_my_turn(page, server, RULES, bots=["normal"], turn_timer=turn_timer)
+    if turn_timer:  # the timer comes in a message of its own, after the turn's events
+        expect(by_id(page, "turn-timer")).to_have_attribute("data-deadline", _digits())
     return page, code, state(page)
 
 
