@@ -25,7 +25,7 @@ class GateBot:
         self.pids: list[int] = []
 
     def choose(self, observation: Observation, legal: Sequence[int]) -> int | None:
-        while not Path(self.gate).exists():
-            time.sleep(0.005)
+        while not Path(self.gate).exists():  # the gate is a file: the bot thinks in another
+            time.sleep(0.005)  # process, which no event of the test's can reach
         self.pids.append(os.getpid())
         return legal[0] if must_act(observation) else None

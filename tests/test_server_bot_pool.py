@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from gate_bots import GateBot
+from polling import until
 from server_harness import Running, running_server, server_settings
 from unokit.bots import make_bot
 from unokit.client import GameClient
@@ -39,13 +40,6 @@ from unokit.server.seating import BOT, Seat
 pytestmark = pytest.mark.asyncio
 
 TESTS = Path(__file__).resolve().parent
-
-
-async def until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
-    """Wait until ``condition()`` holds (looked at every 10 ms)."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 @pytest.fixture

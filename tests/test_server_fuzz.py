@@ -21,6 +21,7 @@ import sqlalchemy as sa
 
 from asgi_driver import Socket, opened_app, request
 from fuzz_inputs import FrameMaker, RequestMaker
+from polling import until
 from server_harness import server_settings
 from unokit.server.room import Room
 from unokit.server.rooms import Rooms
@@ -93,9 +94,8 @@ def room_state(room: Room) -> tuple[Any, ...]:
 
 async def waits_for_seat_0(room: Room) -> None:
     """Return once the match waits for seat 0 (the bot has played)."""
-    while not (room.status == "playing" and room.driver is not None
-               and room.driver.lead() == 0 and room.bot_due is None):
-        await asyncio.sleep(0.01)
+    await until(lambda: room.status == "playing" and room.driver is not None
+                and room.driver.lead() == 0 and room.bot_due is None, "seat 0's turn")
 
 
 async def setup_rooms(app: Any, rooms: Rooms) -> list[str]:

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from asgi_driver import Socket, opened_app, request
+from polling import until
 from server_harness import running_server, server_settings
 from test_server_match import play
 from unokit.client import GameClient
@@ -284,10 +285,9 @@ async def test_spectators_joining_cost_linear_messages() -> None:
             sock.text(json.dumps({"type": "hello", "room": code, "spectate": True}))
         room = rooms.get(code)
 
-        async def told_all() -> None:  # every join handled, and the room message after
-            while not (room.info().spectators == spectators and not room.presence_due):
-                await asyncio.sleep(0.01)
-        await asyncio.wait_for(told_all(), 30)
+        # every join handled, and the room message after
+        await until(lambda: room.info().spectators == spectators and not room.presence_due,
+                    "every spectator seated and told", timeout=30)
         received = 0
         for sock in socks:  # each reads until it is told of all the spectators
             while True:

@@ -12,6 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
+from polling import until
 from server_harness import running_server, server_settings
 from test_server_match import play
 from unokit.client import GameClient
@@ -97,9 +98,8 @@ async def test_metrics_follow_a_match(database_url: str) -> None:
         await ann.close()
         await watcher.close()
         metrics = server.rooms.oversight.metrics
-        async with asyncio.timeout(30):  # the server notices both sockets went
-            while metrics.open_sockets:
-                await asyncio.sleep(0.01)
+        await until(lambda: not metrics.open_sockets, "the server noticed both sockets went",
+                    timeout=30)
         gone = (await http.get(server.url + "/metrics")).text
     assert value(gone, "unokit_connections", kind="player") == 0
     assert value(gone, "unokit_connections", kind="pending") == 0

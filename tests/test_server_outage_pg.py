@@ -20,6 +20,7 @@ import websockets
 from sqlalchemy import create_engine, text
 
 from pg_cluster import Cluster
+from polling import until
 from server_harness import Running, running_server, server_settings
 from unokit.client.client import GameClient
 from unokit.server import protocol as P
@@ -69,9 +70,7 @@ class Table:
             self.acks.append((time.monotonic(), msg_id, seq))
 
     async def wait_acks(self, count: int, timeout: float = 60) -> None:
-        async with asyncio.timeout(timeout):
-            while len(self.acks) < count:
-                await asyncio.sleep(0.02)  # polls a condition; the timeout is generous
+        await until(lambda: len(self.acks) >= count, f"{count} acks", timeout=timeout)
 
 
 async def _table(server: Running) -> tuple[Table, list[asyncio.Task[None]]]:
@@ -147,7 +146,9 @@ async def test_the_database_stopped_mid_match(cluster: Cluster) -> None:
             found = await http.get(server.url + "/api/rooms/QQQQQQ")
         assert (made.status_code, found.status_code) == (503, 503)
         assert made.headers["Retry-After"] == "1"
-        await asyncio.sleep(max(0.0, 8.0 - (time.monotonic() - stopped)))  # the outage
+        # the outage lasts 8 s: its length is what is tested (several actions fall in it),
+        # so this is the scenario's own time, not a wait for something to happen
+        await asyncio.sleep(max(0.0, 8.0 - (time.monotonic() - stopped)))
         refused_during = len(table.refused)
         await asyncio.to_thread(cluster.start)
         back = time.monotonic()
@@ -182,6 +183,8 @@ async def test_the_database_hangs_mid_match(cluster: Cluster) -> None:
             async with httpx.AsyncClient(timeout=30) as http:
                 found = await http.get(server.url + "/api/rooms/QQQQQQ")
             assert found.status_code == 503  # bounded by the timeouts, not by the hang
+            # the database stays frozen 5 s: the length of the hang is the scenario (that
+            # nothing is acked without a commit over that long), not a wait for an event
             await asyncio.sleep(max(0.0, 5.0 - (time.monotonic() - frozen)))
             hung = [a for a in table.acks if a[0] > frozen + 0.5]
             assert hung == []  # the writing room waits: nothing acked without a commit

@@ -17,13 +17,13 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import Engine, select
 
+from polling import until
 from test_server_leases import check_replay
 from unokit.client import GameClient
 from unokit.client.client import ActionRefused, ClientError
@@ -40,15 +40,6 @@ from kill_restart import Server  # noqa: E402 - the benchmark's server process, 
 sys.path.remove(str(ROOT / "benchmarks"))
 
 pytestmark = pytest.mark.asyncio
-
-
-async def until(check: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    """Wait until ``check()`` holds, looking again every 50 ms (a condition outside
-    this process: rows, a log line)."""
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.05)  # polling the condition, not waiting a fixed time
-    assert check(), what
 
 
 def lease_owner(engine: Engine, code: str) -> str:

@@ -1,0 +1,28 @@
+"""Waiting in tests for a condition that has no event to wait on.
+
+Some conditions live where nothing can tell a test that they changed: a row another
+process writes, a log line, a room's attributes set inside its own task, a socket count
+the server updates as connections close. :func:`until` looks at such a condition again
+and again (every ``every`` seconds) until it holds, and fails after ``timeout``: the test
+waits for the condition, never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+
+async def until(condition: Callable[[], bool], what: str = "the condition", *,
+                timeout: float = 60.0, every: float = 0.01) -> None:
+    """Return once ``condition()`` holds.
+
+    Raises:
+        AssertionError: it did not hold within ``timeout`` seconds (``what`` says which).
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(every)
+    except TimeoutError:
+        raise AssertionError(f"{what}: not within {timeout:g} s") from None
