@@ -94,10 +94,10 @@ def test_a_phone_plays_a_round(server: ServerProcess, contexts: Any, artifacts: 
     start_match(page, press=lambda: by_id(page, "start-match").tap())
     expect(by_id(page, "hand").locator('[data-testid="card"]').first).to_be_visible()
     _fits(page, 360)
-    for name in ("hand", "top-card", "draw-pile", "uno-button"):
-        expect(by_id(page, name).first).to_be_visible()  # the table may still be drawing
-        box = by_id(page, name).first.bounding_box()
-        assert box is not None, f"{name} is not shown on a phone"
+    # The bot may play meanwhile and the table redraws its parts, so the four boxes are
+    # read in one evaluation, once all four are drawn, rather than one locator at a time.
+    boxes = page.wait_for_function(BOXES_JS, arg=["hand", "top-card", "draw-pile", "uno-button"])
+    for name, box in boxes.json_value().items():
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360 + 1, (name, box)
     shot(page, artifacts, "table-phone")
     player = Player(page, "tap")
@@ -111,6 +111,20 @@ def _fits(page: Any, width: int) -> None:
     """Nothing on the page is wider than the phone (no sideways scrolling)."""
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= width + 1, f"the page is {wide} px wide on a {width} px phone"
+
+
+BOXES_JS = r"""
+names => {
+  const boxes = {};
+  for (const name of names) {
+    const el = document.querySelector(`[data-testid="${name}"]`);
+    const r = el ? el.getBoundingClientRect() : null;
+    if (!r || r.width === 0 || r.height === 0) return null;
+    boxes[name] = {x: r.x, y: r.y, width: r.width, height: r.height};
+  }
+  return boxes;
+}
+"""
 
 
 SYMBOLS_JS = r"""
