@@ -242,6 +242,13 @@ class Events(_Server, tag="events"):
     phase: str = ""
     legal: list[str] = []
     must: bool = False
+    pile: int = -1
+    """The number of cards in the draw pile after these events (-1: no game)."""
+    pending: int = 0
+    """The cards the seat to respond would draw now: stacked Draw Twos, or a Wild Draw
+    Four open to a challenge."""
+    uno_open: int = -1
+    """The seat that may be caught for not calling UNO, or -1."""
 
 
 class RoomState(_Server, tag="room"):

@@ -84,6 +84,22 @@ def seatless_text(action: int) -> str:
     return action_text(action).split(":", 1)[1]
 
 
+def table_facts(game: Game) -> dict[str, int]:
+    """The public facts of the table that every events message carries beside its
+    events, since the events alone cannot always tell them (a reshuffle in the middle of
+    a draw, a Wild Draw Four open to a challenge, a UNO call still open after a
+    penalty): the draw pile's size, the pending penalty and the seat that may be caught.
+    They are the same for every viewer, and equal to the observation's
+    ``draw_pile_size``, ``pending_draw`` and ``uno_open`` (-1 for ``None``).
+
+    >>> table_facts(Game("official,players=2", seed=1))
+    {'pile': 93, 'pending': 0, 'uno_open': -1}
+    """
+    uno = game.uno_open
+    caught = uno if uno >= 0 and len(game.hands[uno]) == 1 else -1
+    return {"pile": len(game.draw_pile), "pending": game.pending, "uno_open": caught}
+
+
 class RoomBase:
     """The room's fixed parts, its task's machinery and its state (see the module)."""
 
@@ -287,7 +303,7 @@ class RoomBase:
             shown.append(public[i] if public is not None and seen is event
                          else seen.to_dict())
         return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
-                                 legal=legal, must=must))
+                                 legal=legal, must=must, **table_facts(game)))
 
     def _broadcast_events(self, events: list[Event]) -> None:
         public = [event.to_dict() for event in events]

@@ -4,7 +4,7 @@
 import { BASE, h, option } from "./dom.js";
 import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
 import { api, Link, tokenKey } from "./net.js";
-import { adopt, apply, choices, multiCards, multiText, newGame, textsFor } from "./game.js";
+import { adopt, applyMessage, choices, multiCards, multiText, newGame, textsFor } from "./game.js";
 import { describe } from "./describe.js";
 import { lobbyView } from "./lobby.js";
 import { roomView } from "./room.js";
@@ -141,16 +141,8 @@ function onMessage(msg) {
       S.room = msg.room;
       break;
     case "events": {
-      const before = g.seq;
-      for (const e of msg.events || []) {
-        if (e.seq <= before) continue;
-        apply(g, e, S.seat);
-        addLog(e);
-      }
-      g.lead = msg.lead === undefined ? null : msg.lead;
-      g.phase = msg.phase || g.phase;
-      g.legal = msg.legal || [];
-      g.must = !!msg.must;
+      const fresh = applyMessage(g, msg, S.seat);
+      for (const e of fresh) addLog(e);
       if (S.timer && S.timer.seat !== g.lead) S.timer = null;
       if (!choices(g.legal).unoWithPlay && !g.legal.includes("uno")) S.unoArmed = false;
       keepPicks();
@@ -162,8 +154,8 @@ function onMessage(msg) {
         g.needSnapshot = false;
         link.send({ type: "snapshot" });
       }
-      const last = (msg.events || []).at(-1);
-      if (last && last.seq > before) parts.announce.textContent = describe(last, names());
+      const last = fresh.at(-1);
+      if (last) parts.announce.textContent = describe(last, names());
       break;
     }
     case "snapshot":

@@ -35,7 +35,8 @@ export function apply(g, e, me) {
   g.events.push(e);
   const p = e.player;
   if (p !== undefined) grow(g, p);
-  if (e.target !== undefined && e.target >= 0) grow(g, e.target);
+  // a press's "target" is how many times the launcher was pressed, not a seat
+  if (e.target !== undefined && e.target >= 0 && e.kind !== "pressed") grow(g, e.target);
   pileCount(g, e);
   switch (e.kind) {
     case "round_started":
@@ -161,11 +162,13 @@ export function apply(g, e, me) {
       break;
     }
     case "discarded": {
+      // UNO Attack's Discard All: the cards go under the card that was played
       const cards = e.cards || [];
       g.sizes[p] -= cards.length;
       if (p === me) take(g.hand, cards);
+      const top = g.discard.pop();
       g.discard.push(...cards);
-      g.top = g.discard.at(-1);
+      if (top !== undefined) g.discard.push(top);
       break;
     }
     case "silence":
@@ -178,6 +181,25 @@ export function apply(g, e, me) {
     default:
       break;
   }
+}
+
+// An "events" message: its new events, then the table's public facts that the events
+// alone cannot always tell (the draw pile's size, the pending penalty, the seat that may
+// be caught), the lead, the phase and this seat's legal actions. The new events, in order.
+export function applyMessage(g, msg, me) {
+  const before = g.seq;
+  const fresh = (msg.events || []).filter((e) => e.seq > before);
+  for (const e of fresh) apply(g, e, me);
+  if (typeof msg.pile === "number" && msg.pile >= 0) g.pile = msg.pile;
+  if (typeof msg.pending === "number") g.pending = msg.pending;
+  if (typeof msg.uno_open === "number") {
+    g.catchable = msg.uno_open >= 0 ? { [msg.uno_open]: true } : {};
+  }
+  g.lead = msg.lead === undefined ? null : msg.lead;
+  g.phase = msg.phase || g.phase;
+  g.legal = msg.legal || [];
+  g.must = !!msg.must;
+  return fresh;
 }
 
 // The number of cards in the draw pile: a round's first count comes from a snapshot
