@@ -2,7 +2,8 @@
 an account and keeps its id; usernames are unique without case; sessions end when
 idle, one at a time or all at once, and a player keeps at most a bounded number; API
 tokens are stored hashed, bounded and revocable; a deleted player leaves nothing behind
-and its id is never given again; the export holds no secret."""
+and its id is never given again; the export holds no secret; revision 0008 goes up from
+every earlier revision (and down again)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, text
 
+from store_kit import migrate_to
 from unokit.store import Store
 from unokit.store import accounts as A
+from unokit.store.db import HEAD, current_revision, open_engine
 
 pytestmark = pytest.mark.asyncio
 
@@ -165,3 +168,34 @@ async def test_the_export_holds_the_players_data_and_no_secret(database_url: str
             assert secret not in flat
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("revision", ["0001", "0002", "0003", "0004", "0005", "0006",
+                                      "0007"])
+async def test_revision_0008_goes_up_from_every_earlier_one(database_url: str,
+                                                            revision: str) -> None:
+    migrate_to(database_url, revision)
+    engine = open_engine(database_url)
+    with engine.begin() as connection:  # a room of that revision, seated
+        connection.execute(text(
+            "INSERT INTO rooms (code, rules, status, turn_timer, public, server_seed, "
+            "commitment, created_at) VALUES ('OLD1', '{}', 'lobby', 0, true, 'aa', 'bb', 1.0)"))
+        connection.execute(text(
+            "INSERT INTO seats (room_id, seat, kind, name, bot, token_hash, host) "
+            "SELECT id, 0, 'human', 'Ann', '', 'h', true FROM rooms"))
+    engine.dispose()
+    store = Store(database_url)  # migrates to the newest revision
+    try:
+        assert current_revision(store.engine) == HEAD == "0008"
+        [room] = await store.load_rooms(code="OLD1")
+        assert room.seats[0].name == "Ann" and room.seats[0].player_id is None
+        guest = await A.create_guest(store, S1, now=0.0)
+        assert (await A.get_player(store, guest)).xp == 0  # type: ignore[union-attr]
+    finally:
+        await store.close()
+    migrate_to(database_url, "0007", down=True)  # and back down
+    engine = open_engine(database_url)
+    assert current_revision(engine) == "0007"
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT name FROM seats")).scalars().all() == ["Ann"]
+    engine.dispose()
