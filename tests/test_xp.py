@@ -26,9 +26,8 @@ from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
-from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store
+from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, xp
 from unokit.store import accounts as A
-from unokit.store import xp
 from unokit.store.seatings import XP, facts_of
 
 RULE_SETS = [
@@ -155,7 +154,7 @@ async def play_match(store: Store, rng: random.Random, code: str, pool: list[int
                     # sent away between rounds (or a leaver's seat taken back): someone
                     # takes the seat, maybe the same player again
                     back = rng.random() < 0.5 and spot.player is not None
-                    newcomer = spot.player if back else rng.choice(pool + [None])  # type: ignore[list-item]
+                    newcomer = spot.player if back else rng.choice([*pool, None])
                     if newcomer is not None and any(
                             s.player == newcomer and s.kind == "human" and s.token
                             for i, s in enumerate(seats) if i != other):
@@ -182,7 +181,10 @@ async def play_match(store: Store, rng: random.Random, code: str, pool: list[int
     expected[room] = mine
 
 
-async def play_many(store: Store, seed: int) -> tuple[list[int], dict[int, dict[int, Counter[str]]]]:
+Ledger = dict[int, dict[int, Counter[str]]]
+
+
+async def play_many(store: Store, seed: int) -> tuple[list[int], Ledger]:
     rng = random.Random(seed)
     players = [await A.create_guest(store, f"{n:043d}", now=0.0) for n in range(12)]
     expected: dict[int, dict[int, Counter[str]]] = {}
