@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Connection, text
 
 from store_kit import migrate_to
-from unokit.store import Store
+from unokit.store import Store, StoreError
 from unokit.store import accounts as A
 from unokit.store.db import HEAD, current_revision, open_engine
 
@@ -43,7 +43,7 @@ async def test_a_guest_claims_an_account_and_keeps_its_id(database_url: str) -> 
         other = await A.create_guest(store, S2, now=14.0)
         with pytest.raises(A.NameTaken):  # the same name in other letters' case
             await A.claim(store, other, "ANN_1", "$argon2id$x", now=15.0)
-        with pytest.raises(A.StoreError):  # an account claims no second time
+        with pytest.raises(StoreError):  # an account claims no second time
             await A.claim(store, guest, "Bea", "$argon2id$x", now=15.0)
         assert (await A.get_player(store, other)).guest  # type: ignore[union-attr]
     finally:
