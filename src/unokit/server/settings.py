@@ -38,6 +38,7 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
+    "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token
 })
 """``UNOKIT_*`` variables that other parts of unokit read: the server lets them be (any
 other ``UNOKIT_*`` variable that is not a setting stops it, named)."""
