@@ -17,9 +17,8 @@ from unokit.client.client import GameClient
 from unokit.engine.actions import format_action
 from unokit.engine.phases import MATCH_OVER
 from unokit.server import protocol as P
-from unokit.store import Store
+from unokit.store import Store, xp
 from unokit.store import accounts as A
-from unokit.store import xp
 
 pytestmark = pytest.mark.asyncio
 
