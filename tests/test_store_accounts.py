@@ -199,3 +199,20 @@ async def test_revision_0008_goes_up_from_every_earlier_one(database_url: str,
     with engine.connect() as connection:
         assert connection.execute(text("SELECT name FROM seats")).scalars().all() == ["Ann"]
     engine.dispose()
+
+
+async def test_guests_whose_sessions_all_ran_out_are_deleted(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        lost = [await A.create_guest(store, f"{n:043d}", now=10.0) for n in range(5)]
+        kept = await A.create_guest(store, S1, now=500.0)
+        account = await A.create_guest(store, S2, now=10.0)
+        await A.claim(store, account, "Ann", "$argon2id$x", now=11.0)
+        assert await A.delete_lost_guests(store, 100.0, batch=2) == 5
+        for player in lost:
+            assert await A.get_player(store, player) is None
+        assert await A.get_player(store, kept) is not None
+        assert await A.get_player(store, account) is not None  # accounts stay
+        assert await rows(store, "SELECT count(*) FROM sessions") == [(2,)]
+    finally:
+        await store.close()

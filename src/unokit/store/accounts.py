@@ -264,6 +264,27 @@ async def delete_player(store: Store, player_id: int) -> None:
     await store.run(write)
 
 
+async def delete_lost_guests(store: Store, seen_before: float, *, batch: int = 100) -> int:
+    """Delete the guests last seen before ``seen_before`` (whose sessions have all run
+    out, so that nobody can ever be them again), with everything of theirs, at most
+    ``batch`` per transaction; how many."""
+    def write(connection: Connection) -> int:
+        ids = list(connection.execute(select(PLAYERS.c.id).where(
+            PLAYERS.c.username_key.is_(None), PLAYERS.c.seen_at < seen_before)
+            .order_by(PLAYERS.c.id).limit(batch)).scalars())
+        if ids:
+            for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES):
+                connection.execute(delete(table).where(table.c.player_id.in_(ids)))
+            connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))
+        return len(ids)
+    total = 0
+    while True:
+        deleted = await store.run(write)
+        total += deleted
+        if deleted < batch:
+            return total
+
+
 # ---------------------------------------------------------------- API tokens
 @dataclass(frozen=True)
 class ApiToken:
