@@ -126,3 +126,28 @@ async def test_a_program_signs_in_with_an_api_token(tmp_path: Path) -> None:
             assert room.seats[anonymous.seat].player is None
         finally:
             await anonymous.close_socket()
+
+
+async def test_a_leaver_who_comes_back_before_the_end_keeps_the_match(
+        database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        players = [await A.create_guest(store, f"{n}" * 43, now=0.0) for n in range(4)]
+        table = await Table.open(store, "XPBK", {"preset": "official", "players": 3,
+                                                 "hand_size": 4, "rounds": 1})
+        conns = {i: await seated(table, f"P{i}", p) for i, p in enumerate(players[:3])}
+        await table.send(conns[0], P.Start(id="go"))
+        assert kind_of(await table.send(conns[2], P.Leave(id="bye"))) == "ack"
+        stranger = Conn()
+        stranger.player = players[3]  # type: ignore[attr-defined]
+        await table.handle("hello", stranger, P.Hello(room=table.room.code, name="X"))
+        assert stranger.closed  # nobody else takes the seat mid-round
+        back = await seated(table, "P2 again", players[2])
+        assert back.welcome()["seat"] == 2 and back.welcome()["token"]
+        assert table.room.seats[2].player == players[2]
+        await play_out(table, {0: conns[0], 1: conns[1], 2: back}, away=set())
+        lines = (await xp.stored_lines(store))[table.room.id]
+        assert lines[players[2]]["played"] == 1  # back by the end: the match counts
+        assert set(lines) == set(players[:3])
+    finally:
+        await store.close()
