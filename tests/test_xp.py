@@ -3,7 +3,8 @@ people back, away seats and bots, written through the store as a server writes t
 After them, for every player, the stored lines and totals equal both a recomputation
 from the stored match records alone and an independent count kept while playing. The
 ledger is committed in the transaction of the match's last action (a refused last
-action leaves none), and the level curve is as documented."""
+action leaves none), a player's matches come in keyset pages, and the level curve is as
+documented."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -28,7 +30,7 @@ from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
 from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, xp
 from unokit.store import accounts as A
-from unokit.store.seatings import XP, facts_of
+from unokit.store.seatings import PLAYER_MATCHES, XP, XP_LINES, facts_of
 
 RULE_SETS = [
     {"preset": "official", "players": 2, "hand_size": 4, "rounds": 2},
@@ -284,3 +286,39 @@ def test_the_level_curve(points: int) -> None:
 def test_a_winner_gets_ten_and_eighteen() -> None:
     assert XP["played"] + XP["won_match"] == 28
     assert (XP["won_round"], XP["draw_two"], XP["wild_draw_four"]) == (2, 1, 1)
+
+
+@pytest.mark.asyncio
+async def test_recent_matches_come_in_keyset_pages(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        ann = await A.create_guest(store, "a" * 43, now=0.0)
+        bea = await A.create_guest(store, "b" * 43, now=0.0)
+        ends = [100.0, 100.0, 100.0, 250.5, 300.0, 300.0, 50.0, 1e9 + 0.1]
+
+        def insert(connection: Any) -> None:
+            for match, ended in enumerate(ends):
+                for player in (ann, bea):
+                    connection.execute(PLAYER_MATCHES.insert().values(
+                        player_id=player, match_id=match + 1, code=f"M{match}", seat=0,
+                        ended_at=ended, won=match % 2 == 0, left=False, xp=10 + match))
+                connection.execute(XP_LINES.insert().values(
+                    player_id=ann, match_id=match + 1, reason="played", count=1, xp=10))
+        await store.run(insert)
+        seen: list[int] = []
+        cursor = None
+        while True:
+            page, cursor = await xp.recent_matches(store, ann, before=cursor, limit=3)
+            assert len(page) <= 3
+            seen += [m["match"] for m in page]
+            assert all(m["lines"] == {"played": 1} for m in page)
+            if cursor is None:
+                break
+            assert xp.Cursor.parse(cursor.text()) == cursor
+        newest_first = sorted(range(1, len(ends) + 1),
+                              key=lambda m: (ends[m - 1], m), reverse=True)
+        assert seen == newest_first  # each once, newest first, ties by id
+        whole, last = await xp.recent_matches(store, ann, limit=20)
+        assert [m["match"] for m in whole] == newest_first and last is None
+    finally:
+        await store.close()
