@@ -295,6 +295,7 @@ async def claim(request: Request) -> Response:
         raise RoomError("not_guest", N_("this player has an account already"))
     username, password = _username(request, data), _password(data)
     address = client_address(request)
+    request.app.state.rooms.oversight.check_address(address)
     _limits(request).attempt(address)
     hashed = await _passwords(request).hash(password)
     try:
@@ -315,6 +316,7 @@ async def login(request: Request) -> Response:
     data = await _body(request)
     name, password = _text(data, "username").strip(), _text(data, "password")
     address = client_address(request)
+    request.app.state.rooms.oversight.check_address(address)
     limits = _limits(request)
     limits.attempt(address)
     key = name.lower() if USERNAME.fullmatch(name) else ""
