@@ -374,3 +374,15 @@ async def test_bad_bodies_get_typed_errors() -> None:
         for query in (b"before=nonsense", b"limit=0", b"limit=abc", b"before=nan:1"):
             answer = await ann.call("GET", "/api/me", query=query)
             assert answer.status == 400, query
+
+
+async def test_a_banned_address_makes_no_guest_and_does_not_log_in() -> None:
+    async with opened_app(settings()) as (app, rooms):
+        await Browser(app).account("Ann")
+        rooms.oversight.set_bans([("address", "198.51.100.66")])
+        banned = Browser(app, client=("198.51.100.66", 1))
+        for path, body in (("/api/guest", {}),
+                           ("/api/account/login", {"username": "Ann", "password": PASSWORD})):
+            answer = await banned.call("POST", path, body)
+            assert answer.status == 403 and answer.json()["error"] == "banned", path
+        assert banned.cookie is None
