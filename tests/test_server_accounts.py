@@ -268,8 +268,10 @@ async def test_api_tokens_sign_in_programs_and_their_seats(database_url: str) ->
         bearer = (("authorization", f"Bearer {token}"),)
         me = await program.call("GET", "/api/me", headers=bearer)
         assert me.status == 200 and me.json()["id"] == ann_id
-        # a token does not manage the account
+        # a token does not manage the account, nor read its export
         assert (await program.call("POST", "/api/account/tokens", {"label": "x"},
+                                   headers=bearer)).status == 401
+        assert (await program.call("GET", "/api/account/export",
                                    headers=bearer)).status == 401
         listed = (await ann.call("GET", "/api/account/tokens")).json()
         assert [t["label"] for t in listed] == ["my bot"] and "token" not in listed[0]

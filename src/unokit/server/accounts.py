@@ -390,8 +390,9 @@ async def delete_account(request: Request) -> Response:
 
 
 async def export(request: Request) -> Response:
-    """Everything stored of the player, as one JSON document to save."""
-    who = await _who(request, tokens=True)
+    """Everything stored of the player, as one JSON document to save (a session's
+    only: an API token does not give away the player's addresses)."""
+    who = await _who(request)
     data = await stored.export(_store(request), who.player.id)
     response = _json(data)
     response.headers["Content-Disposition"] = (
