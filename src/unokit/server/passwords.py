@@ -69,7 +69,15 @@ class Passwords:
         """Checks refused because the queue was full."""
         self._pool = ThreadPoolExecutor(max_workers=workers,
                                         thread_name_prefix="unokit-hash")
-        self._dummy = self.hasher.hash("unokit dummy password")
+        self._dummy: str | None = None
+        """The dummy hash unknown usernames are checked against, made in the pool the
+        first time one is needed (a server that never sees one never pays for it)."""
+
+    def _dummy_hash(self) -> str:
+        """The dummy hash (in a pool thread)."""
+        if self._dummy is None:
+            self._dummy = self.hasher.hash("unokit dummy password")
+        return self._dummy
 
     @classmethod
     def of(cls, settings: Settings) -> Passwords:
@@ -102,9 +110,8 @@ class Passwords:
                      trusted: bool = False) -> bool:
         """Whether ``password`` is the one of ``hashed``; ``None`` (no such account)
         is checked against a dummy hash, as long, and is never right."""
-        target = hashed or self._dummy
-
         def check() -> bool:
+            target = hashed or self._dummy_hash()
             try:
                 return bool(self.hasher.verify(target, password))
             except (VerificationError, InvalidHashError):
