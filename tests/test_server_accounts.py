@@ -392,3 +392,20 @@ async def test_a_banned_address_makes_no_guest_and_does_not_log_in() -> None:
             answer = await banned.call("POST", path, body)
             assert answer.status == 403 and answer.json()["error"] == "banned", path
         assert banned.cookie is None
+
+
+async def test_a_login_hashes_again_after_the_hashing_settings_changed(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    async with opened_app(settings(url, hash_memory_kib=8)) as (app, _rooms):
+        await Browser(app).account("Ann")
+    async with opened_app(settings(url, hash_memory_kib=16)) as (app, rooms):
+        assert rooms.store is not None
+        before = (await rooms.store.run(lambda c: c.exec_driver_sql(
+            "SELECT password_hash FROM players").scalar()))
+        assert "m=8," in before
+        answer = await Browser(app).call("POST", "/api/account/login",
+                                         {"username": "Ann", "password": PASSWORD})
+        assert answer.status == 200
+        after = (await rooms.store.run(lambda c: c.exec_driver_sql(
+            "SELECT password_hash FROM players").scalar()))
+        assert "m=16," in after and not app.state.passwords.outdated(after)

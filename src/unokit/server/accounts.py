@@ -331,6 +331,9 @@ async def login(request: Request) -> Response:
         limits.failed(key, address)
         raise RoomError("bad_login", WRONG_LOGIN)
     limits.succeeded(key, address)
+    if _passwords(request).outdated(found[1]):  # the hashing settings changed since
+        rehashed = await _passwords(request).hash(password, trusted=True)
+        await stored.set_password(_store(request), found[0], rehashed)
     player = await stored.get_player(_store(request), found[0])
     if player is None:  # deleted in between
         raise RoomError("bad_login", WRONG_LOGIN)

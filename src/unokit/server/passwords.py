@@ -119,6 +119,14 @@ class Passwords:
         right = await self._run(check, trusted=trusted)
         return right and bool(hashed)
 
+    def outdated(self, hashed: str) -> bool:
+        """Whether ``hashed`` was made with other parameters than this pool's (the
+        settings changed since): a good login hashes the password again."""
+        try:
+            return bool(self.hasher.check_needs_rehash(hashed))
+        except (InvalidHashError, ValueError):
+            return True
+
     def close(self) -> None:
         """Stop the threads (checks under way finish)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
