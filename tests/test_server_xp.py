@@ -1,5 +1,6 @@
 """XP through the server: a room whose seats were taken by players (a session or an
-API token) writes each player's lines when its match ends; a player who leaves
+API token) writes each player's lines when its match ends, and a guest who claims an
+account keeps them; a player who leaves
 mid-match gets nothing for it, while a seat played by the autopilot stays its
 player's; a program signs in with an API token (``unokit bot``'s client) and its seat
 is the account's."""
@@ -71,6 +72,11 @@ async def test_a_finished_match_pays_its_players(database_url: str) -> None:
         page, after = await xp.recent_matches(store, won)
         assert after is None and [m["code"] for m in page] == ["XPAB"]
         assert page[0]["won"] and page[0]["xp"] == totals[won]
+        # the guest claims an account: the same player, its XP and matches with it
+        await A.claim(store, won, "Winner", "$argon2id$x", now=5.0)
+        claimed = await A.get_player(store, won)
+        assert claimed is not None and claimed.xp == totals[won] and not claimed.guest
+        assert (await xp.recent_matches(store, won))[0] == page
     finally:
         await store.close()
 
