@@ -87,6 +87,9 @@ class Hasher:
         self.before("hash")
         return self.real.hash(password)
 
+    def check_needs_rehash(self, hashed: str) -> bool:
+        return bool(self.real.check_needs_rehash(hashed))
+
 
 def hashes(app: Any) -> list[str]:
     """Count the hashes the app makes and checks from now on, in a list."""

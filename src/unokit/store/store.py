@@ -661,9 +661,8 @@ class Store:
         go in with one statement. With ``chat``, that chat line is committed in the same
         transaction (a line that broke a silence and the ``say`` it cost); with
         ``finished``, the room is marked finished in it too (the action that ended the
-        match: its end is never stored apart from it), and with ``facts`` (the facts of
-        the finished match's events) the XP ledger of its players
-        (:func:`unokit.store.seatings.write_ledger`) in it too."""
+        match: its end is never stored apart from it), with the XP ledger of ``facts``
+        (:func:`unokit.store.seatings.write_ledger`)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -698,9 +697,8 @@ class Store:
                 turn_timer=seconds))
         await self.run(self._answered(room_id, answer, write))
 
-    def _status_writer(self, room_id: int, status: str,
-                       facts: seatings.MatchFacts | None = None
-                       ) -> Callable[[Connection], None]:
+    def _status_writer(self, room_id: int, status: str, facts: seatings.MatchFacts |
+                       None = None) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
             self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
@@ -718,8 +716,7 @@ class Store:
     async def delete_room(self, room_id: int) -> None:
         """Remove a room and everything of it (an empty lobby nobody came back to)."""
         def write(connection: Connection) -> None:
-            for table in (ACTIONS, ANSWERS, CHAT, CONTRIBUTIONS, seatings.SEATINGS, SEATS,
-                          LEASES):
+            for table in (ACTIONS, ANSWERS, CHAT, CONTRIBUTIONS, SEATS, LEASES):
                 connection.execute(delete(table).where(table.c.room_id == room_id))
             connection.execute(delete(ROOMS).where(ROOMS.c.id == room_id))
         await self.run(write)
