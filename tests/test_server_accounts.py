@@ -412,3 +412,21 @@ async def test_a_login_hashes_again_after_the_hashing_settings_changed(tmp_path:
         after = (await rooms.store.run(lambda c: c.exec_driver_sql(
             "SELECT password_hash FROM players").scalar()))
         assert "m=16," in after and not app.state.passwords.outdated(after)
+
+
+async def test_an_address_with_a_session_is_trusted_by_another_process(
+        tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    async with opened_app(settings(url)) as (app, _rooms):
+        await Browser(app, client=("192.0.2.10", 1)).account("Ann")
+    # a second process (nothing in memory) with a tight per-account limit
+    async with opened_app(settings(url, account_rate=0.001, account_burst=1)) as (app, _):
+        eve = Browser(app, client=("198.51.100.3", 1))
+        assert (await eve.call("POST", "/api/account/login",
+                               {"username": "Ann", "password": "guess guess"})).status == 401
+        stranger = Browser(app, client=("198.51.100.4", 1))
+        assert (await stranger.call("POST", "/api/account/login",
+                                    {"username": "Ann", "password": PASSWORD})).status == 429
+        owner = Browser(app, client=("192.0.2.10", 2))  # Ann's session's address
+        assert (await owner.call("POST", "/api/account/login",
+                                 {"username": "Ann", "password": PASSWORD})).status == 200

@@ -219,12 +219,24 @@ async def _check_password(request: Request, player: stored.Player, password: str
     limits = _limits(request)
     key = player.username.lower()
     limits.attempt(address)
-    limits.may_try(key, address)
+    trusted = await _trusted(request, key, address)
+    limits.may_try(key, trusted=trusted)
     hashed = await stored.password_hash(_store(request), player.id)
-    if not await _passwords(request).verify(hashed, password,
-                                            trusted=limits.trusted(key, address)):
-        limits.failed(key, address)
+    if not await _passwords(request).verify(hashed, password, trusted=trusted):
+        limits.failed(key, trusted=trusted)
         raise RoomError("forbidden", WRONG_PASSWORD)
+
+
+async def _trusted(request: Request, key: str, address: str) -> bool:
+    """Whether the account ``key`` signed in from ``address`` before: remembered by
+    this process, or the address of one of its sessions (any process's)."""
+    limits = _limits(request)
+    if not key or limits.trusted(key, address):
+        return bool(key)
+    if await stored.signed_in_from(_store(request), key, address):
+        limits.succeeded(key, address)
+        return True
+    return False
 
 
 def _page(request: Request) -> tuple[Cursor | None, int]:
@@ -320,15 +332,15 @@ async def login(request: Request) -> Response:
     limits = _limits(request)
     limits.attempt(address)
     key = name.lower() if USERNAME.fullmatch(name) else ""
-    limits.may_try(key, address)
+    trusted = await _trusted(request, key, address)
+    limits.may_try(key, trusted=trusted)
     found = await stored.find_login(_store(request), key) if key else None
     right = False
     if len(password) <= PASSWORD_MAX:  # a longer one is no password: never hashed
         right = await _passwords(request).verify(
-            None if found is None else found[1], password,
-            trusted=limits.trusted(key, address))
+            None if found is None else found[1], password, trusted=trusted)
     if found is None or not right:
-        limits.failed(key, address)
+        limits.failed(key, trusted=trusted)
         raise RoomError("bad_login", WRONG_LOGIN)
     limits.succeeded(key, address)
     if _passwords(request).outdated(found[1]):  # the hashing settings changed since

@@ -183,24 +183,24 @@ class LoginLimits:
         self._refuse(self.guests.take(address))
 
     def trusted(self, account: str, address: str) -> bool:
-        """Whether ``account`` signed in from ``address`` before (in this process)."""
+        """Whether ``account`` signed in from ``address`` before, as this process
+        remembers (the server also looks at the account's sessions' addresses)."""
         return (account, address) in self._known
 
-    def may_try(self, account: str, address: str) -> None:
+    def may_try(self, account: str, *, trusted: bool) -> None:
         """Before hashing a login for ``account`` (a folded username, known or not):
-        refused while the account's failures from untrusted addresses are spent.
+        refused while the account's failures from untrusted addresses are spent
+        (``trusted``: the account signed in from this address before).
 
         Raises:
             Refused: ``rate_limited`` (429) with ``Retry-After``.
         """
-        if self.trusted(account, address):
-            return
-        wait = self.accounts.peek(account)
-        self._refuse(wait)
+        if not trusted:
+            self._refuse(self.accounts.peek(account))
 
-    def failed(self, account: str, address: str) -> None:
+    def failed(self, account: str, *, trusted: bool) -> None:
         """Count a failed login for ``account`` (not from a trusted address)."""
-        if not self.trusted(account, address):
+        if not trusted:
             self.accounts.take(account)
 
     def succeeded(self, account: str, address: str) -> None:

@@ -203,6 +203,16 @@ async def find_login(store: Store, username_key: str) -> tuple[int, str] | None:
     return await store.run(read)
 
 
+async def signed_in_from(store: Store, username_key: str, address: str) -> bool:
+    """Whether the account ``username_key`` has a session opened from ``address``."""
+    def read(connection: Connection) -> bool:
+        return connection.execute(
+            select(SESSIONS.c.id_hash).join(PLAYERS, PLAYERS.c.id == SESSIONS.c.player_id)
+            .where(PLAYERS.c.username_key == username_key, SESSIONS.c.address == address)
+            .limit(1)).first() is not None
+    return await store.run(read)
+
+
 async def password_hash(store: Store, player_id: int) -> str:
     """The stored password hash of ``player_id`` (empty for a guest or no player)."""
     def read(connection: Connection) -> str:
