@@ -16,6 +16,9 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from asgi_driver import Answer, Socket, opened_app, request
@@ -430,3 +433,42 @@ async def test_an_address_with_a_session_is_trusted_by_another_process(
         owner = Browser(app, client=("192.0.2.10", 2))  # Ann's session's address
         assert (await owner.call("POST", "/api/account/login",
                                  {"username": "Ann", "password": PASSWORD})).status == 200
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["username", "password", "new_password", "label", "x"]), inner,
+        max_size=4), max_leaves=8)
+PATHS = ["/api/guest", "/api/account/claim", "/api/account/login", "/api/account/logout",
+         "/api/account/logout-all", "/api/account/password", "/api/account/delete",
+         "/api/account/tokens"]
+
+
+async def test_no_body_makes_the_accounts_api_fail() -> None:
+    async with opened_app(settings()) as (app, _rooms):
+        ann = Browser(app)
+        await ann.account("Ann")
+        seen: set[int] = set()
+
+        @given(path=st.sampled_from(PATHS), body=JSONISH, query=st.text(max_size=20))
+        @hyp_settings(max_examples=150, deadline=None)
+        def examples(path: str, body: Any, query: str) -> None:
+            # each example's requests run on this test's loop, one after the other
+            answers.append((path, body, query))
+
+        answers: list[tuple[str, Any, str]] = []
+        examples()
+        for path, body, query in answers:
+            who = ann if ann.cookie is not None else Browser(app)
+            answer = await who.call("POST", path, body)
+            seen.add(answer.status)
+            assert answer.status < 500 or answer.json()["error"] in ("busy", "unavailable")
+            got = await who.call("GET", "/api/me",
+                                 query=("before=" + query).encode("utf-8", "replace"))
+            assert got.status < 500
+            if ann.cookie is None:  # a body that logged Ann out or deleted her
+                ann = Browser(app)
+                await ann.call("POST", "/api/guest")
+        assert {400, 401} & seen
