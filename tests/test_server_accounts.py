@@ -5,7 +5,7 @@ and keeps its id; login, logout, logout everywhere, password change, deletion an
 export; API tokens sign in programs, and a seat taken with one is the account's. The
 limits: per address and per account before any hashing, a bounded hashing queue that a
 flood cannot fill for an account's owner, and the same answer (after the same work)
-for an unknown username as for a wrong password."""
+for an unknown username as for a wrong password. No body makes it fail."""
 
 from __future__ import annotations
 
@@ -472,3 +472,11 @@ async def test_no_body_makes_the_accounts_api_fail() -> None:
                 ann = Browser(app)
                 await ann.call("POST", "/api/guest")
         assert {400, 401} & seen
+
+
+async def test_a_check_after_the_pool_stopped_is_busy_not_a_failure() -> None:
+    async with opened_app(settings()) as (app, _rooms):
+        app.state.passwords.close()
+        answer = await Browser(app).call("POST", "/api/account/login",
+                                         {"username": "Ann", "password": PASSWORD})
+        assert answer.status == 503 and answer.json()["error"] == "busy"

@@ -99,6 +99,8 @@ class Passwords:
         self.waiting += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+        except RuntimeError:  # the pool was shut down: the server is stopping
+            raise Refused("busy", 503, BUSY, retry_after=RETRY_HASH) from None
         finally:
             self.waiting -= 1
 
