@@ -125,4 +125,5 @@ async def opened_app(settings: Settings) -> AsyncIterator[tuple[ASGIApp, Rooms]]
         yield app, rooms
     finally:
         app.state.published.close()
+        app.state.passwords.close()
         await rooms.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -97,7 +98,7 @@ class GameClient:
 
     def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
                  spectate: bool = False, seat: int | None = None, lang: str = "",
-                 resend: bool = True) -> None:
+                 resend: bool = True, api_token: str | None = None) -> None:
         self.base = base
         self.resend = resend
         """Send again a message refused with a code of :data:`RESEND_CODES` (else the
@@ -111,6 +112,9 @@ class GameClient:
         self._resends: set[asyncio.Task[None]] = set()
         self.lang = lang
         """The language of the server's error texts (``ru``; empty: English)."""
+        self.api_token = api_token or os.environ.get("UNOKIT_API_TOKEN") or None
+        """An account's API token (else the variable ``UNOKIT_API_TOKEN``), sent as
+        ``Authorization: Bearer``: the seat taken is the account's (docs/accounts.md)."""
         self.room_code = room
         self.name = name
         self.token = token
@@ -160,8 +164,11 @@ class GameClient:
             ClientError: no connection, or the server refused the hello.
         """
         try:
+            headers = ({} if self.api_token is None
+                       else {"Authorization": f"Bearer {self.api_token}"})
             self._ws = await websockets.connect(ws_url(self.base), max_size=2**24,
-                                                open_timeout=30, compression=None)
+                                                open_timeout=30, compression=None,
+                                                additional_headers=headers)
         except (OSError, websockets.WebSocketException, TimeoutError) as exc:
             raise ClientError(f"cannot reach {self.base}: {exc}") from None
         self.closed.clear()

@@ -20,6 +20,9 @@ def bot_command(
     token: Annotated[str | None, typer.Option(
         "--token", help=N_("take back a seat with its token"))] = None,
     seed: Annotated[int, typer.Option("--seed", help=N_("the bot's own random seed"))] = 0,
+    api_token: Annotated[str | None, typer.Option(
+        "--api-token", envvar="UNOKIT_API_TOKEN",
+        help=N_("an account's API token: the seat is the account's"))] = None,
 ) -> None:
     """Seat a unokit bot in a room of a unokit server as a remote player, and play until
     the match ends."""
@@ -36,7 +39,8 @@ def bot_command(
     except BotSpecError as exc:
         raise typer.BadParameter(str(exc)) from None
     try:
-        client = asyncio.run(run_bot(server, room, bot, name=name, token=token, seed=seed))
+        client = asyncio.run(run_bot(server, room, bot, name=name, token=token, seed=seed,
+                                     api_token=api_token))
     except ClientError as exc:
         typer.echo(_("error: {message}", message=exc), err=True)
         raise typer.Exit(2) from None

@@ -61,7 +61,8 @@ def observation_from_view(view: dict[str, Any]) -> Observation:
 
 async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
                   token: str | None = None, seed: int = 0,
-                  client: GameClient | None = None) -> GameClient:
+                  client: GameClient | None = None,
+                  api_token: str | None = None) -> GameClient:
     """Play ``room`` with the bot ``bot`` until the match ends; the client (its
     ``reveal`` set).
 
@@ -73,7 +74,7 @@ async def run_bot(base: str, room: str, bot: str = "normal", *, name: str = "",
     del rules_bot
     if client is None:
         client = await GameClient.join(base, room, name=name or f"{bot} bot", token=token,
-                                       lang=current_language())
+                                       lang=current_language(), api_token=api_token)
     if client.seat is None:
         raise ClientError("the bot has no seat (the room is full)")
     client.on_saving = _say_saving

@@ -14,6 +14,8 @@
 ``GET /api/rooms/{code}/record``        the match record (with the server seed once
                                         the match is over)
 ``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
+``/api/guest``, ``/api/me``,             players, sessions and accounts
+``/api/players/..``, ``/api/account/..``  (:mod:`unokit.server.accounts`)
 ``GET /r/{code}``                       the invite link (the web page for a browser)
 ``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
@@ -52,7 +54,7 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import admin, inbox
+from unokit.server import accounts, admin, inbox
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
@@ -68,12 +70,14 @@ from unokit.server.logs import CONNECTION_ID
 from unokit.server.metrics import NO_METRICS, count_rooms
 from unokit.server.observe import Observe, client_address, route_patterns
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
+from unokit.server.passwords import LoginLimits, Passwords
 from unokit.server.presence import ENDED
 from unokit.server.published import Published
 from unokit.server.room import Room
 from unokit.server.roomlist import OpenRoomList
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
+from unokit.server.sessions import socket_player
 from unokit.server.settings import Settings
 
 LOG = logging.getLogger("unokit.server")
@@ -98,6 +102,9 @@ class Connection:
         self.id = CONNECTION_ID.get() or "-"
         """The connection's id, in the log lines about it."""
         self.viewer = SPECTATORS
+        self.player: int | None = None
+        """The player of the connection's session cookie or API token (its seat is
+        theirs: docs/accounts.md)."""
         self.room: Room | None = None
         self.outbox: collections.deque[bytes] = collections.deque()
         """Messages waiting for the writer (at most :data:`SEND_QUEUE`)."""
@@ -202,6 +209,8 @@ async def _deny(websocket: WebSocket, exc: Refused) -> None:
 async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
+    conn.player = await socket_player(rooms.store, websocket, rooms.settings,
+                                      rooms.clock())
     conn.metrics = rooms.oversight.metrics
     conn.metrics.open_sockets += 1
 
@@ -573,6 +582,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         finally:
             lag.cancel()
             await shared.close()
+            app.state.passwords.close()
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz),
@@ -584,6 +594,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
+        *accounts.routes(),
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
                     settings.base_path),
         WebSocketRoute("/ws", game_socket),
@@ -600,4 +611,6 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
                                        ttl=settings.room_list_ttl)
     app.state.published = Published()
+    app.state.passwords = Passwords.of(settings)
+    app.state.login_limits = LoginLimits(settings)
     return app

@@ -77,7 +77,20 @@ class Lobby(RoomBase):
         return AnswerData(n, command.seat, command.msg_id, data.decode(), self.clock.wall(),
                           self.seats[command.seat].occupant)
 
-    async def _join(self, hello: P.Hello) -> tuple[int, str]:
+    async def _join(self, hello: P.Hello, player: int | None = None) -> tuple[int, str]:
+        """Seat a person who said hello without a token (``player``: theirs, when they
+        came with a session or an API token); their seat and its new token."""
+        if player is not None:
+            held = [i for i, s in enumerate(self.seats) if s.kind == HUMAN
+                    and s.player == player and s.token_hash]
+            if held:
+                raise RoomError("room_full", N_("you sit in seat {seat} of this room "
+                                                "already: come back with its token"),
+                                seat=held[0])
+            left = [i for i, s in enumerate(self.seats) if s.kind == HUMAN
+                    and s.player == player and not s.token_hash]
+            if left and self.status == "playing":
+                return await self._take_back(left[0])
         between = self.game is not None and self.game.phase is ROUND_OVER
         if self.status != "lobby" and not between:
             raise RoomError("room_full", N_("the match is under way: watch it with spectate"))
@@ -95,7 +108,20 @@ class Lobby(RoomBase):
         token = secrets.token_urlsafe(18)
         new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
                    host=not any(s.host for s in self.seats),
-                   occupant=self.seats[seat].occupant + 1)
+                   occupant=self.seats[seat].occupant + 1, player=player)
+        await self.store.set_seat(self.id, new.data(seat))
+        self.seats[seat] = new
+        self.answers.taken(seat, new.occupant)
+        return seat, token
+
+    async def _take_back(self, seat: int) -> tuple[int, str]:
+        """The player who left ``seat`` mid-match comes back to it (a bot played it
+        meanwhile, and goes on until the player acts): a new token, a new occupant,
+        and their match counts again (docs/accounts.md)."""
+        token = secrets.token_urlsafe(18)
+        spot = self.seats[seat]
+        new = replace(spot, token_hash=token_hash(token), occupant=spot.occupant + 1,
+                      host=False)
         await self.store.set_seat(self.id, new.data(seat))
         self.seats[seat] = new
         self.answers.taken(seat, new.occupant)

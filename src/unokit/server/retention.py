@@ -2,7 +2,9 @@
 
 - A match that is over (``finished``, ``abandoned``, or ``closed`` after it started) is
   kept ``keep_finished`` days after it ended (90 by default), its record with it;
-- a lobby closed before its match started is kept ``keep_lobbies`` days (1 by default).
+- a lobby closed before its match started is kept ``keep_lobbies`` days (1 by default);
+- a guest not seen for a day more than ``session_days`` (whose sessions all ran out: no
+  one can be them again) is deleted with all that was theirs (docs/accounts.md).
 
 0 keeps them for ever. The sweep runs :data:`RETAIN_FIRST` seconds after the start and
 then every :data:`RETAIN_EVERY` seconds, as a task of its own beside the rooms. It deletes
@@ -30,6 +32,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+from unokit.store.accounts import delete_lost_guests
 from unokit.store.lifecycle import DELETE_BATCH, Retention, delete_ended
 
 if TYPE_CHECKING:
@@ -71,7 +74,12 @@ class Retainer:
         store = self.rooms.store
         if store is None:
             return 0
-        retention = self.retention(self.rooms.clock() if now is None else now)
+        now = self.rooms.clock() if now is None else now
+        guests = await delete_lost_guests(
+            store, now - (self.rooms.settings.session_days + 1) * DAY)
+        if guests:
+            LOG.info("lost guests deleted", extra={"guests": guests})
+        retention = self.retention(now)
         if retention.finished_before is None and retention.closed_before is None:
             return 0
         deleted = await delete_ended(store, retention, batch=self.batch)

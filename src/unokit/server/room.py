@@ -67,6 +67,7 @@ from unokit.server.seating import (
 )
 from unokit.server.settings import TURN_TIMERS, Settings
 from unokit.store import ActionData, AnswerData, LeaseLost, NewRoom, Store, StoredRoom, StoreError
+from unokit.store.seatings import facts_of
 
 LOG = logging.getLogger("unokit.room")
 
@@ -339,7 +340,7 @@ class Room(Lobby, Talk, Pacing, Presence):
             viewer = SPECTATORS
         else:
             try:
-                viewer, token = await self._join(hello)
+                viewer, token = await self._join(hello, getattr(conn, "player", None))
             except RoomError as exc:
                 conn.close(P.encode(P.Error(code=exc.code,
                                             message=exc.text(language(conn)))))
@@ -566,7 +567,8 @@ class Room(Lobby, Talk, Pacing, Presence):
         try:
             await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, action_text(action), seat, origin, client_id, seq,
-                at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER)
+                at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER,
+                facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None)
         except StoreError:
             self._rollback()
             raise

@@ -146,7 +146,7 @@ class RoomState:
         """
         cap = settings.bot_max_iterations  # a stored search:N above the cap is lowered
         seats = [Seat(kind=s.kind, name=s.name, token_hash=s.token_hash, host=s.host,
-                      occupant=s.occupant,
+                      occupant=s.occupant, player=s.player_id,
                       bot=clamp_bot_spec(s.bot, max_iterations=cap) if s.kind == BOT
                       else s.bot) for s in stored.seats]
         state = cls(seats=seats, status=stored.status, turn_timer=stored.turn_timer,

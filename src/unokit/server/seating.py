@@ -103,11 +103,14 @@ class Seat:
     occupant: int = 0
     """Who holds the seat: one more each time someone new takes it (answers are kept per
     occupant, so that a new holder never gets an earlier one's)."""
+    player: int | None = None
+    """The player (guest or account) of a person's seat, when they came with a session
+    or an API token (docs/accounts.md)."""
 
     def data(self, seat: int) -> SeatData:
         """The stored form."""
         return SeatData(seat, self.kind, self.name, self.bot, self.token_hash, self.host,
-                        self.occupant)
+                        self.occupant, self.player)
 
 
 @dataclass

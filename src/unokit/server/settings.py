@@ -38,6 +38,7 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
+    "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token
 })
 """``UNOKIT_*`` variables that other parts of unokit read: the server lets them be (any
 other ``UNOKIT_*`` variable that is not a setting stops it, named)."""
@@ -172,6 +173,30 @@ class Settings:
     bot_max_iterations: int = 6000
     """The most deals per decision a ``search:N`` bot may be asked for over the network
     (a stored spec above it is lowered to it)."""
+    # ---- accounts (docs/accounts.md)
+    hash_workers: int = 2
+    """Threads that hash passwords (argon2id, one core each): the server's budget for
+    hashing, never spent on the event loop."""
+    hash_queue: int = 32
+    """Password checks waiting or running at most; past half of them only logins from
+    an address an account signed in from before are taken (the rest: 503)."""
+    hash_memory_kib: int = 65536
+    """The memory cost of an argon2id hash, in KiB (64 MiB; tests use less)."""
+    login_rate: float = 0.05
+    """Logins, signups and password checks per second one address may try (3 a minute)."""
+    login_burst: int = 10
+    """... at once."""
+    account_rate: float = 0.01
+    """Failed logins per second one account may take, on average (one every 100 s)
+    from addresses it never signed in from; then those are refused (429) unhashed."""
+    account_burst: int = 10
+    """... at once."""
+    guest_rate: float = 0.1
+    """Guests per second one address may make (``POST /api/guest``)."""
+    guest_burst: int = 30
+    """... at once."""
+    session_days: float = 90.0
+    """Days a session stays valid after it was last used."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -258,7 +283,11 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
           "presence_interval": "number", "lease": "number", "lease_renew": "number",
           "db_connect_timeout": "number", "db_statement_timeout": "number",
-          "db_wait": "number", "access_log": "flag", "metrics": "flag"}
+          "db_wait": "number", "access_log": "flag", "metrics": "flag",
+          "hash_workers": "int", "hash_queue": "int", "hash_memory_kib": "int",
+          "login_rate": "number", "login_burst": "int", "account_rate": "number",
+          "account_burst": "int", "guest_rate": "number", "guest_burst": "int",
+          "session_days": "number"}
 
 _RANGES: dict[str, tuple[float, float, str]] = {
     "max_body": (1024, 64 * 1024 * 1024, "bytes"),
@@ -277,6 +306,16 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "room_list_max": (1, 10_000, "rooms"),
     "room_list_ttl": (0, 60, "seconds"),
     "presence_interval": (0, 60, "seconds"),
+    "hash_workers": (1, 64, "threads"),
+    "hash_queue": (2, 10_000, "password checks"),
+    "hash_memory_kib": (8, 4 * 1024 * 1024, "KiB"),
+    "login_rate": (0, 1e6, "attempts per second (0: no limit)"),
+    "login_burst": (1, 1_000_000, "attempts"),
+    "account_rate": (0, 1e6, "failed logins per second (0: no limit)"),
+    "account_burst": (1, 1_000_000, "failed logins"),
+    "guest_rate": (0, 1e6, "guests per second (0: no limit)"),
+    "guest_burst": (1, 1_000_000, "guests"),
+    "session_days": (0.001, 36500, "days"),
 }
 """The ranges of the limits: (least, most, unit)."""
 

@@ -1,19 +1,22 @@
 """The server's tables, as SQLAlchemy 2 models: rooms, their seats, their actions, the
 players' contributions to a fair deal, the lines of the table chat, the answers to
-the host's and the lobby's commands, and which server process owns each room (its lease).
+the host's and the lobby's commands, which server process owns each room (its lease),
+and the players (guests and accounts), their sessions and API tokens, who held each
+seat of a match (its seatings) and the XP each match gave (revision 0008).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
 game. The Alembic migrations in ``unokit/store/migrations`` create these tables; a test
 checks that the migrated schema and these models agree.
 
->>> sorted(Base.metadata.tables)
-['actions', 'answers', 'bans', 'chat', 'contributions', 'room_leases', 'rooms', 'seats']
+>>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
+['actions', 'answers', 'api_tokens', 'bans', 'chat', 'contributions', 'player_matches',
+ 'players', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'xp_lines']
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -74,6 +77,9 @@ class SeatRow(Base):
     """Who holds the seat: a number that grows each time someone new takes it (a player
     joins, a bot is seated), so that answers kept for one holder are never given to the
     next (revision 0004)."""
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The player (:class:`PlayerRow`) who holds a person's seat; ``None`` for a bot, an
+    empty seat, or a person who came without a session (revision 0008)."""
 
 
 class ActionRow(Base):
@@ -194,3 +200,116 @@ class BanRow(Base):
     reason: Mapped[str] = mapped_column(String(200), default="")
     """Why, for the operators (never shown to the banned client)."""
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class PlayerRow(Base):
+    """A player: a guest (no username) or an account (a username and a password hash).
+    A guest who claims an account keeps its id, so its matches and XP stay its own
+    (revision 0008). Ids are never reused (SQLite ``AUTOINCREMENT``)."""
+
+    __tablename__ = "players"
+    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The name as its owner wrote it; ``None``: a guest."""
+    username_key: Mapped[str | None] = mapped_column(String(32), nullable=True, unique=True)
+    """The username folded (lower case), unique: what a login looks up."""
+    password_hash: Mapped[str] = mapped_column(String(255), default="")
+    """The argon2id hash (PHC string) of the password; empty for a guest."""
+    created_at: Mapped[float] = mapped_column(Float)
+    claimed_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """When the guest claimed its account."""
+    seen_at: Mapped[float] = mapped_column(Float)
+    """When a session of the player was last used (written at most once an hour)."""
+    xp: Mapped[int] = mapped_column(BigInteger, default=0)
+    """The sum of the player's lines in ``xp_lines``, kept in the same transactions."""
+
+
+class SessionRow(Base):
+    """A signed-in browser: the SHA-256 of the random id in its cookie (revision 0008)."""
+
+    __tablename__ = "sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           index=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    seen_at: Mapped[float] = mapped_column(Float)
+    address: Mapped[str] = mapped_column(String(64), default="")
+    """The client address that opened it (shown in the owner's export)."""
+    agent: Mapped[str] = mapped_column(String(128), default="")
+    """The first 128 characters of its ``User-Agent``."""
+
+
+class TokenRow(Base):
+    """An API token of an account, for ``unokit play --server`` and ``unokit bot``
+    (``Authorization: Bearer``): only its SHA-256 is stored (revision 0008)."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[float] = mapped_column(Float)
+    used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SeatingRow(Base):
+    """Who held a seat of a match, from which action to which (revision 0008): part of
+    the match record the XP is derived from. A row opens when the match starts (every
+    seat) or when someone takes a seat between rounds, and closes (``left_action``) when
+    its holder leaves, is sent away or loses the seat's token."""
+
+    __tablename__ = "seatings"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    occupant: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    """``human`` or ``bot``."""
+    from_action: Mapped[int] = mapped_column(Integer)
+    """How many actions the match had when the holder took the seat (0: at the start)."""
+    left_action: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """How many actions the match had when the holder went; ``None``: held to the end."""
+
+
+class PlayerMatchRow(Base):
+    """A finished match of a player: its seat, whether it won or left, and the XP it
+    earned (revision 0008). Written with the match's last action; it names the match by
+    its room id but is kept when retention deletes the room."""
+
+    __tablename__ = "player_matches"
+    __table_args__ = (Index("ix_player_matches_recent", "player_id", "ended_at",
+                            "match_id"),)
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    match_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The room id of the match (no foreign key: the line outlives the room)."""
+    code: Mapped[str] = mapped_column(String(16))
+    seat: Mapped[int] = mapped_column(Integer)
+    ended_at: Mapped[float] = mapped_column(Float)
+    won: Mapped[bool] = mapped_column(Boolean)
+    left: Mapped[bool] = mapped_column(Boolean)
+    """The player left (or was sent away) before the end and was not back: 0 XP."""
+    xp: Mapped[int] = mapped_column(Integer)
+
+
+class XpLineRow(Base):
+    """One line of the XP ledger: what a player earned in a match for one reason
+    (``played``, ``won_match``, ``won_round``, ``draw_two``, ``wild_draw_four``), how
+    many times, and the XP (revision 0008; see docs/accounts.md)."""
+
+    __tablename__ = "xp_lines"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    match_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reason: Mapped[str] = mapped_column(String(16), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    xp: Mapped[int] = mapped_column(Integer)

@@ -63,7 +63,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from unokit.store import leases
+from unokit.store import leases, seatings
 from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
@@ -129,6 +129,8 @@ class SeatData(NamedTuple):
     host: bool = False
     occupant: int = 0
     """Who holds the seat: grows each time someone new takes it."""
+    player_id: int | None = None
+    """The player of a person's seat (``None``: a bot, empty, or no session)."""
 
 
 class ActionData(NamedTuple):
@@ -625,6 +627,7 @@ class Store:
                 del values["seat"]
                 connection.execute(update(SEATS).where(
                     SEATS.c.room_id == room_id, SEATS.c.seat == seat.seat).values(values))
+            seatings.note_seats(connection, room_id, seats)
             if drop_contributions:
                 connection.execute(delete(CONTRIBUTIONS).where(
                     CONTRIBUTIONS.c.room_id == room_id,
@@ -647,16 +650,19 @@ class Store:
             self._fence(connection, room_id)
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
                 status="playing", seed=str(seed), started_at=self.clock()))
+            seatings.open_seatings(connection, room_id)
         await self.run(self._answered(room_id, answer, write))
 
     async def append_action(self, room_id: int, action: ActionData,
                             chat: ChatData | None = None, *,
-                            finished: bool = False) -> None:
+                            finished: bool = False,
+                            facts: seatings.MatchFacts | None = None) -> None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
         transaction (a line that broke a silence and the ``say`` it cost); with
         ``finished``, the room is marked finished in it too (the action that ended the
-        match: its end is never stored apart from it)."""
+        match: its end is never stored apart from it), with the XP ledger of ``facts``
+        (:func:`unokit.store.seatings.write_ledger`)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -664,7 +670,7 @@ class Store:
             raise LeaseLost(room_id)
         writes = [] if chat is None else [self._chat_writer(room_id, chat)]
         if finished:
-            writes.append(self._status_writer(room_id, "finished"))
+            writes.append(self._status_writer(room_id, "finished", facts))
 
         def write(connection: Connection) -> None:
             for each in writes:
@@ -691,13 +697,16 @@ class Store:
                 turn_timer=seconds))
         await self.run(self._answered(room_id, answer, write))
 
-    def _status_writer(self, room_id: int, status: str) -> Callable[[Connection], None]:
+    def _status_writer(self, room_id: int, status: str, facts: seatings.MatchFacts |
+                       None = None) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
             self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "abandoned", "closed"):
                 values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
+            if facts is not None:
+                seatings.write_ledger(connection, room_id, facts, values["ended_at"])
         return write
 
     async def set_status(self, room_id: int, status: str) -> None:
@@ -746,7 +755,7 @@ class Store:
                                           .order_by(SEATS.c.room_id, SEATS.c.seat)):
                 rooms[row.room_id].seats.append(SeatData(row.seat, row.kind, row.name,
                                                          row.bot, row.token_hash, row.host,
-                                                         row.occupant))
+                                                         row.occupant, row.player_id))
             for row in connection.execute(select(CONTRIBUTIONS).where(
                     CONTRIBUTIONS.c.room_id.in_(ids))):
                 rooms[row.room_id].contributions[row.seat] = row.value
