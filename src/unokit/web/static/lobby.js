@@ -2,7 +2,7 @@
 import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, createRoom, enterRoom, formRules, playNow, render, saveName } from "./app.js";
-import { effective, overridesText, presetMeaning, presetName } from "./rules.js";
+import { effective, overridesText, presetMeaning, presetName, rulesLabel } from "./rules.js";
 
 const OVERRIDES = [
   ["jump_in", true], ["seven_swap", true], ["zero_rotate", true], ["draw_two_on_draw_two", "stack"],
@@ -118,7 +118,7 @@ function openRooms() {
     h("ul", { class: "open-rooms", testid: "open-rooms" },
       rooms.length ? rooms.map((room) => h("li", { class: "open-room", testid: "open-room", data: { code: room.code } },
         h("span", { class: "code" }, room.code),
-        h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + (room.rules || "")),
+        h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + rulesLabel(room.rules)),
         h("button", { type: "button", class: "secondary", data: { code: room.code }, onclick: () => { saveName(); enterRoom(room.code); } },
           _("Join"), h("span", { class: "visually-hidden" }, " " + room.code))))
         : h("li", { class: "muted empty" }, _("No open rooms right now. Create one!"))));

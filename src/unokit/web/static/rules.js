@@ -133,6 +133,29 @@ export function presetName(name) {
   }
 }
 
+// A rules object ({preset, ...overrides}) from a rule string such as the open rooms'
+// "classic_ru,jump_in=true" (the preset first, then key=value overrides).
+export function parseRules(text) {
+  const items = String(text || "").split(",").map((item) => item.trim()).filter(Boolean);
+  const rules = {};
+  if (items.length && !items[0].includes("=")) rules.preset = items.shift();
+  for (const item of items) {
+    const [key, raw] = item.split("=", 2);
+    const value = raw === undefined ? "" : raw.trim();
+    rules[key.trim()] = value === "true" ? true : value === "false" ? false
+      : /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return rules;
+}
+
+// A room's rule string in words for a list: the preset's name and how many rules differ.
+export function rulesLabel(text) {
+  const rules = parseRules(text);
+  const changes = overridesText(rules).length;
+  const name = presetName(rules.preset || "official");
+  return changes ? name + " " + ngettext("(+{n} change)", "(+{n} changes)", changes) : name;
+}
+
 // The whole rule set of a room's rules object ({preset, ...overrides}).
 export function effective(rules) {
   const preset = (rules && rules.preset) || "official";

@@ -1,6 +1,6 @@
 // The table: the hand, the piles, the opponents, the prompts, the chat, log and scores.
 import { BASE, h } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
 import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
@@ -101,7 +101,7 @@ function actions() {
   const g = S.game;
   const c = choices(g.legal);
   const unoOn = c.uno || c.unoWithPlay;
-  return h("div", { class: "actions", role: "group", "aria-label": _("Actions") },
+  return h("div", { class: "actions", role: "group", "aria-label": pgettext("the group of buttons for your moves", "Actions") },
     h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
@@ -135,7 +135,7 @@ function me() {
   const count = g.hand.length;
   const called = count === 1 && g.called[S.seat];
   return h("div", { class: "me" },
-    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, _("you")),
+    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")),
     h("span", { class: "muted" }, ngettext("{n} card", "{n} cards", count)),
     called ? h("span", { class: "badge uno" }, "UNO!") : null);
 }
