@@ -40,9 +40,10 @@ class Word:
     word: str
     """The chosen word, as the docs show it."""
     forms: tuple[str, ...]
-    """Regular expressions: a message that has the term says one of them."""
+    """Regular expressions (any case): a message that has the term says one of them."""
     avoid: tuple[str, ...] = ()
-    """Regular expressions of the words it replaces: no message says them."""
+    """Regular expressions (case as written) of the words it replaces: no message says
+    them."""
 
 
 @dataclass(frozen=True)
@@ -94,13 +95,14 @@ def violations(terms: Iterable[Term], lang: str, entries: Iterable[Entry]) -> li
     terms = list(terms)
     found: list[str] = []
     for entry in entries:
+        english = plain_english(entry.english)
         for term in terms:
             word = term.words.get(lang)
             if word is None:
                 continue
             for text in entry.forms():
-                if (entry.english not in term.skip and re.search(term.match, entry.english)
-                        and not any(re.search(form, text) for form in word.forms)):
+                if (entry.english not in term.skip and re.search(term.match, english)
+                        and not any(re.search(form, text, re.IGNORECASE) for form in word.forms)):
                     found.append(f'{entry.english}: "{text}" says none of {word.word}')
                 for avoided in word.avoid:
                     hit = re.search(avoided, text)
@@ -108,6 +110,24 @@ def violations(terms: Iterable[Term], lang: str, entries: Iterable[Entry]) -> li
                         found.append(f'{entry.english}: "{text}" says "{hit.group(0)}" '
                                      f"(use {word.word})")
     return found
+
+
+_NOT_WORDS = re.compile(
+    r"\{[A-Za-z_]\w*\}"          # a placeholder: {card} is a card's name, not the word
+    r"|--[\w-]+"                  # a command-line option: --room, --bots
+    r"|\b\w+=\S*"                 # a rule override: rounds=2, deck=attack
+    r"|\b[a-z]+(?:_[a-z0-9]+)+\b"  # a rule key: wild_draw_four, silence_penalty
+    r"|\b\w+://\S+")               # an address: http://HOST:PORT
+
+
+def plain_english(text: str) -> str:
+    """``text`` without what is not English prose (placeholders, command-line options,
+    rule keys and values, addresses), where a term is not looked for.
+
+    >>> plain_english("--room needs {card} and rounds=2 at http://HOST:PORT")
+    '  needs   and   at  '
+    """
+    return _NOT_WORDS.sub(" ", text)
 
 
 def markdown(terms: Sequence[Term]) -> str:
