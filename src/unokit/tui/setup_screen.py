@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules, format_value
 from unokit.i18n import N_, _
+from unokit.tui.preset_names import preset_name
 from unokit.tui.session import (
     MAX_SEED,
     NAMES,
@@ -33,7 +34,7 @@ MAX_OPPONENTS = 9
 
 PRESET_WORDS = (
     N_("the classic game and match (Mattel's printed rules)"),
-    N_("the seeds' table rules: number start card, no drawing while able to play, "
+    N_("the Russian table rules: number start card, no drawing while able to play, "
        "deflecting Draw Twos, skip on skip, guilty Wild Draw Four taken back"),
     N_("Draw Twos and Wild Draw Fours add up until someone draws"),
     N_("a 7 swaps hands, a 0 rotates all hands"),
@@ -42,8 +43,7 @@ PRESET_WORDS = (
     N_("UNO Attack: the card launcher instead of a draw pile"),
     N_("UNO H2O: Wild Downpour cards added"),
     N_("four players in two teams of partners"),
-    N_("the seeds' online game (seed 002): two pairs, Draw Twos stack, the first pair to "
-       "100 points wins"),
+    N_("the online game: two pairs, Draw Twos stack, the first pair to 100 points wins"),
 )
 """The meanings of the presets (:data:`unokit.engine.rules.PRESET_MEANINGS`, which the
 engine keeps in English) for the catalogue; tests/test_i18n_tui.py checks that they
@@ -223,12 +223,13 @@ class SetupScreen(Screen[None]):
         yield Static(_("unokit · new match: choose the rules and your opponents"),
                      id="setup-title")
         with Horizontal(id="top"):
-            options = [Option(name, id=name) for name in PRESETS]
+            options = [Option(preset_name(name), id=name) for name in PRESETS]
             presets = OptionList(*options, id="presets")
             presets.border_title = _("Preset")
             yield presets
             info = Static(preset_text(self.preset), id="preset-info")
-            info.border_title = _("{preset}: what it changes", preset=self.preset)
+            info.border_title = _("{preset}: what it changes",
+                                  preset=preset_name(self.preset))
             yield info
         with Horizontal(classes="row"):
             yield Static(_("Overrides"), classes="label")
@@ -282,7 +283,7 @@ class SetupScreen(Screen[None]):
         self.preset = name
         info = self.query_one("#preset-info", Static)
         info.update(preset_text(name))
-        info.border_title = _("{preset}: what it changes", preset=name)
+        info.border_title = _("{preset}: what it changes", preset=preset_name(name))
         try:
             players = Rules.from_string(name).players
         except RulesError:

@@ -29,6 +29,7 @@ from unokit.engine.game import Phase
 from unokit.engine.scoring import partner
 from unokit.i18n import _, current_language, localize, ngettext, pgettext
 from unokit.tui.faces import action_label, card_text, color_label, face
+from unokit.tui.preset_names import rules_label
 from unokit.tui.screens import (
     ChallengePrompt,
     ChoiceScreen,
@@ -323,8 +324,8 @@ class TableScreen(Screen[None]):
         rules = game.rules
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("unokit", style="bold")
-        title.append(" · " + _("round {n}", n=obs.round) + f" · {session.rules_text} · "
-                     + _("seed {seed}", seed=session.seed))
+        title.append(" · " + _("round {n}", n=obs.round) + " · " + rules_label(session.rules_text)
+                     + " · " + _("seed {seed}", seed=session.seed))
         self.query_one("#title", Static).update(title)
         mate = partner(rules, HUMAN)
         for row in self.query(OpponentRow):
