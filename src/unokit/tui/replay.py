@@ -86,7 +86,7 @@ def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
         mark = "▶ " if obs.current_player == index else "  "
         text.append(f"\n{mark}{name}", style="bold" if mark.strip() else "")
         text.append("  " + ngettext("{n} card", "{n} cards", len(hand)) + "  "
-                    + _("{n} pts", n=obs.scores[index]), style="dim")
+                    + ngettext("{n} pt", "{n} pts", obs.scores[index]), style="dim")
         visible = viewer == EVERYONE or index == seat
         if visible and hand:
             text.append("\n    ")

@@ -348,7 +348,7 @@ class TableScreen(Screen[None]):
         self.hand.set_hand(obs.hand, offer.hand_cards)
         box = self.query_one("#hand-box", HandBox)
         you = f"{session.name(HUMAN)} · " + ngettext("{n} card", "{n} cards", len(obs.hand))
-        box.border_title = Text(f"{you} · " + _("{n} pts", n=obs.scores[HUMAN]) + (
+        box.border_title = Text(f"{you} · " + ngettext("{n} pt", "{n} pts", obs.scores[HUMAN]) + (
             " · " + _("your turn") if obs.current_player == HUMAN else ""))
         self._refresh_buttons(offer)
         new_lines = session.lines[self._written:]

@@ -182,7 +182,7 @@ export function ruleText(key, value, all) {
     case "false_catch_penalty": return ngettext("A wrong catch costs {n} card.", "A wrong catch costs {n} cards.", value);
     case "misplay_penalty": return ngettext("A card that does not match costs {n} card.", "A card that does not match costs {n} cards.", value);
     case "scoring": return value === "penalty" ? _("Penalty scoring: the lowest score wins.") : value === "elimination" ? _("Elimination: who reaches the target is out.") : value === "lazy" ? _("Lazy scoring: a point per round won.") : _("Standard scoring.");
-    case "target_score": return _("The match is played to {n} points.", { n: value });
+    case "target_score": return ngettext("The match is played to {n} point.", "The match is played to {n} points.", value);
     case "rounds": return value ? ngettext("At most {n} round.", "At most {n} rounds.", value) : "";
     case "teams": return value === "pairs" ? _("Teams of two partners sitting opposite.") : _("Everyone plays alone.");
     case "partner_hands_visible": return value ? _("Partners see each other's hands.") : "";
