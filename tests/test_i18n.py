@@ -78,8 +78,9 @@ def placeholders(text: str) -> set[str]:
 def test_the_template_lists_exactly_the_messages_of_the_code(domain: str) -> None:
     listed = {(m.context, _ids(m.id)[0]) for m in template(domain) if m.id}
     code = extracted(domain)
-    assert not code - listed, f"not in {domain}.pot (run make catalogues): {sorted(code - listed, key=str)}"
-    assert not listed - code, f"in {domain}.pot but not in the code: {sorted(listed - code, key=str)}"
+    missing, extra = sorted(code - listed, key=str), sorted(listed - code, key=str)
+    assert not missing, f"not in {domain}.pot (run make catalogues): {missing}"
+    assert not extra, f"in {domain}.pot but not in the code: {extra}"
 
 
 @pytest.mark.parametrize("domain", i18n.DOMAINS)

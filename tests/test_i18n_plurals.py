@@ -57,7 +57,7 @@ UNCOUNTED = {
 """Messages with a counted number that are not ngettext messages, and why."""
 
 INVARIANT = {
-    "ru": {"с", "оч", "симв", "за", "из", "и"},
+    "ru": {"\u0441", "оч", "симв", "за", "из", "и"},  # \u0441: the seconds sign
     "da": {"s", "kort", "point", "tegn", "byte", "træk", "bidrag", "p", "rum", "på", "à", "og"},
 }
 """Words that read right after any number (units, nouns whose plural is the singular,
@@ -95,7 +95,7 @@ def test_every_counted_message_is_an_ngettext_message(domain: str) -> None:
 
 def test_every_uncounted_message_exists() -> None:
     ids = {m.id for domain in i18n.DOMAINS for m in template(domain) if isinstance(m.id, str)}
-    assert UNCOUNTED <= ids, sorted(UNCOUNTED - ids)
+    assert ids >= UNCOUNTED, sorted(UNCOUNTED - ids)
 
 
 @pytest.mark.parametrize("lang", ["ru", "da"])
