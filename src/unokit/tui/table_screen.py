@@ -137,16 +137,19 @@ class TableScreen(Screen[None]):
         Binding("right", "move(1)", _("Right"), show=False),
         Binding("up", "row(-1)", _("Up"), show=False),
         Binding("down", "row(1)", _("Down"), show=False),
+        # TRANSLATORS: the table's key bindings: each a verb, the button's action
         Binding("enter", "play", _("Play")),
         Binding("space", "select", _("Select"), show=False),
         *(Binding(key, f"play_index({index})", show=False)
           for index, key in enumerate(KEY_LABELS)),
         Binding("d", "draw", pgettext("verb: the button that draws a card", "Draw")),
+        # TRANSLATORS: Pass: keep the drawn card and end the turn
         Binding("p", "pass_turn", _("Pass")),
         Binding("u", "uno", _("UNO")),
         Binding("c", "catch(-1)", _("Catch")),
         Binding("x", "challenge", _("Challenge")),
         Binding("s", "slap", _("Slap")),
+        # TRANSLATORS: Say: speak at the table (the silence rule punishes it)
         Binding("y", "say", _("Say")),
         Binding("a", "all_actions", pgettext("the list of every legal move", "Actions")),
         Binding("question_mark,f1", "help",

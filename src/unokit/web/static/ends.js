@@ -47,6 +47,7 @@ export function roundEndView() {
   const empty = !!(S.room && S.room.seats.some((s) => s.kind === "empty"));
   return h("div", { class: "end" },
     h("section", { class: "panel end-card" },
+      // TRANSLATORS: a round nobody can finish (the same position keeps coming back)
       h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
       h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
       hands(end),

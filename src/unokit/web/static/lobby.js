@@ -26,6 +26,7 @@ function overrideLabel(key) {
 export function botLevelName(level) {
   switch (level) {
     case "easy": return _("Easy");
+    // TRANSLATORS: the middle bot level (Easy, Normal, Hard)
     case "normal": return _("Normal");
     case "hard": return _("Hard");
     default: return level;
@@ -94,7 +95,9 @@ function createForm() {
           h("label", { for: id }, overrideLabel(key)));
       }),
       field(_("Silence rule"), h("select", { id: "rule-silence", onchange: (ev) => { if (ev.target.value === "off" && effective({ preset: S.form.preset }).silence === "off") delete S.form.overrides.silence; else S.form.overrides.silence = ev.target.value; render(); } },
+        // TRANSLATORS: Off: the silence rule is not played
         option("off", _("Off"), all.silence === "off"), option("twos", _("After a Draw Two"), all.silence === "twos"), option("wilds", _("After a wild"), all.silence === "wilds")), "rule-silence"),
+      // TRANSLATORS: a label over the choice of the score that ends the match (100 points, ...)
       field(_("Match to"), h("select", { id: "rule-target", onchange: (ev) => { S.form.overrides.target_score = Number(ev.target.value); render(); } },
         [100, 200, 300, 500].map((n) => option(String(n), ngettext("{n} point", "{n} points", n), all.target_score === n))), "rule-target")),
     explained(),
