@@ -140,7 +140,11 @@ def markdown(terms: Sequence[Term]) -> str:
            "`tests/test_i18n_glossary.py` fails when a catalogue says a term another way.",
            "", "The product and the call keep the Latin **UNO** in every language. Card",
            "names are written as names: in quotes in Russian and Georgian (and then not",
-           "declined: «Возьми две», not «Возьми двух»), as they are in Danish.", ""]
+           "declined: «Возьми две», not «Возьми двух»), as they are in Danish; a Danish",
+           "log line marks a card off with »…« (»gul Spring over«). Georgian speaks to the",
+           "player in the formal register (თქვენ) of its seed, Russian with «вы», Danish",
+           "with \"du\". The card codes of the terminal (R5, YS, W+4) are the English",
+           "initials in every language, beside the colour's symbol (♥ ★ ♣ ♦).", ""]
     for lang in LANGS:
         out += [f"## {LANG_TITLES[lang]}", "", "| English | word | not | meaning |",
                 "|---|---|---|---|"]
