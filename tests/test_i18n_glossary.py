@@ -28,7 +28,8 @@ REQUIRED = {"card", "wild", "wild_draw_four", "draw_two", "skip", "reverse", "dr
             "draw_pile", "discard_pile", "deck", "hand", "round", "match", "team",
             "partner", "catch", "challenge", "jump_in", "stack", "seat", "bot",
             "spectator", "room", "lobby", "uno", "colour", "deal", "player", "penalty",
-            "house_rules", "launcher", "silence", "timer", "record", "preset"}
+            "house_rules", "launcher", "silence", "timer", "record", "preset", "turn",
+            "guilty", "seed"}
 """The terms the glossary must have: the cards, the rules and the table."""
 
 
