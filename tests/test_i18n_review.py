@@ -161,3 +161,13 @@ def test_short_ambiguous_messages_have_a_context(domain: str) -> None:
         if message.id in ("Draw", "Actions", "Keys", "Top", "free", "you", "a card", "out",
                           "matching"):
             assert message.context, f"{domain}: {message.id!r} has no msgctxt"
+
+
+@pytest.mark.parametrize("lang", ("en", *LANGS))
+def test_opponent_rows_line_up_whatever_the_count(lang: str) -> None:
+    """"1 карта" and "5 карт" are not as wide: the columns after them moved."""
+    i18n.set_language(lang)
+    widths = {len(opponent_text(name="Bob", level="normal", cards=n, score=7, turn=False,
+                                uno_open=False, active=True, in_match=True, partner=False,
+                                place=0).plain) for n in (2, 5, 11, 21)}
+    assert len(widths) == 1, widths

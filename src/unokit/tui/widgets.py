@@ -261,8 +261,9 @@ def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
                else pgettext("a player who has gone out of the round", "out"))
         text.append((" " + out).ljust(17), style="dim")
     else:
-        word = ngettext("card", "cards", cards)
-        text.append(f" {cards:>2} {word}{' ' if cards == 1 else ''}")
+        # every form as wide as the widest, so that the columns after it line up
+        widest = max(len(ngettext("card", "cards", k)) for k in (1, 2, 5))
+        text.append(f" {cards:>2} " + ngettext("card", "cards", cards).ljust(widest))
         if cards == 1:
             missed = _("no UNO!")
             called = pgettext("the badge of a player who called UNO", "UNO!")
