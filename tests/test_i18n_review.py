@@ -171,3 +171,15 @@ def test_opponent_rows_line_up_whatever_the_count(lang: str) -> None:
                                 uno_open=False, active=True, in_match=True, partner=False,
                                 place=0).plain) for n in (2, 5, 11, 21)}
     assert len(widths) == 1, widths
+
+
+def test_every_rule_key_has_a_sentence_on_the_web() -> None:
+    """The rules summary fell back to the raw key ("seven zero last card: apply") for a
+    key ``ruleText`` did not know."""
+    from unokit.web import STATIC
+    source = (STATIC / "rules.js").read_text(encoding="utf-8")
+    defaults = source.split("// DEFAULTS-BEGIN")[1].split("// DEFAULTS-END")[0]
+    keys = set(re.findall(r'"(\w+)":', defaults))
+    body = source.split("export function ruleText")[1].split("export function summary")[0]
+    cases = set(re.findall(r'case "(\w+)":', body))
+    assert keys and keys <= cases, sorted(keys - cases)

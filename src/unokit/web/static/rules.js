@@ -201,6 +201,14 @@ export function ruleText(key, value, all) {
     case "multi_play": return value === "same_number" ? _("Several cards of one number may be played at once.") : "";
     case "uno_slap": return value ? _("An UNO call makes everyone slap; the last to slap draws.") : "";
     case "silence": return value === "off" ? "" : ngettext("Silence rule: speaking during a silence costs {n} card.", "Silence rule: speaking during a silence costs {n} cards.", all.silence_penalty);
+    case "dealer": return value === "random" ? _("The first dealer is chosen by lot.") : value === "seat0" ? _("The first seat deals first.") : _("The highest card drawn deals first.");
+    case "lone_zero_points": return ngettext("A hand of a single 0 is worth {n} point.", "A hand of a single 0 is worth {n} points.", value);
+    case "seven_zero_last_card": return value === "apply" ? _("A 7 or 0 played as the last card still swaps or passes the cards.") : "";
+    case "silence_penalty": return "";
+    case "wild_color": return value === "next_in_circle" ? _("A wild takes the next colour on the wheel.") : "";
+    case "blank_card_effect": return value === "transparent" ? _("A blank card takes the card below it.") : value === "draw_ten" ? _("A blank card makes the next player draw ten.") : _("A blank card is played as a Wild.");
+    case "launcher_fire_chance": return _("The launcher fires on {n}% of presses.", { n: Math.round(Number(value) * 100) });
+    case "launcher_max_burst": return ngettext("The launcher throws out at most {n} card.", "The launcher throws out at most {n} cards.", value);
     default: return key.replace(/_/g, " ") + ": " + String(value);
   }
 }
