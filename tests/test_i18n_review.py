@@ -183,3 +183,21 @@ def test_every_rule_key_has_a_sentence_on_the_web() -> None:
     body = source.split("export function ruleText")[1].split("export function summary")[0]
     cases = set(re.findall(r'case "(\w+)":', body))
     assert keys and keys <= cases, sorted(keys - cases)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_setup_screen_offers_the_default_name_in_its_language(lang: str) -> None:
+    """The name field said "You" in every language."""
+    from textual.widgets import Input
+
+    from unokit.tui import PlayApp
+    from unokit.tui.setup_screen import SetupScreen, entered_name
+    i18n.set_language(lang)
+    app = PlayApp(delay=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        shown = app.screen.query_one("#name", Input).value
+        assert shown == i18n.translate_in(lang, "the player's default name", "You")
+        assert entered_name(shown) == "You"  # the default, which each language says
