@@ -139,3 +139,14 @@ def test_the_register_check_finds_an_informal_form() -> None:
     assert not KA_INFORMAL.search(_outside_names("თქვენი სვლაა: დაასახელეთ ფერი"))
     assert not KA_INFORMAL.search(_outside_names("«აიღე ორი» შემდეგს გადაეცემა"))
     assert not KA_INFORMAL.search(_outside_names("შენიშვნა"))  # "a note", not "your"
+
+
+@pytest.mark.parametrize("domain", i18n.DOMAINS)
+def test_georgian_glues_no_case_ending_to_a_name(domain: str) -> None:
+    """"{who}-ს", "{card}-ს": a hyphenated ending reads wrong on a Georgian or a
+    vowel-final name ("მოთამაშე-ს", "მწვანე გამოტოვება-ს"); the messages keep names and
+    cards in the nominative (after a colon, or as the subject)."""
+    glued = re.compile(r"\{(who|target|name|mate|winner|card|cards|color|colour)\}-[ა-ჰ]")
+    wrong = [f"{entry.english!r} -> {text!r}" for entry in entries("ka", domain)
+             for text in entry.forms() if glued.search(text)]
+    assert not wrong, "\n".join(wrong)
