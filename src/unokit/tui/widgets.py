@@ -267,7 +267,7 @@ def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
         if cards == 1:
             missed = _("no UNO!")
             called = pgettext("the badge of a player who called UNO", "UNO!")
-            text.append(" " + (missed if uno_open else called).ljust(len(missed)),
+            text.append(" " + (missed if uno_open else called.ljust(7)),
                         style="bold #ff5f5f" if uno_open else "bold #5fd75f")
         elif partner:
             text.append(" " + _("partner"), style="#5fafff")
