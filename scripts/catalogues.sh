@@ -8,11 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pybabel="${PYBABEL:-.venv/bin/pybabel}"
 dir=src/unokit/i18n/locale
-keywords=(-k N_ -k Reason -k KeySpec:6 -k translate:2 -k translate_plural:2,3)
+keywords=(-k N_ -k Reason -k KeySpec:6 -k translate:2 -k translate_plural:2,3
+          -k pgettext:1c,2 -k translate_in:2c,3)
+# A comment that starts with TRANSLATORS: just above a message goes to the translators
+# (a `#.` line in the .po files), as does a message's context (pgettext, `msgctxt`).
+comments=(-c TRANSLATORS:)
 
-"$pybabel" -q extract -F babel.cfg "${keywords[@]}" --no-location --sort-output \
+"$pybabel" -q extract -F babel.cfg "${keywords[@]}" "${comments[@]}" --no-location --sort-output \
     --project unokit --copyright-holder "unokit" -o "$dir/unokit.pot" src/unokit
-"$pybabel" -q extract -F babel-web.cfg -k _ -k ngettext:1,2 --no-location --sort-output \
+"$pybabel" -q extract -F babel-web.cfg -k _ -k ngettext:1,2 -k pgettext:1c,2 \
+    "${comments[@]}" --no-location --sort-output \
     --project unokit --copyright-holder "unokit" -o "$dir/web.pot" src/unokit/web/static
 
 # A template or catalogue whose only change is its POT-Creation-Date keeps its old text,

@@ -29,8 +29,9 @@ TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.DEFAULT]
 PY_KEYWORDS = {
     "_": None, "gettext": None, "ngettext": (1, 2), "N_": None,
     "translate": (2,), "translate_plural": (2, 3), "Reason": None, "KeySpec": (6,),
+    "pgettext": ((1, "c"), 2), "translate_in": ((2, "c"), 3),
 }
-WEB_KEYWORDS = {"_": None, "ngettext": (1, 2)}
+WEB_KEYWORDS = {"_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|%\([A-Za-z_]+\)[sd]|%[sd]")
 
@@ -39,8 +40,8 @@ def _ids(message_id: str | tuple[str, ...]) -> tuple[str, ...]:
     return message_id if isinstance(message_id, tuple) else (message_id,)
 
 
-def extracted(domain: str) -> set[str]:
-    """The message ids (singulars) the code of ``domain`` uses now."""
+def extracted(domain: str) -> set[tuple[str | None, str]]:
+    """The messages the code of ``domain`` uses now: (context, singular id)."""
     if domain == "unokit":
         found = extract_from_dir(
             SRC, method_map=[("**.py", "python")], keywords=PY_KEYWORDS,
@@ -50,10 +51,10 @@ def extracted(domain: str) -> set[str]:
             SRC / "web" / "static", method_map=[("**.js", "javascript")],
             keywords=WEB_KEYWORDS, comment_tags=(), strip_comment_tags=True)
     out = set()
-    for _filename, _lineno, message, _comments, _context in found:
+    for _filename, _lineno, message, _comments, context in found:
         first = _ids(message)[0]
         if first:
-            out.add(first)
+            out.add((context, first))
     return out
 
 
@@ -75,18 +76,19 @@ def placeholders(text: str) -> set[str]:
 
 @pytest.mark.parametrize("domain", i18n.DOMAINS)
 def test_the_template_lists_exactly_the_messages_of_the_code(domain: str) -> None:
-    listed = {_ids(m.id)[0] for m in template(domain) if m.id}
+    listed = {(m.context, _ids(m.id)[0]) for m in template(domain) if m.id}
     code = extracted(domain)
-    assert not code - listed, f"not in {domain}.pot (run make catalogues): {sorted(code - listed)}"
-    assert not listed - code, f"in {domain}.pot but not in the code: {sorted(listed - code)}"
+    missing, extra = sorted(code - listed, key=str), sorted(listed - code, key=str)
+    assert not missing, f"not in {domain}.pot (run make catalogues): {missing}"
+    assert not extra, f"in {domain}.pot but not in the code: {extra}"
 
 
 @pytest.mark.parametrize("domain", i18n.DOMAINS)
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_every_message_has_a_translation(lang: str, domain: str) -> None:
-    messages = {_ids(m.id)[0]: m for m in catalogue(lang, domain) if m.id}
+    messages = {(m.context, _ids(m.id)[0]): m for m in catalogue(lang, domain) if m.id}
     missing, fuzzy, empty = [], [], []
-    for msgid in sorted(extracted(domain)):
+    for msgid in sorted(extracted(domain), key=str):
         message = messages.get(msgid)
         if message is None:
             missing.append(msgid)
@@ -133,11 +135,15 @@ def test_the_compiled_catalogue_says_what_the_po_file_says(lang: str, domain: st
         if not message.id or message.fuzzy:
             continue
         ids, strings = _ids(message.id), _ids(message.string)
+        context = message.context
         if len(ids) == 1:
-            if compiled.gettext(ids[0]) != (strings[0] or ids[0]):
+            got_one = (compiled.pgettext(context, ids[0]) if context
+                       else compiled.gettext(ids[0]))
+            if got_one != (strings[0] or ids[0]):
                 stale.append(ids[0])
         else:
-            got = [compiled.ngettext(ids[0], ids[1], n) for n in range(0, 30)]
+            got = [compiled.npgettext(context, ids[0], ids[1], n) if context
+                   else compiled.ngettext(ids[0], ids[1], n) for n in range(0, 30)]
             if any(text not in strings for text in got if text not in ids):
                 stale.append(ids[0])
     assert not stale, f"{mo.relative_to(ROOT)} is stale (run make catalogues): {stale}"

@@ -126,7 +126,7 @@ def test_a_bad_rule_set_is_refused_in_the_terminals_language() -> None:
     done = unokit("rules", "official,teams=pairs,players=3", UNOKIT_LANG="da")
     assert done.returncode == 2
     assert done.stderr.startswith("fejl: ugyldigt regelsæt: teams, players: par kræver "
-                                  "4, 6, 8 eller 10 spillere; forvalg: official,")
+                                  "4, 6, 8 eller 10 spillere; forudindstillinger: official,")
     done = unokit("selfplay", "--rules", "official,jumpin=true", UNOKIT_LANG="ka")
     assert "jumpin: უცნობი გასაღები; ხომ არ გულისხმობდით jump_in?" in done.stderr
 

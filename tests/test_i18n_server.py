@@ -280,7 +280,7 @@ async def test_a_bad_rule_set_is_refused_in_the_accept_language(tmp_path: Path) 
         assert answer.status_code == 400
         assert answer.json() == {
             "error": "bad_request",
-            "message": "ugyldigt regelsæt: jump_in: ventede true eller false, fik 'maybe'; "
+            "message": "ugyldigt regelsæt: jump_in: forventede true eller false, fik 'maybe'; "
                        "players: 12 er uden for intervallet 2..10"}
         answer = await http.post(server.url + "/api/rooms", json=body)
         assert answer.json()["message"] == (

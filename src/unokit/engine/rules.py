@@ -184,7 +184,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 PRESET_MEANINGS: dict[str, str] = {
     "official": "the classic game and match (Mattel's printed rules)",
-    "classic_ru": "the seeds' table rules: number start card, no drawing while able to play, "
+    "classic_ru": "the Russian table rules: number start card, no drawing while able to play, "
     "deflecting Draw Twos, skip on skip, guilty Wild Draw Four taken back",
     "stacking": "Draw Twos and Wild Draw Fours add up until someone draws",
     "seven_o": "a 7 swaps hands, a 0 rotates all hands",
@@ -193,8 +193,7 @@ PRESET_MEANINGS: dict[str, str] = {
     "attack": "UNO Attack: the card launcher instead of a draw pile",
     "h2o": "UNO H2O: Wild Downpour cards added",
     "pairs": "four players in two teams of partners",
-    "online": "the seeds' online game (seed 002): two pairs, Draw Twos stack, the first "
-    "pair to 100 points wins",
+    "online": "the online game: two pairs, Draw Twos stack, the first pair to 100 points wins",
 }
 
 _NOT_IN_ATTACK = ("draw", "play_drawn", "draw_when_playable", "draw_two_on_draw_two",

@@ -21,6 +21,19 @@ translated, so that every language may move them:
 
 >>> translate("en", "{name} joined", name="Ana")
 'Ana joined'
+
+A short message that could be read two ways (``Draw``: the button, a verb, or the
+noun?) carries a context, gettext's ``msgctxt``, which the translators see and which
+keeps each reading a message of its own (:func:`pgettext`, :func:`translate_in`):
+
+>>> translate_in("da", "verb: the button that draws a card", "Draw")
+'Træk'
+>>> translate_in("da", "the list of every legal move", "Actions")
+'Alle træk'
+
+The words of the cards, the rules and the table are the same in every message of a
+language: ``locale/glossary.toml`` lists them (``docs/glossary.md`` shows it), and
+``tests/test_i18n_glossary.py`` holds both catalogues to it.
 """
 
 from __future__ import annotations
@@ -108,6 +121,17 @@ def translate(lang: str, message: str, /, **params: object) -> str:
     return text.format(**params) if params else text
 
 
+def translate_in(lang: str, context: str, message: str, /, **params: object) -> str:
+    """``message`` in ``lang`` as it reads in ``context`` (its ``msgctxt``), filled from
+    ``params``.
+
+    >>> translate_in("en", "the seat is not taken", "free")
+    'free'
+    """
+    text = translations(pick_language(lang)).pgettext(context, message)
+    return text.format(**params) if params else text
+
+
 def translate_plural(lang: str, singular: str, plural: str, n: int, /,
                      **params: object) -> str:
     """The form of ``singular``/``plural`` for ``n`` in ``lang``; ``{n}`` is ``n``.
@@ -178,6 +202,16 @@ def _(message: str, /, **params: object) -> str:
     return translate(_current, message, **params)
 
 
+def pgettext(context: str, message: str, /, **params: object) -> str:
+    """``message`` as it reads in ``context``, in the current language
+    (:func:`translate_in`).
+
+    >>> pgettext("verb: the button that draws a card", "Draw")
+    'Draw'
+    """
+    return translate_in(_current, context, message, **params)
+
+
 def ngettext(singular: str, plural: str, n: int, /, **params: object) -> str:
     """The plural form for ``n`` in the current language (:func:`translate_plural`)."""
     return translate_plural(_current, singular, plural, n, **params)
@@ -196,7 +230,8 @@ def N_(message: str, /) -> str:
 def catalogue(lang: str, domain: str = "web") -> dict[str, str | list[str]]:
     """Every translated message of ``lang`` in ``domain``: message id to text, or to
     the list of plural forms for a plural message (keyed by its singular id), for a
-    client that translates by itself (the web client). Empty for English.
+    client that translates by itself (the web client). A message with a context is
+    keyed ``context + "\\x04" + id``, as gettext keys it. Empty for English.
 
     >>> catalogue("en")
     {}

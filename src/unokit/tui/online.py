@@ -42,12 +42,12 @@ from unokit.engine.events import Event, EventKind
 from unokit.engine.game import Phase
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
-from unokit.i18n import _
+from unokit.i18n import _, current_language, pgettext
 from unokit.text.safe import display_name
 from unokit.text.transcript import describe_event
 from unokit.tui.faces import decorate
 from unokit.tui.online_join import TokenStore
-from unokit.tui.session import HUMAN, Move, Offer, as_you, make_offer
+from unokit.tui.session import DEFAULT_NAME, HUMAN, Move, Offer, as_you, make_offer, shown_name
 
 _TARGET = re.compile(r"(@|^catch )(\d)")
 
@@ -254,7 +254,7 @@ class OnlineSession:
     module docstring. :meth:`follow` keeps it up to date; :meth:`send` plays."""
 
     def __init__(self, client: GameClient, *, tokens: TokenStore | None = None,
-                 you: str = "You") -> None:
+                 you: str = DEFAULT_NAME) -> None:
         self.client = client
         self.you = you
         """The player's name at the table (``You``: the log speaks to the player)."""
@@ -362,7 +362,19 @@ class OnlineSession:
         """A seat's name (a seat of the table)."""
         if seat is None or not 0 <= seat < len(self.names):
             return _("nobody")
+        if seat == HUMAN and not self.spectating:
+            return shown_name(self.names[seat])
         return self.names[seat]
+
+    def shown_names(self) -> list[str]:
+        """Every seat's name as the table shows it (the default ``You`` in the current
+        language)."""
+        return [self.name(seat) for seat in range(len(self.names))]
+
+    def _speaks_to_you(self) -> bool:
+        """Whether the log says the player's lines in the second person (English, with
+        the default name)."""
+        return not self.spectating and self.you == DEFAULT_NAME and current_language() == "en"
 
     def remote_name(self, seat: int) -> str:
         """The name of the room's ``seat``."""
@@ -371,7 +383,7 @@ class OnlineSession:
     def named(self, text: str) -> str:
         """A server message with the room's seat numbers (``seat 2``) given as names."""
         text = re.sub(r"\bseat (\d)\b", lambda m: self.remote_name(int(m.group(1))), text)
-        return as_you(text) if self.you == "You" and not self.spectating else text
+        return as_you(text) if self._speaks_to_you() else text
 
     def timer_left(self, now: float) -> tuple[int, float] | None:
         """The turn clock: (the table's seat, seconds left), if one runs."""
@@ -576,7 +588,7 @@ class OnlineSession:
             elif kind == "bot":
                 level = _("bot")  # its name says which: "normal bot"
             elif kind == "empty":
-                name, level = _("(empty)"), _("free")
+                name, level = _("(empty)"), pgettext("a seat that nobody has taken", "free")
             elif seat.get("away"):
                 level = _("away")
             elif not seat.get("connected"):
@@ -595,12 +607,13 @@ class OnlineSession:
 
     def _read_new_events(self) -> None:
         events = self.client.events
-        second_person = not self.spectating and self.you == "You"
+        second_person = self._speaks_to_you()
         viewer = None if self.spectating else HUMAN
+        names = self.shown_names()
         for data in events[self._seen:]:
             try:
                 event = self.turn.event(event_from_dict(data))
-                line = describe_event(event, viewer, self.names, markup=True)
+                line = describe_event(event, viewer, names, markup=True)
             except (KeyError, TypeError, ValueError, UnoError):
                 # an event of a newer server: say so, and go on with the others
                 self.lines.append(Text(_("(event {seq}: {kind}, not known to this "

@@ -22,12 +22,19 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from unokit.client.client import ActionRefused, ClientError, create_room
-from unokit.i18n import _
+from unokit.i18n import _, pgettext
 from unokit.text.safe import display_name
 from unokit.tui.online import OnlineSession
 from unokit.tui.online_join import TokenStore, join_room
 from unokit.tui.screens import EndScreen
-from unokit.tui.session import HUMAN, Offer, Session, bot_levels, default_level
+from unokit.tui.session import (
+    DEFAULT_NAME,
+    HUMAN,
+    Offer,
+    Session,
+    bot_levels,
+    default_level,
+)
 from unokit.tui.table_screen import TableScreen
 
 TIMERS = (0, 15, 30, 60)
@@ -222,13 +229,13 @@ class LobbyScreen(Screen[None]):
             kind = seat.get("kind")
             name = display_name(seat.get("name") or "")
             if kind == "empty":
-                what = _("free")
+                what = pgettext("a seat that nobody has taken", "free")
             elif kind == "bot":
                 what = _("bot ({level})", level=seat.get("bot") or "")
             else:
                 what = name + (" · " + _("host") if seat.get("host") else "")
                 if remote == online.client.seat:
-                    what += " · " + _("you")
+                    what += " · " + pgettext("the tag beside your own seat's name", "you")
             seats.append(_("Seat {n}: {what}", n=remote, what=what) + "\n")
         timer = int(room.get("turn_timer") or 0)
         seats.append(_("Turn timer: {seconds} s", seconds=timer) if timer
@@ -351,7 +358,7 @@ class OnlineApp(App[None]):
                                  code=self.room_code, server=self.server,
                                  reason=str(exc) or type(exc).__name__)
         else:
-            you = display_name(self.player_name) if self.player_name else _("You")
+            you = display_name(self.player_name) if self.player_name else DEFAULT_NAME
             session = OnlineSession(client, tokens=self.tokens, you=you)
             self.session = session
             session.on_change = self._changed  # the first change shows the lobby or table

@@ -31,6 +31,7 @@ from unokit.i18n import (
     current_language,
     next_language,
     ngettext,
+    pgettext,
     set_language,
     translations,
 )
@@ -67,7 +68,7 @@ def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
     seat = viewer if isinstance(viewer, int) else None
     obs = game.observation(seat if seat is not None else 0)
     text = Text()
-    text.append(_("Top") + " ")
+    text.append(pgettext("the top card of the discard pile, as a label", "Top") + " ")
     if obs.top >= 0:
         text.append_text(card_text(obs.top))
     text.append("  " + _("colour") + " ")
@@ -85,7 +86,7 @@ def seat_block(game: Game, names: Sequence[str], viewer: Viewer) -> Text:
         mark = "▶ " if obs.current_player == index else "  "
         text.append(f"\n{mark}{name}", style="bold" if mark.strip() else "")
         text.append("  " + ngettext("{n} card", "{n} cards", len(hand)) + "  "
-                    + _("{n} pts", n=obs.scores[index]), style="dim")
+                    + ngettext("{n} pt", "{n} pts", obs.scores[index]), style="dim")
         visible = viewer == EVERYONE or index == seat
         if visible and hand:
             text.append("\n    ")

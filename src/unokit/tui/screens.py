@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from unokit.engine.cards import parse_card
-from unokit.i18n import N_, _
+from unokit.i18n import N_, _, pgettext
 from unokit.tui.faces import COLOR_WORDS, SYMBOLS, card_text
 
 DIALOG_CSS = """
@@ -374,7 +374,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(_("Keys"), id="title")
+            yield Static(pgettext("the keyboard keys: the help screen's title", "Keys"), id="title")
             yield Static(_(HELP), id="help")
 
     def action_close(self) -> None:

@@ -35,7 +35,7 @@ from unokit.engine.events import Event, redact
 from unokit.engine.game import Game, Phase
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
-from unokit.i18n import _, current_language, translations
+from unokit.i18n import _, current_language, pgettext, translations
 from unokit.text.transcript import describe_event
 from unokit.tui.faces import decorate
 
@@ -229,6 +229,26 @@ def with_uno(candidates: Sequence[int], armed: bool) -> list[int]:
     return list(candidates)
 
 
+DEFAULT_NAME = "You"
+"""The human's name when none is given: in English the log speaks to the player
+(:func:`as_you`); in another language the table shows :func:`shown_name`."""
+
+
+def shown_name(name: str) -> str:
+    """``name`` as the table shows it: the default name ``You`` in the current
+    language (a word the log's third-person lines can take), any other name as it is.
+
+    >>> shown_name("You"), shown_name("Ana")
+    ('You', 'Ana')
+    """
+    if name == DEFAULT_NAME and current_language() != "en":
+        # TRANSLATORS: the human player's name when none was given. The log says it
+        # in the third person ("{who} draws 2 cards", "Bob catches {who}"), so
+        # choose a noun that reads well there (not "you").
+        return pgettext("the player's default name", "You")
+    return name
+
+
 _VERBS = {"is": "are", "has": "have", "draws": "draw", "plays": "play", "keeps": "keep",
           "names": "name", "calls": "call", "catches": "catch", "tries": "try",
           "challenges": "challenge", "shows": "show", "takes": "take", "goes": "go",
@@ -387,10 +407,11 @@ class Session:
     def _read_new_events(self) -> None:
         log = self.game.log
         lang = current_language()
-        second_person = self.names[HUMAN] == "You" and lang == "en"  # English grammar
+        second_person = self.names[HUMAN] == DEFAULT_NAME and lang == "en"  # English grammar
         language = translations(lang)
+        names = self.shown_names()
         for event in log[self._seen:]:
-            line = describe_event(redact(event, HUMAN), HUMAN, self.names, markup=True,
+            line = describe_event(redact(event, HUMAN), HUMAN, names, markup=True,
                                   language=language)
             if second_person:
                 line = as_you(line)
@@ -408,11 +429,16 @@ class Session:
         """A seat's name."""
         if seat is None or not 0 <= seat < len(self.names):
             return _("nobody")
-        return self.names[seat]
+        return shown_name(self.names[seat]) if seat == HUMAN else self.names[seat]
+
+    def shown_names(self) -> list[str]:
+        """Every seat's name as the table shows it (:func:`shown_name`)."""
+        return [self.name(seat) for seat in range(len(self.names))]
 
 
 __all__ = [
     "DEFAULT_DELAY",
+    "DEFAULT_NAME",
     "HUMAN",
     "MAX_SEED",
     "NAMES",
@@ -428,6 +454,7 @@ __all__ = [
     "multi_plays",
     "parse_levels",
     "random_seed",
+    "shown_name",
     "single_plays",
     "with_uno",
 ]

@@ -19,21 +19,24 @@ from textual.widgets.option_list import Option
 
 from unokit.engine.errors import RulesError
 from unokit.engine.rules import PRESET_MEANINGS, PRESETS, Rules, format_value
-from unokit.i18n import N_, _
+from unokit.i18n import LANGUAGES, N_, _, translate_in
+from unokit.tui.preset_names import preset_name
 from unokit.tui.session import (
+    DEFAULT_NAME,
     MAX_SEED,
     NAMES,
     PlayConfig,
     bot_levels,
     default_level,
     random_seed,
+    shown_name,
 )
 
 MAX_OPPONENTS = 9
 
 PRESET_WORDS = (
     N_("the classic game and match (Mattel's printed rules)"),
-    N_("the seeds' table rules: number start card, no drawing while able to play, "
+    N_("the Russian table rules: number start card, no drawing while able to play, "
        "deflecting Draw Twos, skip on skip, guilty Wild Draw Four taken back"),
     N_("Draw Twos and Wild Draw Fours add up until someone draws"),
     N_("a 7 swaps hands, a 0 rotates all hands"),
@@ -42,12 +45,24 @@ PRESET_WORDS = (
     N_("UNO Attack: the card launcher instead of a draw pile"),
     N_("UNO H2O: Wild Downpour cards added"),
     N_("four players in two teams of partners"),
-    N_("the seeds' online game (seed 002): two pairs, Draw Twos stack, the first pair to "
-       "100 points wins"),
+    N_("the online game: two pairs, Draw Twos stack, the first pair to 100 points wins"),
 )
 """The meanings of the presets (:data:`unokit.engine.rules.PRESET_MEANINGS`, which the
 engine keeps in English) for the catalogue; tests/test_i18n_tui.py checks that they
 are the engine's."""
+
+
+def entered_name(text: str) -> str:
+    """The name typed in the setup screen: the default name (as any language says it,
+    or nothing) is ``You``, which each language then shows its own way.
+
+    >>> entered_name("  Ana "), entered_name(""), entered_name("You")
+    ('Ana', 'You', 'You')
+    """
+    name = text.strip()
+    defaults = {translate_in(lang, "the player's default name", DEFAULT_NAME)
+                for lang in LANGUAGES}
+    return DEFAULT_NAME if not name or name in defaults else name
 
 
 def preset_text(name: str) -> Text:
@@ -223,12 +238,13 @@ class SetupScreen(Screen[None]):
         yield Static(_("unokit · new match: choose the rules and your opponents"),
                      id="setup-title")
         with Horizontal(id="top"):
-            options = [Option(name, id=name) for name in PRESETS]
+            options = [Option(preset_name(name), id=name) for name in PRESETS]
             presets = OptionList(*options, id="presets")
             presets.border_title = _("Preset")
             yield presets
             info = Static(preset_text(self.preset), id="preset-info")
-            info.border_title = _("{preset}: what it changes", preset=self.preset)
+            info.border_title = _("{preset}: what it changes",
+                                  preset=preset_name(self.preset))
             yield info
         with Horizontal(classes="row"):
             yield Static(_("Overrides"), classes="label")
@@ -242,7 +258,7 @@ class SetupScreen(Screen[None]):
             yield Static(_("Seed"), classes="label")
             yield Input(str(self.seed), id="seed", compact=True, type="integer")
             yield Static(_("Name"), classes="label")
-            yield Input(self.player_name, id="name", compact=True, max_length=16)
+            yield Input(shown_name(self.player_name), id="name", compact=True, max_length=16)
         yield Static(_("Opponents (←/→ or click: the bot level)"), classes="row")
         levels = bot_levels()
         with Grid(id="opponents"):
@@ -262,7 +278,7 @@ class SetupScreen(Screen[None]):
     async def reword(self) -> None:
         """Show the screen again in the current language, keeping what was entered."""
         self.overrides = self.query_one("#overrides", Input).value
-        self.player_name = self.query_one("#name", Input).value
+        self.player_name = entered_name(self.query_one("#name", Input).value)
         seed = self.query_one("#seed", Input).value.strip()
         self.seed = int(seed) if seed.isdigit() else self.seed
         players = self.query_one("#players", Cycler).value
@@ -282,7 +298,7 @@ class SetupScreen(Screen[None]):
         self.preset = name
         info = self.query_one("#preset-info", Static)
         info.update(preset_text(name))
-        info.border_title = _("{preset}: what it changes", preset=name)
+        info.border_title = _("{preset}: what it changes", preset=preset_name(name))
         try:
             players = Rules.from_string(name).players
         except RulesError:
@@ -328,7 +344,7 @@ class SetupScreen(Screen[None]):
             return None
         levels = tuple(self.query_one(f"#level-{seat}", Cycler).value
                        for seat in range(1, rules.players))
-        name = self.query_one("#name", Input).value.strip() or "You"
+        name = entered_name(self.query_one("#name", Input).value)
         self.config = PlayConfig(rules, int(seed_text), levels, name)
         ok = Text("✓ ", style="bold #5fd75f")
         ok.append(rules.to_string())

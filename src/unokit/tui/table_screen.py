@@ -27,8 +27,9 @@ from unokit.engine.errors import IllegalActionError, UnoError
 from unokit.engine.events import EventKind
 from unokit.engine.game import Phase
 from unokit.engine.scoring import partner
-from unokit.i18n import _, current_language, localize, ngettext
+from unokit.i18n import _, current_language, localize, ngettext, pgettext
 from unokit.tui.faces import action_label, card_text, color_label, face
+from unokit.tui.preset_names import rules_label
 from unokit.tui.screens import (
     ChallengePrompt,
     ChoiceScreen,
@@ -136,19 +137,23 @@ class TableScreen(Screen[None]):
         Binding("right", "move(1)", _("Right"), show=False),
         Binding("up", "row(-1)", _("Up"), show=False),
         Binding("down", "row(1)", _("Down"), show=False),
+        # TRANSLATORS: the table's key bindings: each a verb, the button's action
         Binding("enter", "play", _("Play")),
         Binding("space", "select", _("Select"), show=False),
         *(Binding(key, f"play_index({index})", show=False)
           for index, key in enumerate(KEY_LABELS)),
-        Binding("d", "draw", _("Draw")),
+        Binding("d", "draw", pgettext("verb: the button that draws a card", "Draw")),
+        # TRANSLATORS: Pass: keep the drawn card and end the turn
         Binding("p", "pass_turn", _("Pass")),
         Binding("u", "uno", _("UNO")),
         Binding("c", "catch(-1)", _("Catch")),
         Binding("x", "challenge", _("Challenge")),
         Binding("s", "slap", _("Slap")),
+        # TRANSLATORS: Say: speak at the table (the silence rule punishes it)
         Binding("y", "say", _("Say")),
-        Binding("a", "all_actions", _("Actions")),
-        Binding("question_mark,f1", "help", _("Keys")),
+        Binding("a", "all_actions", pgettext("the list of every legal move", "Actions")),
+        Binding("question_mark,f1", "help",
+                pgettext("the keyboard keys: the help screen's title", "Keys")),
         Binding("q", "quit_match", _("Quit")),
     ]
 
@@ -180,6 +185,8 @@ class TableScreen(Screen[None]):
         with HandBox(id="hand-box"):
             yield HandView(id="hand")
         with Horizontal(id="bar"):
+            # TRANSLATORS: a button: draw a card (a verb), then its key; it sits beside
+            # "Actions a" (the list of every legal move): the two must read differently.
             yield KeyButton(_("Draw d"), "screen.draw", id="btn-draw", variant="primary")
             yield KeyButton(_("Pass p"), "screen.pass_turn", id="btn-pass")
             yield KeyButton(_("UNO u"), "screen.uno", id="btn-uno", variant="warning")
@@ -187,7 +194,9 @@ class TableScreen(Screen[None]):
             yield KeyButton(_("Slap s"), "screen.slap", id="btn-slap", variant="error")
             yield KeyButton(_("Say y"), "screen.say", id="btn-say")
             yield KeyButton(_("Play selected ⏎"), "screen.play", id="btn-multi")
+            # TRANSLATORS: a button: the list of every legal move, then its key.
             yield KeyButton(_("Actions a"), "screen.all_actions", id="btn-actions")
+            # TRANSLATORS: a button: the keyboard keys (the help screen), then its key.
             yield KeyButton(_("Keys ?"), "screen.help", id="btn-help")
             yield KeyButton(_("Quit q"), "screen.quit_match", id="btn-quit")
 
@@ -318,15 +327,15 @@ class TableScreen(Screen[None]):
         rules = game.rules
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("unokit", style="bold")
-        title.append(" · " + _("round {n}", n=obs.round) + f" · {session.rules_text} · "
-                     + _("seed {seed}", seed=session.seed))
+        title.append(" · " + _("round {n}", n=obs.round) + " · " + rules_label(session.rules_text)
+                     + " · " + _("seed {seed}", seed=session.seed))
         self.query_one("#title", Static).update(title)
         mate = partner(rules, HUMAN)
         for row in self.query(OpponentRow):
             seat = row.seat
             place = obs.finish_order.index(seat) + 1 if seat in obs.finish_order else 0
             row.show(opponent_text(
-                name=session.names[seat], level=session.levels[seat],
+                name=session.name(seat), level=session.levels[seat],
                 cards=obs.hand_sizes[seat], score=obs.scores[seat],
                 turn=obs.current_player == seat, uno_open=obs.uno_open == seat,
                 active=obs.active[seat], in_match=obs.in_match[seat], partner=seat == mate,
@@ -336,13 +345,13 @@ class TableScreen(Screen[None]):
             top=obs.top, color=obs.color, direction=obs.direction, pile=obs.draw_pile_size,
             pile_word=_("Launcher") if rules.deck == "attack" else _("Draw pile"),
             round_no=obs.round, dealer=session.name(obs.dealer), pending=obs.pending_draw,
-            pending_for=_("you") if victim == HUMAN else session.name(victim),
+            pending_for="" if victim == HUMAN else session.name(victim),
             partner=session.name(mate) if mate >= 0 else "", partner_hand=obs.partner_hand))
         self.query_one("#status", Static).update(self._status(offer))
         self.hand.set_hand(obs.hand, offer.hand_cards)
         box = self.query_one("#hand-box", HandBox)
-        you = f"{session.names[HUMAN]} · " + ngettext("{n} card", "{n} cards", len(obs.hand))
-        box.border_title = Text(f"{you} · " + _("{n} pts", n=obs.scores[HUMAN]) + (
+        you = f"{session.name(HUMAN)} · " + ngettext("{n} card", "{n} cards", len(obs.hand))
+        box.border_title = Text(f"{you} · " + ngettext("{n} pt", "{n} pts", obs.scores[HUMAN]) + (
             " · " + _("your turn") if obs.current_player == HUMAN else ""))
         self._refresh_buttons(offer)
         new_lines = session.lines[self._written:]
@@ -430,7 +439,8 @@ class TableScreen(Screen[None]):
                 return _("play a bright card (enter, 1-9, click) or {draw} (d).", draw=draw)
             return _("no card fits: {draw} (d).", draw=draw)
         if phase is Phase.DRAWN:
-            drawn = face(obs.drawn_card) if obs.drawn_card is not None else _("a card")
+            drawn = (face(obs.drawn_card) if obs.drawn_card is not None
+                     else pgettext("what you drew, when its face is not shown", "a card"))
             if offer.play_cards:
                 return _("you drew {card}: play it (enter) or keep it (p).", card=drawn)
             return _("you drew {card}: keep it (p).", card=drawn)
@@ -455,13 +465,17 @@ class TableScreen(Screen[None]):
         about.append(_("{who} played ", who=who))
         about.append_text(card_text(WILD_DRAW_FOUR))
         about.append(_(" and named {color}.", color=color_label(game.color)) + "\n")
-        before = (color_label(game.wd4_color) if 0 <= game.wd4_color < 4
-                  else _("matching"))
-        about.append(_("Challenge: if {who} held a {color} card, {who} draws {guilty}; if "
-                       "not, you draw {innocent}.", who=who, color=before,
-                       guilty=rules.challenge_guilty_draw,
-                       innocent=rules.challenge_innocent_draw + max(0, game.pending - 4))
-                     + "\n")
+        guilty = rules.challenge_guilty_draw
+        innocent = rules.challenge_innocent_draw + max(0, game.pending - 4)
+        if 0 <= game.wd4_color < 4:
+            about.append(_("Challenge: if {who} held a card of the colour {color}, {who} draws "
+                           "{guilty}; if not, you draw {innocent}.", who=who,
+                           color=color_label(game.wd4_color), guilty=guilty,
+                           innocent=innocent) + "\n")
+        else:
+            about.append(_("Challenge: if {who} held a card of the colour before it, {who} "
+                           "draws {guilty}; if not, you draw {innocent}.", who=who,
+                           guilty=guilty, innocent=innocent) + "\n")
         about.append(_("Accept: you draw {n}.", n=game.pending or 4))
         can_answer = bool(offer.plays)
         if can_answer:
@@ -526,7 +540,7 @@ class TableScreen(Screen[None]):
             return
         candidates = with_uno(candidates, self.uno_armed)
         if len(candidates) > 1:
-            names = self.session.names
+            names = self.session.shown_names()
             self._choose(_("Which play?"), [(action_label(a, names), a) for a in candidates],
                          lambda a: self.human(a))
             return
@@ -686,7 +700,7 @@ class TableScreen(Screen[None]):
             self.error = _("there is nothing you may do right now")
             self._refresh()
             return
-        names = self.session.names
+        names = self.session.shown_names()
         self._choose(_("Every legal action"), [(action_label(a, names), a) for a in offer.legal],
                      self.human)
 
@@ -716,7 +730,7 @@ class TableScreen(Screen[None]):
             note = _("went out") if seat in game.finish_order else ""
             if not game.in_match[seat]:
                 note = _("eliminated")
-            rows.append(SeatResult(session.names[seat], session.levels[seat],
+            rows.append(SeatResult(session.name(seat), session.levels[seat],
                                    tuple(hands[seat]), points[seat], scores[seat], note))
         headline = as_you(_("{who} wins the round", who=session.name(winner)))
         if data.get("blocked"):

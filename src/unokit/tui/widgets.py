@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
-from unokit.i18n import N_, _, ngettext
+from unokit.i18n import N_, _, ngettext, pgettext
 from unokit.tui.faces import FACE_WIDTH, card_text, cards_text, color_text, face_style
 
 CELL = FACE_WIDTH + 1
@@ -224,8 +224,17 @@ class OpponentList(Vertical):
         super().__init__(*(OpponentRow(seat) for seat in seats), id=id)
 
 
-LEVEL_WORDS = (N_("easy"), N_("normal"), N_("hard"), N_("you"))
+LEVEL_WORDS = (N_("easy"), N_("normal"), N_("hard"), "you")
 """The bot levels (and the human's ``you``) as the table shows them, translated."""
+
+
+def level_word(level: str) -> str:
+    """A bot level, or ``you`` for the human's seat, in the current language.
+
+    >>> level_word("normal"), level_word("you")
+    ('normal', 'you')
+    """
+    return pgettext("the tag beside your own seat's name", "you") if level == "you" else _(level)
 
 
 def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
@@ -242,26 +251,31 @@ def opponent_text(*, name: str, level: str, cards: int, score: int, turn: bool,
     """
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("▶ " if turn else "  ", style="bold #ffd75f")
-    who = f"{name} ({_(level)})"
+    who = f"{name} ({level_word(level)})"
     width = 14 if catchable else 16
     text.append(f"{who[:width]:<{width}}", style="bold" if turn else "")
     if not in_match:
         text.append(" " + _("eliminated").ljust(16), style="dim")
     elif not active:
-        text.append((" " + _("out, {place}.", place=place) if place else " " + _("out")).ljust(17),
-                    style="dim")
+        out = (_("out, {place}.", place=place) if place
+               else pgettext("a player who has gone out of the round", "out"))
+        text.append((" " + out).ljust(17), style="dim")
     else:
-        word = ngettext("card", "cards", cards)
-        text.append(f" {cards:>2} {word}{' ' if cards == 1 else ''}")
+        # every form as wide as the widest, so that the columns after it line up
+        widest = max(len(ngettext("card", "cards", k)) for k in (1, 2, 5))
+        text.append(f" {cards:>2} " + ngettext("card", "cards", cards).ljust(widest))
         if cards == 1:
-            text.append(" " + _("no UNO!") if uno_open else " UNO!   ",
+            missed = _("no UNO!")
+            called = pgettext("the badge of a player who called UNO", "UNO!")
+            text.append(" " + (missed if uno_open else called.ljust(7)),
                         style="bold #ff5f5f" if uno_open else "bold #5fd75f")
         elif partner:
             text.append(" " + _("partner"), style="#5fafff")
         else:
             text.append(" " * 8)
     if not catchable:
-        text.append(f" {score:>3}p", style="dim")
+        # TRANSLATORS: a score in the narrow opponent row: as short as it can be.
+        text.append(" " + ngettext("{n}p", "{n}p", score).rjust(4), style="dim")
     return text
 
 
@@ -271,7 +285,7 @@ def table_text(*, top: int, color: int, direction: int, pile: int, pile_word: st
     """The centre of the table: the top card, colour, direction, piles and penalty, and
     the partner's hand where the rules show it."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(_("Top") + " ")
+    text.append(pgettext("the top card of the discard pile, as a label", "Top") + " ")
     if top >= 0:
         text.append_text(card_text(top, True, True))
     else:
@@ -285,8 +299,9 @@ def table_text(*, top: int, color: int, direction: int, pile: int, pile_word: st
                 + _("dealer {who}", who=dealer))
     if pending:
         text.append("\n")
-        text.append(_("Penalty waiting: +{n} for {who}", n=pending, who=pending_for),
-                    style="bold #ff5f5f")
+        waiting = (_("Penalty waiting: +{n} for {who}", n=pending, who=pending_for)
+                   if pending_for else _("Penalty waiting for you: +{n}", n=pending))
+        text.append(waiting, style="bold #ff5f5f")
     if partner_hand is not None:
         text.append("\n" + _("{who}'s hand: ", who=partner))
         text.append_text(cards_text(partner_hand))

@@ -585,6 +585,7 @@ function keysDialog() {
   if (!S.showKeys) return null;
   const rows = [
     ["← →", _("move along your hand")], ["Enter", _("play the card")], ["d", _("draw a card")],
+    // TRANSLATORS: the keyboard help: what each key does, as short as can be (pass: keep the drawn card)
     ["p", _("pass")], ["u", _("call UNO")], ["c", _("catch a player")],
     ["1-4 / r y g b", _("pick a colour")], ["m", _("play several cards together")], ["Shift+Enter", _("play the chosen cards")], ["s", _("slap")], ["n", _("next round")], ["?", _("show these keys")], ["Esc", _("close")],
   ];

@@ -12,6 +12,7 @@ function reasonText(reason) {
     case "uno_penalty": return _("missed UNO call");
     case "misplay": return _("misplay");
     case "false_catch": return _("false catch");
+    // TRANSLATORS: why a player draws: their hand was refilled (a noun)
     case "refill": return _("refill");
     case "draw_ten": return "+10";
     case "downpour": return _("Downpour");

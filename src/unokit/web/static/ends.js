@@ -47,6 +47,7 @@ export function roundEndView() {
   const empty = !!(S.room && S.room.seats.some((s) => s.kind === "empty"));
   return h("div", { class: "end" },
     h("section", { class: "panel end-card" },
+      // TRANSLATORS: a round nobody can finish (the same position keeps coming back)
       h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
       h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
       hands(end),
@@ -56,6 +57,20 @@ export function roundEndView() {
         : c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
     between(),
     h("aside", { class: "side" }, logBox(), chatBox()));
+}
+
+// A fairness check of the deal (formats/fairdeal.py CHECKS), in words.
+export function checkName(name) {
+  switch (name) {
+    case "scheme": return _("the deal's method");
+    case "contributions": return _("the players' contributions");
+    case "commitment": return _("the server's commitment");
+    case "seed": return _("the seed of the deal");
+    case "replay": return _("the replay of the match");
+    case "published commitment": return _("the commitment published before the match");
+    case "own contributions": return _("your own contribution");
+    default: return name;
+  }
 }
 
 export function matchEndView() {
@@ -71,7 +86,7 @@ export function matchEndView() {
       verifyLink(false),
       S.verify ? h("p", { class: "verify-result " + (S.verify.passed ? "ok" : "bad"), role: "status" },
         S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)
-          : "✗ " + _("A check of the deal failed: {names}.", { names: S.verify.checks.filter((c) => !c.passed).map((c) => c.name).join(", ") })) : null,
+          : "✗ " + _("A check of the deal failed: {names}.", { names: S.verify.checks.filter((c) => !c.passed).map((c) => checkName(c.name)).join(", ") })) : null,
       h("button", { type: "button", class: "primary big", testid: "play-again", onclick: leaveRoom }, _("Play again"))),
     fairness(),
     h("aside", { class: "side" }, logBox(), chatBox()));

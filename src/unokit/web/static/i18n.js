@@ -1,5 +1,8 @@
-// Translation: _("text", {name}) and ngettext(singular, plural, n, {name}); the
-// messages of each language come from /i18n/LANG.json (gettext catalogues, web domain).
+// Translation: _("text", {name}), ngettext(singular, plural, n, {name}) and, for a short
+// message that reads two ways, pgettext(context, "text", {name}) (gettext's msgctxt:
+// the catalogue keys it context + "\u0004" + text); the messages of each language come
+// from /i18n/LANG.json (gettext catalogues, web domain). A comment that starts with
+// TRANSLATORS: just above a message reaches the translators.
 import { BASE } from "./dom.js";
 
 export const LANGS = ["en", "ru", "ka", "da"];
@@ -38,6 +41,12 @@ function miss(message) {
 export function _(message, params) {
   const text = messages[message];
   if (!(typeof text === "string" && text)) miss(message);
+  return fill(typeof text === "string" && text ? text : message, params);
+}
+
+export function pgettext(context, message, params) {
+  const text = messages[context + "\u0004" + message];
+  if (!(typeof text === "string" && text)) miss(context + "\u0004" + message);
   return fill(typeof text === "string" && text ? text : message, params);
 }
 

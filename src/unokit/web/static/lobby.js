@@ -2,7 +2,7 @@
 import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, createRoom, enterRoom, formRules, playNow, render, saveName } from "./app.js";
-import { effective, overridesText, presetMeaning, presetName } from "./rules.js";
+import { effective, overridesText, presetMeaning, presetName, rulesLabel } from "./rules.js";
 
 const OVERRIDES = [
   ["jump_in", true], ["seven_swap", true], ["zero_rotate", true], ["draw_two_on_draw_two", "stack"],
@@ -26,6 +26,7 @@ function overrideLabel(key) {
 export function botLevelName(level) {
   switch (level) {
     case "easy": return _("Easy");
+    // TRANSLATORS: the middle bot level (Easy, Normal, Hard)
     case "normal": return _("Normal");
     case "hard": return _("Hard");
     default: return level;
@@ -94,7 +95,9 @@ function createForm() {
           h("label", { for: id }, overrideLabel(key)));
       }),
       field(_("Silence rule"), h("select", { id: "rule-silence", onchange: (ev) => { if (ev.target.value === "off" && effective({ preset: S.form.preset }).silence === "off") delete S.form.overrides.silence; else S.form.overrides.silence = ev.target.value; render(); } },
+        // TRANSLATORS: Off: the silence rule is not played
         option("off", _("Off"), all.silence === "off"), option("twos", _("After a Draw Two"), all.silence === "twos"), option("wilds", _("After a wild"), all.silence === "wilds")), "rule-silence"),
+      // TRANSLATORS: a label over the choice of the score that ends the match (100 points, ...)
       field(_("Match to"), h("select", { id: "rule-target", onchange: (ev) => { S.form.overrides.target_score = Number(ev.target.value); render(); } },
         [100, 200, 300, 500].map((n) => option(String(n), ngettext("{n} point", "{n} points", n), all.target_score === n))), "rule-target")),
     explained(),
@@ -118,7 +121,7 @@ function openRooms() {
     h("ul", { class: "open-rooms", testid: "open-rooms" },
       rooms.length ? rooms.map((room) => h("li", { class: "open-room", testid: "open-room", data: { code: room.code } },
         h("span", { class: "code" }, room.code),
-        h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + (room.rules || "")),
+        h("span", { class: "muted" }, ngettext("{n} seat free", "{n} seats free", room.free) + " · " + rulesLabel(room.rules)),
         h("button", { type: "button", class: "secondary", data: { code: room.code }, onclick: () => { saveName(); enterRoom(room.code); } },
           _("Join"), h("span", { class: "visually-hidden" }, " " + room.code))))
         : h("li", { class: "muted empty" }, _("No open rooms right now. Create one!"))));

@@ -7,16 +7,28 @@
 // 1.5 s), until it is answered: the page shows it as "saving", and nothing is dropped.
 
 import { BASE } from "./dom.js";
+import { _, language } from "./i18n.js";
 
+// The HTTP API answers in the language chosen on the page (its errors' texts), not the
+// browser's: every call says it in Accept-Language.
 export async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  const headers = { "Accept-Language": language() };
+  const init = body === undefined ? { headers } : {
+    method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(BASE + path, init);
+  let response;
+  try {
+    response = await fetch(BASE + path, init);
+  } catch {
+    // the browser's own text ("Failed to fetch") is in its language, not the page's
+    const error = new Error(_("The server cannot be reached: check the connection."));
+    error.code = "offline";
+    throw error;
+  }
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {
-    const error = new Error((data && data.message) || response.statusText);
+    const error = new Error((data && data.message) || _("The server answered with an error ({status}).", { status: response.status }));
     error.code = (data && data.error) || "http_" + response.status;
     throw error;
   }

@@ -1,7 +1,7 @@
 // The room before the match: seats, the host's controls, the rules, the spectators and
 // the fairness commitment.
 import { BASE, h, option } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 import { S, send, seatName } from "./app.js";
 import { presetName, summary } from "./rules.js";
 import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
@@ -39,7 +39,7 @@ export function seatItem(info, host) {
   h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "empty" ? "·" : info.kind === "bot" ? "⚙" : (info.name || "?").slice(0, 1).toUpperCase()),
   h("span", { class: "seat-text" },
     h("span", { class: "seat-name" }, info.kind === "empty" ? _("Seat {n}", { n: info.seat + 1 }) : seatName(info.seat),
-      you ? h("span", { class: "tag" }, _("you")) : null, info.host ? h("span", { class: "tag host" }, _("host")) : null,
+      you ? h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")) : null, info.host ? h("span", { class: "tag host" }, _("host")) : null,
       info.away ? h("span", { class: "tag" }, _("away")) : null),
     h("span", { class: "muted" }, kindText)),
   host && info.kind === "bot" ? h("button", { type: "button", class: "secondary small", testid: "remove-bot", data: { seat: info.seat },

@@ -133,6 +133,29 @@ export function presetName(name) {
   }
 }
 
+// A rules object ({preset, ...overrides}) from a rule string such as the open rooms'
+// "classic_ru,jump_in=true" (the preset first, then key=value overrides).
+export function parseRules(text) {
+  const items = String(text || "").split(",").map((item) => item.trim()).filter(Boolean);
+  const rules = {};
+  if (items.length && !items[0].includes("=")) rules.preset = items.shift();
+  for (const item of items) {
+    const [key, raw] = item.split("=", 2);
+    const value = raw === undefined ? "" : raw.trim();
+    rules[key.trim()] = value === "true" ? true : value === "false" ? false
+      : /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return rules;
+}
+
+// A room's rule string in words for a list: the preset's name and how many rules differ.
+export function rulesLabel(text) {
+  const rules = parseRules(text);
+  const changes = overridesText(rules).length;
+  const name = presetName(rules.preset || "official");
+  return changes ? name + " " + ngettext("(+{n} change)", "(+{n} changes)", changes) : name;
+}
+
 // The whole rule set of a room's rules object ({preset, ...overrides}).
 export function effective(rules) {
   const preset = (rules && rules.preset) || "official";
@@ -159,7 +182,7 @@ export function ruleText(key, value, all) {
     case "false_catch_penalty": return ngettext("A wrong catch costs {n} card.", "A wrong catch costs {n} cards.", value);
     case "misplay_penalty": return ngettext("A card that does not match costs {n} card.", "A card that does not match costs {n} cards.", value);
     case "scoring": return value === "penalty" ? _("Penalty scoring: the lowest score wins.") : value === "elimination" ? _("Elimination: who reaches the target is out.") : value === "lazy" ? _("Lazy scoring: a point per round won.") : _("Standard scoring.");
-    case "target_score": return _("The match is played to {n} points.", { n: value });
+    case "target_score": return ngettext("The match is played to {n} point.", "The match is played to {n} points.", value);
     case "rounds": return value ? ngettext("At most {n} round.", "At most {n} rounds.", value) : "";
     case "teams": return value === "pairs" ? _("Teams of two partners sitting opposite.") : _("Everyone plays alone.");
     case "partner_hands_visible": return value ? _("Partners see each other's hands.") : "";
@@ -178,6 +201,14 @@ export function ruleText(key, value, all) {
     case "multi_play": return value === "same_number" ? _("Several cards of one number may be played at once.") : "";
     case "uno_slap": return value ? _("An UNO call makes everyone slap; the last to slap draws.") : "";
     case "silence": return value === "off" ? "" : ngettext("Silence rule: speaking during a silence costs {n} card.", "Silence rule: speaking during a silence costs {n} cards.", all.silence_penalty);
+    case "dealer": return value === "random" ? _("The first dealer is chosen by lot.") : value === "seat0" ? _("The first seat deals first.") : _("The highest card drawn deals first.");
+    case "lone_zero_points": return ngettext("A hand of a single 0 is worth {n} point.", "A hand of a single 0 is worth {n} points.", value);
+    case "seven_zero_last_card": return value === "apply" ? _("A 7 or 0 played as the last card still swaps or passes the cards.") : "";
+    case "silence_penalty": return "";
+    case "wild_color": return value === "next_in_circle" ? _("A wild takes the next colour on the wheel.") : "";
+    case "blank_card_effect": return value === "transparent" ? _("A blank card takes the card below it.") : value === "draw_ten" ? _("A blank card makes the next player draw ten.") : _("A blank card is played as a Wild.");
+    case "launcher_fire_chance": return _("The launcher fires on {n}% of presses.", { n: Math.round(Number(value) * 100) });
+    case "launcher_max_burst": return ngettext("The launcher throws out at most {n} card.", "The launcher throws out at most {n} cards.", value);
     default: return key.replace(/_/g, " ") + ": " + String(value);
   }
 }

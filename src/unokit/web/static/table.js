@@ -1,6 +1,6 @@
 // The table: the hand, the piles, the opponents, the prompts, the chat, log and scores.
 import { BASE, h } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
 import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
@@ -36,6 +36,7 @@ function opponent(seat) {
   const backs = Math.min(count, 7);
   return h("li", { class: "opponent" + (current ? " current" : "") + (g.fx.penalty[seat] ? " penalty" : "") + (g.out[seat] ? " out" : ""),
     testid: "opponent", data: { seat, uno, current: current ? "true" : null, away: info.away ? "true" : null, bot: info.kind === "bot" ? "true" : null },
+    // TRANSLATORS: said of the seat whose turn it is (for screen readers)
     "aria-label": seatName(seat) + ", " + ngettext("{n} card", "{n} cards", count) + (current ? ", " + _("to play") : "") },
   h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "bot" ? "⚙" : seatName(seat).slice(0, 1).toUpperCase()),
   h("span", { class: "opp-name" }, seatName(seat)),
@@ -101,9 +102,10 @@ function actions() {
   const g = S.game;
   const c = choices(g.legal);
   const unoOn = c.uno || c.unoWithPlay;
-  return h("div", { class: "actions", role: "group", "aria-label": _("Actions") },
+  return h("div", { class: "actions", role: "group", "aria-label": pgettext("the group of buttons for your moves", "Actions") },
     h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
+    // TRANSLATORS: a button: keep the card you drew and end your turn
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
     c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, "aria-disabled": [...inflight.values()].includes("catch " + seat) ? "true" : null, onclick: () => act("catch " + seat) },
       _("Catch {name}!", { name: seatName(seat) }))),
@@ -135,7 +137,7 @@ function me() {
   const count = g.hand.length;
   const called = count === 1 && g.called[S.seat];
   return h("div", { class: "me" },
-    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, _("you")),
+    h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")),
     h("span", { class: "muted" }, ngettext("{n} card", "{n} cards", count)),
     called ? h("span", { class: "badge uno" }, "UNO!") : null);
 }
@@ -210,6 +212,7 @@ function hand() {
           class: (playable ? "playable" : "") + (enter ? " enter" : "") + (picked ? " picked" : "") + (pickable ? " pickable" : ""),
           data: { card, playable: String(playable), picked: S.multi.on ? String(picked) : null }, vars: fan(i, n),
           "aria-pressed": S.multi.on ? String(picked) : null,
+          // TRANSLATORS: said of a card in your hand (for screen readers): chosen for a multi-play, or playable now
           "aria-label": cardName(card) + (picked ? ", " + _("chosen") : playable ? ", " + _("playable") : ""),
           ...longPress(card, k),
           onclick: (ev) => {
@@ -309,6 +312,7 @@ export function verifyLink(hidden) {
 
 export function tableView() {
   return h("div", { class: "table-layout" },
+    // TRANSLATORS: the card table (its felt), not a table of data
     h("section", { class: "felt", "aria-label": _("Table") },
       h("ul", { class: "opponents" }, turnOrder().map(opponent)),
       centre(),
