@@ -43,6 +43,7 @@ UNCOUNTED = {
     "not valid TOML: nested more than {depth} levels deep",
     "your address has {limit} rooms waiting for players: start or leave one first",
     "your address holds {limit} connections: close one first",
+    "too many attempts: try again in {seconds} seconds",
     "the events digest does not match after {n} actions: {why}",
     # two numbers in one message
     "--bots: {bots} bots for {players} players",

@@ -207,7 +207,7 @@ export function ruleText(key, value, all) {
     case "silence_penalty": return "";
     case "wild_color": return value === "next_in_circle" ? _("A wild takes the next colour on the wheel.") : "";
     case "blank_card_effect": return value === "transparent" ? _("A blank card takes the card below it.") : value === "draw_ten" ? _("A blank card makes the next player draw ten.") : _("A blank card is played as a Wild.");
-    case "launcher_fire_chance": return _("The launcher fires on {n}% of presses.", { n: Math.round(Number(value) * 100) });
+    case "launcher_fire_chance": return _("Chance that a press fires the launcher: {n}%.", { n: Math.round(Number(value) * 100) });
     case "launcher_max_burst": return ngettext("The launcher throws out at most {n} card.", "The launcher throws out at most {n} cards.", value);
     default: return key.replace(/_/g, " ") + ": " + String(value);
   }
