@@ -35,6 +35,7 @@ from unokit.sim.kernel import (
     swap_hands,
     take,
     view,
+    wheel_color,
 )
 
 
@@ -89,6 +90,17 @@ def penalty(gp: int, p: int, kind: int, amount: int) -> None:
 
 
 @jit
+def downpour(gp: int, p: int, count: int) -> None:
+    """``CardEffects._downpour``: every other seat, from the next one on in the
+    direction of play, draws ``count`` cards (UNO H2O's Wild Downpour)."""
+    g = view(gp)
+    seat = nxt(gp, p)
+    for _ in range(g[kernel.RP + S.R_N] - 1):
+        draw_cards(gp, seat, count)
+        seat = nxt(gp, seat)
+
+
+@jit
 def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
     """``match_flow._went_out`` (the round ends: no ``play_to_last``)."""
     g = view(gp)
@@ -102,6 +114,8 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
     settle_penalty(gp)
     if amount:
         draw_cards(gp, victim, amount)
+    elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
+        downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
     elif card < kernel.WILD and g[kernel.RP + S.R_SEVEN_ZERO_APPLY]:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -127,7 +141,12 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     g[kernel.DISC + g[kernel.S_NDISC]] = card
     g[kernel.S_NDISC] += 1
     prev_color = g[kernel.S_COLOR]
-    g[kernel.S_COLOR] = _COLOR[card] if card < kernel.WILD else color
+    if card < kernel.WILD:
+        g[kernel.S_COLOR] = _COLOR[card]
+    elif color == 7:  # no colour named: wild_color = "next_in_circle"
+        g[kernel.S_COLOR] = wheel_color(gp, prev_color)
+    else:
+        g[kernel.S_COLOR] = color
     prev_match = g[kernel.S_MATCH]
     g[kernel.S_MATCH] = card
     size = g[base + kernel.SIZE]
@@ -165,6 +184,10 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
             g[kernel.S_PHASE] = kernel.P_PLAY
     elif card < kernel.WILD and rank == kernel.DRAW_TWO:
         penalty(gp, p, kernel.DRAW_TWO, new_pending(gp, card) if responding else 2)
+    elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
+        downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
     elif card == kernel.WD4:
         g[kernel.S_WD4_BY] = p if g[kernel.RP + S.R_WD4] == 0 else -1
         g[kernel.S_WD4_COLOR] = prev_color

@@ -89,6 +89,7 @@ from unokit.sim.kernel import (
     inline,
     jit,
     lowest_kind,
+    nxt,
     seed_streams,
     start_round,
     view,
@@ -139,9 +140,13 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     start = k
     out = ACTS
     if card >= WILD:
-        for color in range(4):
-            g[out + k] = play_action(p, card, color, 15)
+        if g[RP + S.R_WHEEL]:  # the wheel names the colour
+            g[out + k] = play_action(p, card, 7, 15)
             k += 1
+        else:
+            for color in range(4):
+                g[out + k] = play_action(p, card, color, 15)
+                k += 1
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
           and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
         n = g[RP + S.R_N]
@@ -397,6 +402,26 @@ def answer_skip(gp: int, p: int, count: int) -> int:
     return pick_play(gp, p, count)
 
 
+@jit
+def jump_in(gp: int) -> int:
+    """Step 3 of :mod:`unokit.sim.policies`: the seats after the current player, in the
+    direction of play, that hold a card identical to the top card (not a Wild Draw
+    Four) are asked in turn; the first jump-in taken, or -1."""
+    g = view(gp)
+    top = g[DISC + g[S_NDISC] - 1]
+    if top == WD4:
+        return -1
+    seat = g[S_CUR]
+    for _ in range(g[RP + S.R_N] - 1):
+        seat = nxt(gp, seat)
+        base = HC + seat * HAND_COLS
+        if g[base + top]:
+            action = answer_skip(gp, seat, card_plays(gp, 0, seat, top, g[base + SIZE] - 1))
+            if action >= 0:
+                return action
+    return -1
+
+
 # ------------------------------------------------------------------ games
 @jit
 def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uint64:
@@ -416,6 +441,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
     g[S_FIRST] = g[S_CUR]
     digest = FNV_OFFSET
     keep = record.shape[0] >= max_actions
+    jumps = g[RP + S.R_JUMP_IN] != 0
+    offer_jump = False
     while g[S_PHASE] != P_MATCH_OVER and g[S_ACTIONS] < max_actions:
         if g[S_PHASE] == P_ROUND_OVER:
             action = plain(0, T_NEXT)
@@ -427,6 +454,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
                 count = skip_answers(gp, seat)
                 if count:
                     action = answer_skip(gp, seat, count)
+            elif offer_jump:
+                action = jump_in(gp)
             if action < 0:
                 p = g[S_CUR]
                 phase = g[S_PHASE]
@@ -440,6 +469,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
         digest = (digest ^ np.uint64(action)) * FNV_PRIME
         g[S_OFFER_SKIP] = 0
         apply(gp, action)
+        offer_jump = (jumps and (action >> 4) & 15 == T_PLAY and g[S_OFFER_SKIP] == 0
+                      and g[S_PHASE] == P_PLAY)
     return digest
 
 
