@@ -24,6 +24,7 @@ from sim_parity_kit import check_games, kernel_outcomes
 from unokit.engine import actions as A
 from unokit.engine.cards import WILD, WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO
 from unokit.engine.errors import RulesError
+from unokit.engine.events import EventKind
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import partner
@@ -61,13 +62,16 @@ VARIANTS = [
      "seven_swap=true,zero_rotate=true,rounds=1", 3, "playfirst", 80),
     ("h2o,teams=pairs,players=4,scoring=penalty,going_out_bonus={WD2:25},rounds=1", 4,
      "playfirst", 60),
+    ("official,misplay_penalty=2,rounds=1", 3, "random", 40),
+    ("jump_in,misplay_penalty=1,wild_draw_four=strict,rounds=1", 4, "playfirst", 60),
+    ("classic_ru,misplay_penalty=3,draw=until_playable,rounds=1", 2, "random,playfirst", 40),
 ]
 
 
 def _tally(rules: Rules, outcomes: Sequence[Outcome]) -> Counter[str]:
     """Replays the engine's games and counts the plays the new rules make: jump-ins
     (a play by a seat whose turn it is not, other than a skip passed on), Wild
-    Downpours, and wilds whose colour the wheel sets."""
+    Downpours, wilds whose colour the wheel sets, and misplays."""
     seen: Counter[str] = Counter()
     for outcome in outcomes:
         game = Game(rules, outcome.seed)
@@ -80,7 +84,8 @@ def _tally(rules: Rules, outcomes: Sequence[Outcome]) -> Counter[str]:
                     seen["downpour"] += 1
                 if card >= WILD and A.action_color(action) == A.NO_COLOR_ARG:
                     seen["wheel"] += 1
-            game.apply(action)
+            events = game.apply(action)
+            seen["misplay"] += sum(e.kind is EventKind.MISPLAYED for e in events)
     return seen
 
 
@@ -124,6 +129,7 @@ def test_house_rule_variants_play_the_engine_games(text: str, players: int, poli
     tally = _tally(rules, outcomes[:20])
     assert (tally["jump_in"] > 0) == rules.jump_in
     assert (tally["wheel"] > 0) == (rules.wild_color == "next_in_circle")
+    assert (tally["misplay"] > 0) == (rules.misplay_penalty > 0)
     if rules.deck == "h2o":
         assert tally["downpour"] > 0
     if rules.teams == "pairs":
@@ -189,8 +195,8 @@ def test_attack_and_the_other_keys_are_refused_by_name() -> None:
         "attack": {"deck"},
         "official,extra_cards={WD1:2}": {"extra_cards"},
         "official,five_exchange=true,multi_play=same_number": {"five_exchange", "multi_play"},
-        "official,players=4,uno_slap=true,silence=twos,misplay_penalty=2,false_catch_penalty=1":
-            {"uno_slap", "silence", "misplay_penalty", "false_catch_penalty"},
+        "official,players=4,uno_slap=true,silence=twos,false_catch_penalty=1":
+            {"uno_slap", "silence", "false_catch_penalty"},
         "official,play_to_last=true,progressive_refill=true":
             {"play_to_last", "progressive_refill"},
         "official,scoring=elimination": {"scoring"},

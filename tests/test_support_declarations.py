@@ -61,8 +61,8 @@ SIM_REFUSED = [
     ("attack", {"deck"}),
     ("official,extra_cards={WC:4}", {"extra_cards"}),
     ("official,scoring=lazy,rounds=3", {"scoring"}),
-    ("official,misplay_penalty=2,uno_slap=true,five_exchange=true",
-     {"misplay_penalty", "uno_slap", "five_exchange"}),
+    ("official,false_catch_penalty=2,uno_slap=true,five_exchange=true",
+     {"false_catch_penalty", "uno_slap", "five_exchange"}),
 ]
 SIM_ONLY = [
     # Played by the simulator's own game loop, not by the RL backend's.
@@ -71,6 +71,7 @@ SIM_ONLY = [
     ("pairs", {"teams"}),
     ("online,partner_hands_visible=true", {"teams", "partner_hands_visible"}),
     ("official,wild_color=next_in_circle", {"wild_color"}),
+    ("official,misplay_penalty=2", {"misplay_penalty"}),
 ]
 
 

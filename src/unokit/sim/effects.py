@@ -136,6 +136,7 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     g[kernel.S_IDLE] = 0
     g[kernel.S_SKIP_FROM] = -1
     g[kernel.S_CUR] = p
+    g[kernel.S_FRESH] = 0
     remove_card(gp, p, card)
     base = kernel.HC + p * kernel.HAND_COLS
     g[kernel.DISC + g[kernel.S_NDISC]] = card
@@ -194,6 +195,22 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_WD4_GUILTY] = 1 if guilty else 0
         g[kernel.S_WD4_MATCH] = prev_match
         penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
+    else:
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
+
+
+@jit
+def misplayed(gp: int, p: int) -> None:
+    """``Game._misplayed`` (``misplay_penalty``): the card that does not match stays in
+    hand, the player draws the penalty and the turn ends (``_turn_ended_idle``)."""
+    g = view(gp)
+    g[kernel.S_UNO_OPEN] = -1
+    g[kernel.S_SKIP_FROM] = -1
+    got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
+    g[kernel.S_IDLE] = 0 if got else g[kernel.S_IDLE] + 1
+    if g[kernel.S_IDLE] >= g[kernel.RP + S.R_N]:
+        blocked(gp)
     else:
         g[kernel.S_CUR] = nxt(gp, p)
         g[kernel.S_PHASE] = kernel.P_PLAY
@@ -365,8 +382,13 @@ def apply(gp: int, action: int) -> None:
     if kind == kernel.T_PLAY:
         g[kernel.S_PLAYS] += 1
         g[kernel.S_TURNS] += 1
-        do_play(gp, p, (action >> 8) & 127, (action >> 15) & 7, (action & kernel.UNO_FLAG) != 0,
-                (action >> 18) & 15)
+        card = (action >> 8) & 127
+        if (g[kernel.RP + S.R_MISPLAY] and g[kernel.S_PHASE] == kernel.P_PLAY
+                and not can_play(gp, p, card)):
+            misplayed(gp, p)
+        else:
+            do_play(gp, p, card, (action >> 15) & 7, (action & kernel.UNO_FLAG) != 0,
+                    (action >> 18) & 15)
     elif kind == kernel.T_DRAW:
         g[kernel.S_DRAWS] += 1
         if g[kernel.S_PHASE] == kernel.P_CHALLENGE or g[kernel.S_PHASE] == kernel.P_RESPOND:

@@ -151,7 +151,8 @@ RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): ga
 POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
 POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
 POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
-G_SIZE = POS + 1 + 3 * POS_SLOTS
+XS = POS + 1 + 3 * POS_SLOTS  # more scalars of the round (S_FRESH)
+G_SIZE = XS + 8
 assert RP + S.N_PARAMS <= HC, "the rule parameters overlap the hands"
 
 # Phases.
@@ -190,6 +191,7 @@ S_FIRST_DEALER = 28
 S_RECYCLED = 29  # cards came back from the discard pile during this action
 S_NPOS = 30  # positions recorded in the repetition table this round
 S_REPEATED = 31  # rounds blocked by the repetition rule
+S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no jump-in on it)
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -559,6 +561,7 @@ def start_round(gp: int) -> None:
     g[S_OFFER_SKIP] = 0
     g[S_RECYCLED] = 0
     g[S_NPOS] = 0
+    g[S_FRESH] = 1
     g[POS] += 1  # a new generation: every slot of the repetition table is free again
     g[S_ROUND_NO] += 1
     dealer = g[S_DEALER]

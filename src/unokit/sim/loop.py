@@ -54,6 +54,7 @@ from unokit.sim.kernel import (
     S_DRAWS,
     S_FIRST,
     S_FIRST_DEALER,
+    S_FRESH,
     S_MATCH,
     S_MATCH_WINNER,
     S_NDISC,
@@ -210,6 +211,12 @@ def legal(gp: int, p: int) -> int:
         while bits:
             k = card_plays(gp, k, p, lowest_kind(bits), left)
             bits &= bits - 1
+        if g[RP + S.R_MISPLAY]:  # the cards that do not match, as plain plays
+            bits = g[base + MASK] & ~_PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+            while bits:
+                g[ACTS + k] = play_action(p, lowest_kind(bits), 7, 15)
+                k += 1
+                bits &= bits - 1
         if g[RP + S.R_DWP] or playable == 0:
             g[ACTS + k] = plain(p, T_DRAW)
             k += 1
@@ -322,14 +329,24 @@ def pick_play(gp: int, p: int, count: int) -> int:
     g = view(gp)
     kinds = 0
     last = -1
+    ordered = True
     for i in range(count):
         a = g[ACTS + i]
         if (a >> 4) & 15 == T_PLAY:
             card = (a >> 8) & 127
             if card != last:
+                ordered = ordered and card > last
                 g[TMP + kinds] = card
                 kinds += 1
                 last = card
+    if not ordered:  # misplays follow the plays that match: sort the distinct cards
+        for i in range(1, kinds):
+            card = g[TMP + i]
+            j = i - 1
+            while j >= 0 and g[TMP + j] > card:
+                g[TMP + j + 1] = g[TMP + j]
+                j -= 1
+            g[TMP + j + 1] = card
     return pick_way(gp, p, g[TMP + below(gp, 1, kinds)], count)
 
 
@@ -409,7 +426,7 @@ def jump_in(gp: int) -> int:
     Four) are asked in turn; the first jump-in taken, or -1."""
     g = view(gp)
     top = g[DISC + g[S_NDISC] - 1]
-    if top == WD4:
+    if top == WD4 or g[S_FRESH]:  # not on the start card (after a misplay)
         return -1
     seat = g[S_CUR]
     for _ in range(g[RP + S.R_N] - 1):
@@ -459,7 +476,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
             if action < 0:
                 p = g[S_CUR]
                 phase = g[S_PHASE]
-                fast = phase <= P_DRAWN  # phase play (0) or drawn (1)
+                # phase play (0) or drawn (1), without misplays to choose from
+                fast = phase <= P_DRAWN and g[RP + S.R_MISPLAY] == 0
                 if g[POL + p] == POL_PLAYFIRST and fast:
                     action = playfirst_turn(gp, p)
                 else:
