@@ -47,7 +47,6 @@ def test_supported_presets(preset: str, players: int) -> None:
     ("h2o,extra_cards={WD1:1}", {"extra_cards"}),
     ("official,misplay_penalty=2,false_catch_penalty=1", {"false_catch_penalty"}),
     ("official,scoring=elimination", {"scoring"}),
-    ("official,scoring=lazy,rounds=3", {"scoring"}),
     ("official,play_to_last=true,progressive_refill=true", {"play_to_last",
                                                            "progressive_refill"}),
     ("official,five_exchange=true,multi_play=same_number", {"five_exchange", "multi_play"}),

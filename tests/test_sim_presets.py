@@ -65,6 +65,8 @@ VARIANTS = [
     ("official,misplay_penalty=2,rounds=1", 3, "random", 40),
     ("jump_in,misplay_penalty=1,wild_draw_four=strict,rounds=1", 4, "playfirst", 60),
     ("classic_ru,misplay_penalty=3,draw=until_playable,rounds=1", 2, "random,playfirst", 40),
+    ("official,scoring=lazy,rounds=3", 3, "playfirst", 40),
+    ("jump_in,scoring=lazy,rounds=4,draw_when_playable=false", 5, "random", 30),
 ]
 
 
@@ -134,6 +136,26 @@ def test_house_rule_variants_play_the_engine_games(text: str, players: int, poli
         assert tally["downpour"] > 0
     if rules.teams == "pairs":
         _partners_share(rules, outcomes)
+    if rules.scoring == "lazy":  # no points; the match lasts its rounds
+        assert all(o.scores == [0] * players and o.rounds == rules.rounds for o in outcomes)
+        assert len({o.winner for o in outcomes}) > 1
+
+
+def test_lazy_rounds_are_dealt_by_the_loser_and_opened_by_the_winner() -> None:
+    """Under lazy scoring the loser of a round deals the next and its winner plays first;
+    the kernel plays the engine's games, in which that differs from the plain rotation
+    of the dealer."""
+    rules = Rules.load("official,scoring=lazy,rounds=4,players=4")
+    outcomes = check_games(rules, "playfirst", 900, 25)
+    moved = 0
+    for outcome in outcomes:
+        game = Game(rules, outcome.seed)
+        for action in outcome.history:
+            rotation = (game.dealer + 1) % rules.players
+            game.apply(action)
+            if A.action_type(action) == A.NEXT_ROUND:
+                moved += game.dealer != rotation
+    assert moved > 10
 
 
 _TABLES = {"pairs": (4, 6, 8, 10), "online": (4, 6, 8, 10)}
@@ -200,6 +222,7 @@ def test_attack_and_the_other_keys_are_refused_by_name() -> None:
         "official,play_to_last=true,progressive_refill=true":
             {"play_to_last", "progressive_refill"},
         "official,scoring=elimination": {"scoring"},
+        "official,scoring=elimination,rounds=3": {"scoring"},
     }
     for text, keys in refused.items():
         rules = Rules.load(text)

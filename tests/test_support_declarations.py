@@ -60,7 +60,7 @@ SIM_ACCEPTED = [
 SIM_REFUSED = [
     ("attack", {"deck"}),
     ("official,extra_cards={WC:4}", {"extra_cards"}),
-    ("official,scoring=lazy,rounds=3", {"scoring"}),
+    ("official,scoring=elimination,rounds=3", {"scoring"}),
     ("official,false_catch_penalty=2,uno_slap=true,five_exchange=true",
      {"false_catch_penalty", "uno_slap", "five_exchange"}),
 ]
@@ -72,6 +72,7 @@ SIM_ONLY = [
     ("online,partner_hands_visible=true", {"teams", "partner_hands_visible"}),
     ("official,wild_color=next_in_circle", {"wild_color"}),
     ("official,misplay_penalty=2", {"misplay_penalty"}),
+    ("official,scoring=lazy,rounds=3", {"scoring"}),
 ]
 
 
@@ -108,7 +109,8 @@ def test_simulator_messages_name_the_value_and_what_it_plays() -> None:
     assert problems == {
         "extra_cards": "the simulator plays the decks as they are, without extra cards; "
                        "use the engine",
-        "scoring": "the simulator does not play 'elimination' (only 'penalty', 'standard'); "
+        "scoring": "the simulator does not play 'elimination' (only 'lazy', 'penalty', "
+                   "'standard'); "
                    "use the engine",
     }
 

@@ -18,9 +18,7 @@ from unokit.sim.kernel import (
     _GOLDEN,
     _RANK,
     add_card,
-    blocked,
     can_play,
-    close_round,
     draw_cards,
     has_color,
     inline,
@@ -30,13 +28,12 @@ from unokit.sim.kernel import (
     nxt,
     remove_card,
     rotate_hands,
-    score_round,
-    start_round,
     swap_hands,
     take,
     view,
     wheel_color,
 )
+from unokit.sim.match import blocked, close_round, next_round, score_round
 
 
 # ------------------------------------------------------------------ effects
@@ -416,6 +413,5 @@ def apply(gp: int, action: int) -> None:
         g[kernel.S_COLOR] = (action >> 15) & 7
         g[kernel.S_PHASE] = kernel.P_PLAY
     elif kind == kernel.T_NEXT:
-        g[kernel.S_DEALER] = (g[kernel.S_DEALER] + 1) % g[kernel.RP + S.R_N]
-        start_round(gp)
+        next_round(gp)
     after_recycling(gp)

@@ -151,8 +151,10 @@ RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): ga
 POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
 POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
 POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
-XS = POS + 1 + 3 * POS_SLOTS  # more scalars of the round (S_FRESH)
-G_SIZE = XS + 8
+XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, S_LOSER)
+WINS = XS + 8  # lazy scoring: rounds won by each seat
+LOSSES = WINS + MAX_SEATS  # lazy scoring: rounds lost by each seat
+G_SIZE = LOSSES + MAX_SEATS
 assert RP + S.N_PARAMS <= HC, "the rule parameters overlap the hands"
 
 # Phases.
@@ -192,6 +194,8 @@ S_RECYCLED = 29  # cards came back from the discard pile during this action
 S_NPOS = 30  # positions recorded in the repetition table this round
 S_REPEATED = 31  # rounds blocked by the repetition rule
 S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no jump-in on it)
+S_FIRST_NEXT = XS + 1  # lazy scoring: 1 + the seat that plays first next round (0: none)
+S_LOSER = XS + 2  # lazy scoring: the loser of the round
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -216,7 +220,7 @@ _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 
-_COMPILED_MODULES = ("support.py", "kernel.py", "effects.py", "loop.py")
+_COMPILED_MODULES = ("support.py", "kernel.py", "match.py", "effects.py", "loop.py")
 
 
 def _drop_stale_cache() -> None:
@@ -586,7 +590,8 @@ def start_round(gp: int) -> None:
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
         g[HC: HC + MAX_SEATS * HAND_COLS] = 0
-    first = (dealer + 1) % n
+    first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
+    g[S_FIRST_NEXT] = 0
     while True:
         left -= 1
         card = g[PILE + left]
@@ -616,45 +621,6 @@ def start_round(gp: int) -> None:
         g[S_CUR] = first
 
 
-@inline
-def partner(gp: int, seat: int) -> int:
-    """``scoring.partner``: the partner of ``seat`` under ``teams = "pairs"``, else
-    ``seat`` itself."""
-    g = view(gp)
-    if g[RP + S.R_TEAMS] == 0:
-        return seat
-    n = g[RP + S.R_N]
-    return (seat + n // 2) % n
-
-
-@jit
-def score_round(gp: int, winner: int, last_card: int, went_out: bool) -> None:
-    """``scoring.round_points`` for standard and penalty scoring, with or without teams
-    (both partners score the team's change)."""
-    g = view(gp)
-    n = g[RP + S.R_N]
-    mate = partner(gp, winner)
-    if g[RP + S.R_PENALTY_SCORING]:
-        for seat in range(n):
-            g[SCRATCH + seat] = hand_points(gp, seat)
-        if went_out:
-            g[SCRATCH + winner] = 0
-        if last_card >= 0:
-            g[SCRATCH + winner] -= g[BONUS + last_card]
-        for seat in range(n):
-            other = partner(gp, seat)
-            own = g[SCRATCH + seat]
-            g[SCORES + seat] += own if other == seat else own + g[SCRATCH + other]
-    else:
-        gained = 0
-        for seat in range(n):
-            if seat != winner and seat != mate:
-                gained += hand_points(gp, seat)
-        g[SCORES + winner] += gained
-        if mate != winner:
-            g[SCORES + mate] += gained
-
-
 _WHEEL_NEXT = np.array([3, 0, 1, 2], dtype=np.int64)
 _WHEEL_PREV = np.array([1, 2, 3, 0], dtype=np.int64)
 
@@ -667,57 +633,3 @@ def wheel_color(gp: int, color: int) -> int:
     if color < 0:
         return 0
     return _WHEEL_NEXT[color] if g[S_DIR] == 1 else _WHEEL_PREV[color]
-
-
-@jit
-def close_round(gp: int) -> None:
-    """``match_flow._close_round`` and ``_match_result`` (standard, penalty)."""
-    g = view(gp)
-    n = g[RP + S.R_N]
-    g[S_CUR] = -1
-    g[S_UNO_OPEN] = -1
-    winner = g[S_ROUND_WINNER]
-    last = g[RP + S.R_ROUNDS] > 0 and g[S_ROUND_NO] >= g[RP + S.R_ROUNDS]
-    top = g[SCORES]
-    for seat in range(n):
-        top = max(top, g[SCORES + seat])
-    if last or top >= g[RP + S.R_TARGET]:
-        highest = g[RP + S.R_PENALTY_SCORING] == 0
-        best = g[SCORES]
-        for seat in range(n):
-            value = g[SCORES + seat]
-            best = max(best, value) if highest else min(best, value)
-        if g[SCORES + winner] == best:
-            g[S_MATCH_WINNER] = winner
-        else:
-            for seat in range(n):
-                if g[SCORES + seat] == best:
-                    g[S_MATCH_WINNER] = seat
-                    break
-        g[S_PHASE] = P_MATCH_OVER
-    else:
-        g[S_PHASE] = P_ROUND_OVER
-
-
-@jit
-def blocked(gp: int) -> None:
-    """``match_flow._blocked``: the lowest hand wins (then fewer cards, then the
-    earlier seat from the one after the dealer, in the direction of play)."""
-    g = view(gp)
-    seat = nxt(gp, g[S_DEALER])
-    winner = -1
-    best_points = 0
-    best_size = 0
-    for _ in range(g[RP + S.R_N]):
-        points = hand_points(gp, seat)
-        size = g[HC + seat * HAND_COLS + SIZE]
-        if winner < 0 or points < best_points or (points == best_points
-                                                  and size < best_size):
-            winner = seat
-            best_points = points
-            best_size = size
-        seat = nxt(gp, seat)
-    g[S_ROUND_WINNER] = winner
-    g[S_BLOCKED] += 1
-    score_round(gp, winner, -1, False)
-    close_round(gp)

@@ -28,6 +28,7 @@ from unokit.sim.kernel import (
     EMPTY,
     FNV_OFFSET,
     FNV_PRIME,
+    G_SIZE,
     HAND_COLS,
     HC,
     I64,
@@ -83,6 +84,7 @@ from unokit.sim.kernel import (
     UNO_FLAG,
     WD4,
     WILD,
+    XS,
     below,
     can_play,
     choose_dealer,
@@ -448,6 +450,7 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
     g = view(gp)
     g[:RP] = 0
     g[SCORES: SCORES + 10] = 0
+    g[XS:G_SIZE] = 0
     seed_streams(gp, seed)
     g[S_MATCH_WINNER] = -1
     g[S_DIR] = 1

@@ -67,7 +67,7 @@ SUPPORT: Declaration = {
     "uno_self_catch": ANY,
     "false_catch_penalty": only_default("false_catch_penalty"),
     "misplay_penalty": ANY,
-    "scoring": frozenset({"standard", "penalty"}),
+    "scoring": frozenset({"standard", "penalty", "lazy"}),
     "target_score": ANY,
     "rounds": ANY,
     "lone_zero_points": ANY,
@@ -105,10 +105,11 @@ CORE_SUPPORT: Declaration = dict(SUPPORT) | {
     "jump_in": only_default("jump_in"),
     "wild_color": only_default("wild_color"),
     "misplay_penalty": only_default("misplay_penalty"),
+    "scoring": frozenset({"standard", "penalty"}),
 }
 """What the kernel plays for a component that drives its actions itself (see the
 module docstring): :data:`SUPPORT` less the H2O deck, teams, jump-ins, the colour
-wheel and misplays."""
+wheel, misplays and lazy scoring."""
 
 _WHY = {
     "extra_cards": Reason("the simulator plays the decks as they are, without extra cards"),
@@ -125,8 +126,8 @@ _WHY = {
  R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
  R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
  R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
- R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, R_TEAMS, R_JUMP_IN, R_WHEEL, R_MISPLAY,
- N_PARAMS) = range(35)
+ R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, R_TEAMS, R_JUMP_IN, R_WHEEL, R_MISPLAY, R_LAZY,
+ N_PARAMS) = range(36)
 
 
 def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
@@ -198,6 +199,7 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_JUMP_IN: rules.jump_in,
         R_WHEEL: rules.wild_color == "next_in_circle",
         R_MISPLAY: rules.misplay_penalty,
+        R_LAZY: rules.scoring == "lazy",
     }
     params = np.zeros(N_PARAMS, dtype=np.int64)
     for index, value in values.items():
