@@ -4,8 +4,8 @@
 >>> import typer
 >>> app = typer.Typer()
 >>> _ = app.command("simulate")(simulate_command)
->>> result = CliRunner().invoke(app, ["--rules", "party", "--games", "10"])
->>> result.exit_code, "jump_in" in result.output
+>>> result = CliRunner().invoke(app, ["--rules", "attack", "--games", "10"])
+>>> result.exit_code, "deck" in result.output
 (2, True)
 """
 
