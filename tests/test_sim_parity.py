@@ -14,9 +14,10 @@ import os
 
 import pytest
 
+from sim_parity_kit import check_games
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
-from unokit.sim.policies import Outcome, play_reference, policy_seed
+from unokit.sim.policies import play_reference, policy_seed
 from unokit.sim.runner import COLUMNS, Simulator
 
 SCALE = max(1, int(os.environ.get("UNOKIT_PARITY_GAMES", "1")))
@@ -57,39 +58,9 @@ VARIANTS = [
 ]
 
 
-def _kernel_outcomes(rules: Rules, policies: str, first_seed: int, count: int,
-                     ) -> list[Outcome]:
-    sim = Simulator(rules, policies)
-    out, digests, scores = sim.run(first_seed, count, keep_scores=True)
-    assert scores is not None
-    outcomes = []
-    for i in range(count):
-        row = dict(zip(COLUMNS, (int(v) for v in out[i]), strict=True))
-        outcomes.append(Outcome(
-            seed=first_seed + i, winner=row["winner"], scores=[int(s) for s in scores[i]],
-            actions=row["actions"], plays=row["plays"], draws=row["draws"],
-            turns=row["turns"], rounds=row["rounds"], blocked=row["blocked"],
-            first=row["first"], dealer=row["dealer"], digest=int(digests[i]),
-            repeated=row["repeated"]))
-    return outcomes
-
-
 def _check(rules: Rules, policies: str, first_seed: int, count: int) -> int:
-    """Compare ``count`` games; on a difference, name the first action that differs."""
-    kernel = _kernel_outcomes(rules, policies, first_seed, count)
-    for mine in kernel:
-        ref = play_reference(rules, mine.seed, policies)
-        ref_key = (ref.winner, ref.scores, ref.actions, ref.plays, ref.draws, ref.turns,
-                   ref.rounds, ref.blocked, ref.first, ref.dealer, ref.digest, ref.repeated)
-        mine_key = (mine.winner, mine.scores, mine.actions, mine.plays, mine.draws,
-                    mine.turns, mine.rounds, mine.blocked, mine.first, mine.dealer,
-                    mine.digest, mine.repeated)
-        if ref_key != mine_key:
-            actions = Simulator(rules, policies).record(mine.seed)
-            where = next((i for i, (a, b) in enumerate(zip(actions, ref.history, strict=False))
-                          if a != b), min(len(actions), len(ref.history)))
-            pytest.fail(f"{rules.to_string()} {policies} seed {mine.seed}: kernel "
-                        f"{mine_key} != engine {ref_key}; actions differ from #{where}")
+    """Compare ``count`` games (see :func:`sim_parity_kit.check_games`)."""
+    check_games(rules, policies, first_seed, count)
     return count
 
 

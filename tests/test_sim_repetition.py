@@ -139,4 +139,4 @@ def test_a_new_round_forgets_the_positions() -> None:
 def test_table_geometry() -> None:
     slots = K.POS_SLOTS
     assert slots & (slots - 1) == 0 and slots > K.POS_LIMIT
-    assert K.POS + 1 + 3 * slots == K.G_SIZE
+    assert K.POS + 1 + 3 * slots == K.XS < K.G_SIZE

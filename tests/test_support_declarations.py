@@ -58,14 +58,21 @@ SIM_ACCEPTED = [
     # cards, are refused by the rules themselves: see Rules.inert_keys.)
 ]
 SIM_REFUSED = [
-    ("party", {"jump_in"}),
     ("attack", {"deck"}),
+    ("official,extra_cards={WC:4}", {"extra_cards"}),
+    ("official,scoring=elimination,rounds=3", {"scoring"}),
+    ("official,false_catch_penalty=2,uno_slap=true,five_exchange=true",
+     {"false_catch_penalty", "uno_slap", "five_exchange"}),
+]
+SIM_ONLY = [
+    # Played by the simulator's own game loop, not by the RL backend's.
+    ("party", {"jump_in"}),
     ("h2o", {"deck"}),
     ("pairs", {"teams"}),
-    ("official,extra_cards={WC:4}", {"extra_cards"}),
+    ("online,partner_hands_visible=true", {"teams", "partner_hands_visible"}),
+    ("official,wild_color=next_in_circle", {"wild_color"}),
+    ("official,misplay_penalty=2", {"misplay_penalty"}),
     ("official,scoring=lazy,rounds=3", {"scoring"}),
-    ("official,misplay_penalty=2,uno_slap=true,wild_color=next_in_circle",
-     {"misplay_penalty", "uno_slap", "wild_color"}),
 ]
 
 
@@ -87,11 +94,23 @@ def test_simulator_and_rl_backend_refuse_by_name(text: str, keys: set[str]) -> N
     assert resolve_backend("auto", rules) == "engine"
 
 
+@pytest.mark.parametrize(("text", "keys"), SIM_ONLY)
+def test_simulator_plays_what_the_rl_backend_refuses(text: str, keys: set[str]) -> None:
+    rules = Rules.load(text)
+    check_supported(rules)
+    with pytest.raises(RulesError) as caught:
+        resolve_backend("sim", rules)
+    assert set(caught.value.keys) == keys
+    assert resolve_backend("auto", rules) == "engine"
+
+
 def test_simulator_messages_name_the_value_and_what_it_plays() -> None:
     problems = unsupported(Rules.load("official,scoring=elimination,extra_cards={WC:1}"))
     assert problems == {
-        "extra_cards": "the simulator plays the classic 108-card deck only; use the engine",
-        "scoring": "the simulator does not play 'elimination' (only 'penalty', 'standard'); "
+        "extra_cards": "the simulator plays the decks as they are, without extra cards; "
+                       "use the engine",
+        "scoring": "the simulator does not play 'elimination' (only 'lazy', 'penalty', "
+                   "'standard'); "
                    "use the engine",
     }
 

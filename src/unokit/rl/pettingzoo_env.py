@@ -78,7 +78,7 @@ from unokit.rl.encoding import (
     decision,
     encode_action,
 )
-from unokit.sim.support import SUPPORT as SIMULATOR_SUPPORT
+from unokit.sim.support import CORE_SUPPORT as SIMULATOR_SUPPORT
 from unokit.sim.support import check_supported, unsupported
 
 REWARDS = ("match", "round", "points")

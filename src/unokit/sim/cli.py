@@ -4,8 +4,8 @@
 >>> import typer
 >>> app = typer.Typer()
 >>> _ = app.command("simulate")(simulate_command)
->>> result = CliRunner().invoke(app, ["--rules", "party", "--games", "10"])
->>> result.exit_code, "jump_in" in result.output
+>>> result = CliRunner().invoke(app, ["--rules", "attack", "--games", "10"])
+>>> result.exit_code, "deck" in result.output
 (2, True)
 """
 
@@ -152,7 +152,8 @@ def simulate_command(
 ) -> None:
     """Simulate many games with the compiled simulator and report game lengths, win rates
     by seat, the first player's advantage and points (rule sets of the presets official,
-    classic_ru, stacking and seven_o; others are refused)."""
+    classic_ru, stacking, seven_o, jump_in, party, h2o, pairs and online; others are
+    refused, naming the keys)."""
     if problem := missing("sim", "simulate"):
         _fail(problem)
     if plot_dir is not None and (problem := missing("sim", "simulate --plot",

@@ -18,9 +18,7 @@ from unokit.sim.kernel import (
     _GOLDEN,
     _RANK,
     add_card,
-    blocked,
     can_play,
-    close_round,
     draw_cards,
     has_color,
     inline,
@@ -30,12 +28,12 @@ from unokit.sim.kernel import (
     nxt,
     remove_card,
     rotate_hands,
-    score_round,
-    start_round,
     swap_hands,
     take,
     view,
+    wheel_color,
 )
+from unokit.sim.match import blocked, close_round, next_round, score_round
 
 
 # ------------------------------------------------------------------ effects
@@ -89,6 +87,17 @@ def penalty(gp: int, p: int, kind: int, amount: int) -> None:
 
 
 @jit
+def downpour(gp: int, p: int, count: int) -> None:
+    """``CardEffects._downpour``: every other seat, from the next one on in the
+    direction of play, draws ``count`` cards (UNO H2O's Wild Downpour)."""
+    g = view(gp)
+    seat = nxt(gp, p)
+    for _ in range(g[kernel.RP + S.R_N] - 1):
+        draw_cards(gp, seat, count)
+        seat = nxt(gp, seat)
+
+
+@jit
 def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
     """``match_flow._went_out`` (the round ends: no ``play_to_last``)."""
     g = view(gp)
@@ -102,6 +111,8 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
     settle_penalty(gp)
     if amount:
         draw_cards(gp, victim, amount)
+    elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
+        downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
     elif card < kernel.WILD and g[kernel.RP + S.R_SEVEN_ZERO_APPLY]:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -122,12 +133,18 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     g[kernel.S_IDLE] = 0
     g[kernel.S_SKIP_FROM] = -1
     g[kernel.S_CUR] = p
+    g[kernel.S_FRESH] = 0
     remove_card(gp, p, card)
     base = kernel.HC + p * kernel.HAND_COLS
     g[kernel.DISC + g[kernel.S_NDISC]] = card
     g[kernel.S_NDISC] += 1
     prev_color = g[kernel.S_COLOR]
-    g[kernel.S_COLOR] = _COLOR[card] if card < kernel.WILD else color
+    if card < kernel.WILD:
+        g[kernel.S_COLOR] = _COLOR[card]
+    elif color == 7:  # no colour named: wild_color = "next_in_circle"
+        g[kernel.S_COLOR] = wheel_color(gp, prev_color)
+    else:
+        g[kernel.S_COLOR] = color
     prev_match = g[kernel.S_MATCH]
     g[kernel.S_MATCH] = card
     size = g[base + kernel.SIZE]
@@ -165,12 +182,32 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
             g[kernel.S_PHASE] = kernel.P_PLAY
     elif card < kernel.WILD and rank == kernel.DRAW_TWO:
         penalty(gp, p, kernel.DRAW_TWO, new_pending(gp, card) if responding else 2)
+    elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
+        downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
     elif card == kernel.WD4:
         g[kernel.S_WD4_BY] = p if g[kernel.RP + S.R_WD4] == 0 else -1
         g[kernel.S_WD4_COLOR] = prev_color
         g[kernel.S_WD4_GUILTY] = 1 if guilty else 0
         g[kernel.S_WD4_MATCH] = prev_match
         penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
+    else:
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
+
+
+@jit
+def misplayed(gp: int, p: int) -> None:
+    """``Game._misplayed`` (``misplay_penalty``): the card that does not match stays in
+    hand, the player draws the penalty and the turn ends (``_turn_ended_idle``)."""
+    g = view(gp)
+    g[kernel.S_UNO_OPEN] = -1
+    g[kernel.S_SKIP_FROM] = -1
+    got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
+    g[kernel.S_IDLE] = 0 if got else g[kernel.S_IDLE] + 1
+    if g[kernel.S_IDLE] >= g[kernel.RP + S.R_N]:
+        blocked(gp)
     else:
         g[kernel.S_CUR] = nxt(gp, p)
         g[kernel.S_PHASE] = kernel.P_PLAY
@@ -342,8 +379,13 @@ def apply(gp: int, action: int) -> None:
     if kind == kernel.T_PLAY:
         g[kernel.S_PLAYS] += 1
         g[kernel.S_TURNS] += 1
-        do_play(gp, p, (action >> 8) & 127, (action >> 15) & 7, (action & kernel.UNO_FLAG) != 0,
-                (action >> 18) & 15)
+        card = (action >> 8) & 127
+        if (g[kernel.RP + S.R_MISPLAY] and g[kernel.S_PHASE] == kernel.P_PLAY
+                and not can_play(gp, p, card)):
+            misplayed(gp, p)
+        else:
+            do_play(gp, p, card, (action >> 15) & 7, (action & kernel.UNO_FLAG) != 0,
+                    (action >> 18) & 15)
     elif kind == kernel.T_DRAW:
         g[kernel.S_DRAWS] += 1
         if g[kernel.S_PHASE] == kernel.P_CHALLENGE or g[kernel.S_PHASE] == kernel.P_RESPOND:
@@ -371,6 +413,5 @@ def apply(gp: int, action: int) -> None:
         g[kernel.S_COLOR] = (action >> 15) & 7
         g[kernel.S_PHASE] = kernel.P_PLAY
     elif kind == kernel.T_NEXT:
-        g[kernel.S_DEALER] = (g[kernel.S_DEALER] + 1) % g[kernel.RP + S.R_N]
-        start_round(gp)
+        next_round(gp)
     after_recycling(gp)

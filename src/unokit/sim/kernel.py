@@ -51,14 +51,21 @@ _RANK = np.array(RANK_OF, dtype=np.int64)
 _POINTS = np.array(POINTS, dtype=np.int64)
 _NUMBER = np.array(IS_NUMBER, dtype=np.int64)
 WILD, WD4 = C.WILD, C.WILD_DRAW_FOUR
+DOWNPOUR_ONE, DOWNPOUR_TWO = C.WILD_DOWNPOUR_ONE, C.WILD_DOWNPOUR_TWO
 SKIP, REVERSE, DRAW_TWO = C.SKIP, C.REVERSE, C.DRAW_TWO
 
 
-PLAY_STRIDE = 24
+PLAY_STRIDE = 32
+
+
+def in_kernel(kind: int) -> bool:
+    """Whether the kernel holds cards of ``kind`` in its hands' bit sets: the coloured
+    cards of the classic deck (numbers, Skip, Reverse, Draw Two) and every wild kind."""
+    return WILD <= kind < NUM_KINDS or (kind < WILD and RANK_OF[kind] <= DRAW_TWO)
 
 
 def _playable_lists() -> tuple[I64, I64, I64]:
-    """For each ``top * 4 + colour``: the kinds of the classic deck that may be played
+    """For each ``top * 4 + colour``: the kinds of :func:`in_kernel` that may be played
     there, ascending (wilds; the colour; the same number or symbol), at
     ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind (the
     engine's :data:`~unokit.engine.tables.PLAYABLE`)."""
@@ -72,7 +79,7 @@ def _playable_lists() -> tuple[I64, I64, I64]:
             for kind in range(NUM_KINDS):
                 if PLAYABLE[row][kind]:
                     table[row, kind] = 1
-                    if kind <= WD4 and (kind >= WILD or RANK_OF[kind] <= DRAW_TWO):
+                    if in_kernel(kind):
                         lists[row * PLAY_STRIDE + counts[row]] = kind
                         counts[row] += 1
     return lists, counts, table
@@ -83,15 +90,16 @@ _PLAY_LIST, _PLAY_COUNT, _PLAYABLE = _playable_lists()
 
 def _bit_tables() -> tuple[I64, I64, I64, I64]:
     """Each hand also keeps a bit set of the kinds it holds: a coloured card of the
-    classic deck is bit ``colour * 13 + rank``, ``W`` bit 52, ``W+4`` bit 53 (ascending
-    with the kind). Returns the bit of each kind (-1: none), the kind of each bit, the
-    bits that may be played on each ``top * 4 + colour``, and the bits of each colour."""
+    classic deck is bit ``colour * 13 + rank``, a wild bit ``52 + kind - W`` (``W`` 52,
+    ``W+4`` 53, ``WD1`` 57, ...: ascending with the kind). Returns the bit of each kind
+    (-1: none), the kind of each bit, the bits that may be played on each
+    ``top * 4 + colour``, and the bits of each colour."""
     bit_of = np.full(NUM_KINDS, -1, dtype=np.int64)
     kind_of = np.zeros(64, dtype=np.int64)
     for kind in range(NUM_KINDS):
         if kind < WILD and RANK_OF[kind] <= DRAW_TWO:
             bit_of[kind] = COLOR_OF[kind] * 13 + RANK_OF[kind]
-        elif kind in (WILD, WD4):
+        elif kind >= WILD:
             bit_of[kind] = 52 + kind - WILD
         if bit_of[kind] >= 0:
             kind_of[bit_of[kind]] = kind
@@ -128,7 +136,7 @@ PILE_CAP = 128
 MAX_SEATS = 10
 MAX_LEGAL = 512
 RP = 32  # rule parameters: g[RP + support.R_*]
-HC = 64  # hands: g[HC + seat * HAND_COLS + kind] cards of that kind
+HC = RP + 64  # hands: g[HC + seat * HAND_COLS + kind] cards of that kind
 PILE = HC + MAX_SEATS * HAND_COLS  # the draw pile, top at the end; length g[S_NPILE]
 DISC = PILE + PILE_CAP  # the discard pile, top at the end; length g[S_NDISC]
 DPILE = DISC + PILE_CAP  # the pile of the dealer draw
@@ -143,7 +151,11 @@ RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): ga
 POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
 POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
 POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
-G_SIZE = POS + 1 + 3 * POS_SLOTS
+XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, S_LOSER)
+WINS = XS + 8  # lazy scoring: rounds won by each seat
+LOSSES = WINS + MAX_SEATS  # lazy scoring: rounds lost by each seat
+G_SIZE = LOSSES + MAX_SEATS
+assert RP + S.N_PARAMS <= HC, "the rule parameters overlap the hands"
 
 # Phases.
 P_PLAY, P_DRAWN, P_COLOR, P_CHALLENGE, P_RESPOND, P_ROUND_OVER, P_MATCH_OVER = range(7)
@@ -181,6 +193,9 @@ S_FIRST_DEALER = 28
 S_RECYCLED = 29  # cards came back from the discard pile during this action
 S_NPOS = 30  # positions recorded in the repetition table this round
 S_REPEATED = 31  # rounds blocked by the repetition rule
+S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no jump-in on it)
+S_FIRST_NEXT = XS + 1  # lazy scoring: 1 + the seat that plays first next round (0: none)
+S_LOSER = XS + 2  # lazy scoring: the loser of the round
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -205,7 +220,7 @@ _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 
-_COMPILED_MODULES = ("support.py", "kernel.py", "effects.py", "loop.py")
+_COMPILED_MODULES = ("support.py", "kernel.py", "match.py", "effects.py", "loop.py")
 
 
 def _drop_stale_cache() -> None:
@@ -406,12 +421,13 @@ def hand_points(gp: int, p: int) -> int:
     g = view(gp)
     base = HC + p * HAND_COLS
     total = 0
-    for k in range(WD4 + 1):
-        count = g[base + k]
-        if count:
-            if g[base + SIZE] == 1 and _NUMBER[k] == 1 and _RANK[k] == 0:
-                return g[RP + S.R_LONE_ZERO]
-            total += count * _POINTS[k]
+    bits = g[base + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        bits &= bits - 1
+        if g[base + SIZE] == 1 and _NUMBER[k] == 1 and _RANK[k] == 0:
+            return g[RP + S.R_LONE_ZERO]
+        total += g[base + k] * _POINTS[k]
     return total
 
 
@@ -549,6 +565,7 @@ def start_round(gp: int) -> None:
     g[S_OFFER_SKIP] = 0
     g[S_RECYCLED] = 0
     g[S_NPOS] = 0
+    g[S_FRESH] = 1
     g[POS] += 1  # a new generation: every slot of the repetition table is free again
     g[S_ROUND_NO] += 1
     dealer = g[S_DEALER]
@@ -573,7 +590,8 @@ def start_round(gp: int) -> None:
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
         g[HC: HC + MAX_SEATS * HAND_COLS] = 0
-    first = (dealer + 1) % n
+    first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
+    g[S_FIRST_NEXT] = 0
     while True:
         left -= 1
         card = g[PILE + left]
@@ -603,77 +621,15 @@ def start_round(gp: int) -> None:
         g[S_CUR] = first
 
 
-@jit
-def score_round(gp: int, winner: int, last_card: int, went_out: bool) -> None:
-    """``scoring.round_points`` for standard and penalty scoring."""
+_WHEEL_NEXT = np.array([3, 0, 1, 2], dtype=np.int64)
+_WHEEL_PREV = np.array([1, 2, 3, 0], dtype=np.int64)
+
+
+@inline
+def wheel_color(gp: int, color: int) -> int:
+    """``house.wheel_color``: the colour a wild sets under ``wild_color =
+    "next_in_circle"`` (R -> B -> G -> Y -> R in the direction of play)."""
     g = view(gp)
-    n = g[RP + S.R_N]
-    if g[RP + S.R_PENALTY_SCORING]:
-        for seat in range(n):
-            own = hand_points(gp, seat)
-            if seat == winner:
-                if went_out:
-                    own = 0
-                if last_card >= 0:
-                    own -= g[BONUS + last_card]
-            g[SCORES + seat] += own
-    else:
-        gained = 0
-        for seat in range(n):
-            if seat != winner:
-                gained += hand_points(gp, seat)
-        g[SCORES + winner] += gained
-
-
-@jit
-def close_round(gp: int) -> None:
-    """``match_flow._close_round`` and ``_match_result`` (standard, penalty)."""
-    g = view(gp)
-    n = g[RP + S.R_N]
-    g[S_CUR] = -1
-    g[S_UNO_OPEN] = -1
-    winner = g[S_ROUND_WINNER]
-    last = g[RP + S.R_ROUNDS] > 0 and g[S_ROUND_NO] >= g[RP + S.R_ROUNDS]
-    top = g[SCORES]
-    for seat in range(n):
-        top = max(top, g[SCORES + seat])
-    if last or top >= g[RP + S.R_TARGET]:
-        highest = g[RP + S.R_PENALTY_SCORING] == 0
-        best = g[SCORES]
-        for seat in range(n):
-            value = g[SCORES + seat]
-            best = max(best, value) if highest else min(best, value)
-        if g[SCORES + winner] == best:
-            g[S_MATCH_WINNER] = winner
-        else:
-            for seat in range(n):
-                if g[SCORES + seat] == best:
-                    g[S_MATCH_WINNER] = seat
-                    break
-        g[S_PHASE] = P_MATCH_OVER
-    else:
-        g[S_PHASE] = P_ROUND_OVER
-
-
-@jit
-def blocked(gp: int) -> None:
-    """``match_flow._blocked``: the lowest hand wins (then fewer cards, then the
-    earlier seat from the one after the dealer, in the direction of play)."""
-    g = view(gp)
-    seat = nxt(gp, g[S_DEALER])
-    winner = -1
-    best_points = 0
-    best_size = 0
-    for _ in range(g[RP + S.R_N]):
-        points = hand_points(gp, seat)
-        size = g[HC + seat * HAND_COLS + SIZE]
-        if winner < 0 or points < best_points or (points == best_points
-                                                  and size < best_size):
-            winner = seat
-            best_points = points
-            best_size = size
-        seat = nxt(gp, seat)
-    g[S_ROUND_WINNER] = winner
-    g[S_BLOCKED] += 1
-    score_round(gp, winner, -1, False)
-    close_round(gp)
+    if color < 0:
+        return 0
+    return _WHEEL_NEXT[color] if g[S_DIR] == 1 else _WHEEL_PREV[color]

@@ -28,6 +28,7 @@ from unokit.sim.kernel import (
     EMPTY,
     FNV_OFFSET,
     FNV_PRIME,
+    G_SIZE,
     HAND_COLS,
     HC,
     I64,
@@ -54,6 +55,7 @@ from unokit.sim.kernel import (
     S_DRAWS,
     S_FIRST,
     S_FIRST_DEALER,
+    S_FRESH,
     S_MATCH,
     S_MATCH_WINNER,
     S_NDISC,
@@ -82,6 +84,7 @@ from unokit.sim.kernel import (
     UNO_FLAG,
     WD4,
     WILD,
+    XS,
     below,
     can_play,
     choose_dealer,
@@ -89,6 +92,7 @@ from unokit.sim.kernel import (
     inline,
     jit,
     lowest_kind,
+    nxt,
     seed_streams,
     start_round,
     view,
@@ -139,9 +143,13 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     start = k
     out = ACTS
     if card >= WILD:
-        for color in range(4):
-            g[out + k] = play_action(p, card, color, 15)
+        if g[RP + S.R_WHEEL]:  # the wheel names the colour
+            g[out + k] = play_action(p, card, 7, 15)
             k += 1
+        else:
+            for color in range(4):
+                g[out + k] = play_action(p, card, color, 15)
+                k += 1
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
           and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
         n = g[RP + S.R_N]
@@ -205,6 +213,12 @@ def legal(gp: int, p: int) -> int:
         while bits:
             k = card_plays(gp, k, p, lowest_kind(bits), left)
             bits &= bits - 1
+        if g[RP + S.R_MISPLAY]:  # the cards that do not match, as plain plays
+            bits = g[base + MASK] & ~_PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+            while bits:
+                g[ACTS + k] = play_action(p, lowest_kind(bits), 7, 15)
+                k += 1
+                bits &= bits - 1
         if g[RP + S.R_DWP] or playable == 0:
             g[ACTS + k] = plain(p, T_DRAW)
             k += 1
@@ -317,14 +331,24 @@ def pick_play(gp: int, p: int, count: int) -> int:
     g = view(gp)
     kinds = 0
     last = -1
+    ordered = True
     for i in range(count):
         a = g[ACTS + i]
         if (a >> 4) & 15 == T_PLAY:
             card = (a >> 8) & 127
             if card != last:
+                ordered = ordered and card > last
                 g[TMP + kinds] = card
                 kinds += 1
                 last = card
+    if not ordered:  # misplays follow the plays that match: sort the distinct cards
+        for i in range(1, kinds):
+            card = g[TMP + i]
+            j = i - 1
+            while j >= 0 and g[TMP + j] > card:
+                g[TMP + j + 1] = g[TMP + j]
+                j -= 1
+            g[TMP + j + 1] = card
     return pick_way(gp, p, g[TMP + below(gp, 1, kinds)], count)
 
 
@@ -397,6 +421,26 @@ def answer_skip(gp: int, p: int, count: int) -> int:
     return pick_play(gp, p, count)
 
 
+@jit
+def jump_in(gp: int) -> int:
+    """Step 3 of :mod:`unokit.sim.policies`: the seats after the current player, in the
+    direction of play, that hold a card identical to the top card (not a Wild Draw
+    Four) are asked in turn; the first jump-in taken, or -1."""
+    g = view(gp)
+    top = g[DISC + g[S_NDISC] - 1]
+    if top == WD4 or g[S_FRESH]:  # not on the start card (after a misplay)
+        return -1
+    seat = g[S_CUR]
+    for _ in range(g[RP + S.R_N] - 1):
+        seat = nxt(gp, seat)
+        base = HC + seat * HAND_COLS
+        if g[base + top]:
+            action = answer_skip(gp, seat, card_plays(gp, 0, seat, top, g[base + SIZE] - 1))
+            if action >= 0:
+                return action
+    return -1
+
+
 # ------------------------------------------------------------------ games
 @jit
 def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uint64:
@@ -406,6 +450,7 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
     g = view(gp)
     g[:RP] = 0
     g[SCORES: SCORES + 10] = 0
+    g[XS:G_SIZE] = 0
     seed_streams(gp, seed)
     g[S_MATCH_WINNER] = -1
     g[S_DIR] = 1
@@ -416,6 +461,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
     g[S_FIRST] = g[S_CUR]
     digest = FNV_OFFSET
     keep = record.shape[0] >= max_actions
+    jumps = g[RP + S.R_JUMP_IN] != 0
+    offer_jump = False
     while g[S_PHASE] != P_MATCH_OVER and g[S_ACTIONS] < max_actions:
         if g[S_PHASE] == P_ROUND_OVER:
             action = plain(0, T_NEXT)
@@ -427,10 +474,13 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
                 count = skip_answers(gp, seat)
                 if count:
                     action = answer_skip(gp, seat, count)
+            elif offer_jump:
+                action = jump_in(gp)
             if action < 0:
                 p = g[S_CUR]
                 phase = g[S_PHASE]
-                fast = phase <= P_DRAWN  # phase play (0) or drawn (1)
+                # phase play (0) or drawn (1), without misplays to choose from
+                fast = phase <= P_DRAWN and g[RP + S.R_MISPLAY] == 0
                 if g[POL + p] == POL_PLAYFIRST and fast:
                     action = playfirst_turn(gp, p)
                 else:
@@ -440,6 +490,8 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
         digest = (digest ^ np.uint64(action)) * FNV_PRIME
         g[S_OFFER_SKIP] = 0
         apply(gp, action)
+        offer_jump = (jumps and (action >> 4) & 15 == T_PLAY and g[S_OFFER_SKIP] == 0
+                      and g[S_PHASE] == P_PLAY)
     return digest
 
 

@@ -16,14 +16,19 @@ among ``k`` options takes exactly one ``below(k)`` from it, also when ``k`` is 1
 2. Right after a play of a Skip that lets the skipped seat pass it on (``skip_on_skip``),
    the skipped seat is asked once, with its skip answers (the plays among its legal
    actions): it answers with one of them or lets it be.
-3. Otherwise the current player chooses among ``game.legal_actions(current_player)``, in
+3. With ``jump_in``, right after any other play that leaves the round in phase ``play``,
+   the seats other than the current player are asked in turn, from the one after it in
+   the direction of play (the seat that has just played included), each holding a card
+   identical to the top card with its jump-ins (the plays among its legal actions); the
+   first that jumps in plays, and the seats after it are not asked.
+4. Otherwise the current player chooses among ``game.legal_actions(current_player)``, in
    the engine's order. This list holds the catch of an opponent who missed the UNO call
    and the player's own late UNO call when the rules offer them.
 
-Apart from step 2 no seat acts out of turn: no jump-ins, no catches by other seats.
+Apart from steps 2 and 3 no seat acts out of turn: no catches by other seats.
 
-**random**: on its turn ``legal[below(len(legal))]``; asked for a skip answer,
-``pick = below(len(answers) + 1)`` and it plays ``answers[pick]``, or nothing if
+**random**: on its turn ``legal[below(len(legal))]``; asked for a skip answer or a
+jump-in, ``pick = below(len(answers) + 1)`` and it plays ``answers[pick]``, or nothing if
 ``pick == len(answers)``.
 
 **playfirst** (as :class:`unokit.bots.PlayFirstBot`, with the stream above), on its turn:
@@ -36,9 +41,9 @@ Apart from step 2 no seat acts out of turn: no jump-ins, no catches by other sea
 4. otherwise ``pass`` if legal, else ``draw`` (which also accepts a penalty; it never
    challenges).
 
-Asked for a skip answer it plays one as in 3. The favourite colour is the one the hand
-holds most cards of, ties to the first of R, Y, G, B; a hand without coloured cards takes
-``below(4)``.
+Asked for a skip answer or a jump-in it plays one as in 3 (it always jumps in). The
+favourite colour is the one the hand holds most cards of, ties to the first of R, Y, G,
+B; a hand without coloured cards takes ``below(4)``.
 
 >>> from unokit.engine.rules import Rules
 >>> outcome = play_reference(Rules.preset("official", players=2, rounds=1), 7, "playfirst")
@@ -56,7 +61,7 @@ from unokit.engine.cards import COLOR_OF, WILD
 from unokit.engine.errors import UnoError
 from unokit.engine.events import EventKind
 from unokit.engine.game import Game
-from unokit.engine.phases import CHALLENGE, DRAWN, MATCH_OVER, RESPOND, ROUND_OVER
+from unokit.engine.phases import CHALLENGE, DRAWN, MATCH_OVER, PLAY, RESPOND, ROUND_OVER
 from unokit.engine.rng import MASK64, SplitMix64
 from unokit.engine.rules import Rules
 
@@ -133,6 +138,11 @@ class RandomPolicy:
         pick = rng.below(len(answers) + 1)
         return answers[pick] if pick < len(answers) else None
 
+    def answer_jump(self, game: Game, seat: int, jumps: Sequence[int],
+                    rng: SplitMix64) -> int | None:
+        """One of the jump-ins, or ``None``, each as likely (as :meth:`answer_skip`)."""
+        return self.answer_skip(game, seat, jumps, rng)
+
 
 class PlayFirstPolicy:
     """Plays a card whenever it can, else draws (see the module docstring)."""
@@ -159,6 +169,11 @@ class PlayFirstPolicy:
                     rng: SplitMix64) -> int | None:
         """Always passes the skip on."""
         return _pick_play(game.hands[seat], answers, rng)
+
+    def answer_jump(self, game: Game, seat: int, jumps: Sequence[int],
+                    rng: SplitMix64) -> int | None:
+        """Always jumps in."""
+        return _pick_play(game.hands[seat], jumps, rng)
 
 
 Policy = RandomPolicy | PlayFirstPolicy
@@ -207,6 +222,20 @@ def seat_policies(spec: str | Sequence[str], players: int) -> list[str]:
     return [names[seat % len(names)] for seat in range(players)]
 
 
+def _jump_in(game: Game, seats: Sequence[Policy], rng: SplitMix64) -> int | None:
+    """Step 3 of the module docstring: the first jump-in the seats after the current
+    player take, or ``None``."""
+    seat = game.current
+    for _ in range(game.n - 1):
+        seat = (seat + game.direction) % game.n
+        jumps = [a for a in game.legal_actions(seat) if A.action_type(a) == A.PLAY]
+        if jumps:
+            chosen = seats[seat].answer_jump(game, seat, jumps, rng)
+            if chosen is not None:
+                return chosen
+    return None
+
+
 @dataclass
 class Outcome:
     """How one game went: what the simulator reports for it."""
@@ -249,7 +278,7 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
     first = game.current if game.current >= 0 else -1
     dealer = game.dealer
     plays = draws = turns = blocked = repeated = 0
-    offer_skip = False
+    offer_skip = offer_jump = False
     while game.phase is not MATCH_OVER and len(game.history) < max_actions:
         action: int | None = None
         if game.phase is ROUND_OVER:
@@ -261,6 +290,8 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
                            if A.action_type(a) == A.PLAY]
                 if answers:
                     action = seats[skipped].answer_skip(game, skipped, answers, rng)
+            elif offer_jump:
+                action = _jump_in(game, seats, rng)
             if action is None:
                 seat = game.current
                 action = seats[seat].choose(game, seat, game.legal_actions(seat), rng)
@@ -268,6 +299,8 @@ def play_reference(rules: Rules, seed: int, policies: str | Sequence[str],
         accepting = game.phase is CHALLENGE or game.phase is RESPOND
         events = game.apply(action)
         offer_skip = kind == A.PLAY and game.skip_from >= 0
+        offer_jump = (kind == A.PLAY and rules.jump_in and not offer_skip
+                      and game.phase is PLAY)
         if kind == A.PLAY:
             plays += 1
             turns += 1

@@ -1,21 +1,29 @@
 """Which rule sets the fast simulator plays, and the numbers its kernel reads them from.
 
-The simulator plays the classic deck with every rule of RULES.md sections 2 and 3 that a
-match of the presets ``official``, ``classic_ru``, ``stacking`` and ``seven_o`` can use
-(and ``draw = "until_playable"``), with ``standard`` or ``penalty`` scoring. Anything else
-is refused, naming the keys, rather than played under simpler rules:
+The simulator plays the classic and H2O decks with every rule of RULES.md sections 2 and
+3 that a match of the presets ``official``, ``classic_ru``, ``stacking``, ``seven_o``,
+``jump_in``, ``party``, ``h2o``, ``pairs`` and ``online`` can use (and ``draw =
+"until_playable"``, ``wild_color = "next_in_circle"``), with ``standard`` or ``penalty``
+scoring. Anything else is refused, naming the keys, rather than played under simpler
+rules:
 
 >>> from unokit.engine.rules import Rules
->>> check_supported(Rules.preset("classic_ru", players=6))
->>> check_supported(Rules.preset("party"))  # doctest: +ELLIPSIS
+>>> check_supported(Rules.preset("party", players=6))
+>>> check_supported(Rules.preset("attack"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.engine.errors.RulesError: invalid rule set: jump_in: the simulator does not play True ...
+unokit.engine.errors.RulesError: invalid rule set: deck: the simulator does not play the attack...
 
 What it plays of each key is declared in :data:`SUPPORT`: a key added to the rules is
 refused until it is declared there. Keys that only matter for cards the simulator's deck
 does not hold (``blank_card_effect``, the launcher of UNO Attack, ``silence_penalty``
-without ``silence``) change nothing there and are accepted.
+without ``silence``), and ``partner_hands_visible`` (the simulator's policies look at no
+other hand), change nothing there and are accepted.
+
+:data:`CORE_SUPPORT` is the part that components driving the kernel's actions themselves
+(the RL environment's ``sim`` backend) play: it leaves out the keys whose play the
+simulator's own game loop adds (jump-ins are offered by :func:`unokit.sim.loop.jump_in`),
+and those whose effects such a component has not been checked against.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ from unokit.engine.errors import Reason, RulesError
 from unokit.engine.rules import Rules
 from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
-SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o")
+SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o", "jump_in", "party",
+                     "h2o", "pairs", "online")
 """The presets the simulator plays as they are (with any number of players)."""
 
 _DEALER = {"high_card": 0, "random": 1, "seat0": 2}
@@ -42,7 +51,7 @@ _SKIP_ON_SKIP = {"none": 0, "same_color": 1, "any": 2}
 SUPPORT: Declaration = {
     "players": ANY,
     "hand_size": ANY,
-    "deck": frozenset({"classic"}),
+    "deck": frozenset({"classic", "h2o"}),
     "extra_cards": frozenset({()}),
     "dealer": frozenset(_DEALER),
     "first_card": frozenset({"official", "number_only"}),
@@ -57,14 +66,14 @@ SUPPORT: Declaration = {
     "uno_penalty": ANY,
     "uno_self_catch": ANY,
     "false_catch_penalty": only_default("false_catch_penalty"),
-    "misplay_penalty": only_default("misplay_penalty"),
-    "scoring": frozenset({"standard", "penalty"}),
+    "misplay_penalty": ANY,
+    "scoring": frozenset({"standard", "penalty", "lazy"}),
     "target_score": ANY,
     "rounds": ANY,
     "lone_zero_points": ANY,
     "going_out_bonus": ANY,
-    "teams": only_default("teams"),
-    "partner_hands_visible": only_default("partner_hands_visible"),
+    "teams": ANY,
+    "partner_hands_visible": INERT,  # what a seat sees: no policy looks at other hands
     "play_to_last": only_default("play_to_last"),
     "progressive_refill": only_default("progressive_refill"),
     "draw_two_on_draw_two": frozenset(_CHAIN),
@@ -73,7 +82,7 @@ SUPPORT: Declaration = {
     "draw_four_on_draw_two": frozenset({"none", "stack"}),
     "reverse_deflects_draw": ANY,
     "skip_on_skip": frozenset(_SKIP_ON_SKIP),
-    "jump_in": only_default("jump_in"),
+    "jump_in": ANY,
     "seven_swap": ANY,
     "zero_rotate": ANY,
     "seven_zero_last_card": frozenset({"no_effect", "apply"}),
@@ -82,14 +91,32 @@ SUPPORT: Declaration = {
     "uno_slap": only_default("uno_slap"),
     "silence": only_default("silence"),
     "silence_penalty": INERT,  # silence is always off
-    "wild_color": only_default("wild_color"),
+    "wild_color": ANY,
     "blank_card_effect": INERT,  # the classic deck holds no blank card
     "launcher_fire_chance": INERT,  # the classic deck has no launcher
     "launcher_max_burst": INERT,
 }
 """What the simulator plays of each rule key (see :mod:`unokit.engine.support`)."""
 
-_WHY = {"extra_cards": Reason("the simulator plays the classic 108-card deck only")}
+CORE_SUPPORT: Declaration = dict(SUPPORT) | {
+    "deck": frozenset({"classic"}),
+    "teams": only_default("teams"),
+    "partner_hands_visible": only_default("partner_hands_visible"),
+    "jump_in": only_default("jump_in"),
+    "wild_color": only_default("wild_color"),
+    "misplay_penalty": only_default("misplay_penalty"),
+    "scoring": frozenset({"standard", "penalty"}),
+}
+"""What the kernel plays for a component that drives its actions itself (see the
+module docstring): :data:`SUPPORT` less the H2O deck, teams, jump-ins, the colour
+wheel, misplays and lazy scoring."""
+
+_WHY = {
+    "extra_cards": Reason("the simulator plays the decks as they are, without extra cards"),
+    "deck": Reason("the simulator does not play the attack deck: its Discard All puts "
+                   "cards on the discard pile in the order of the hand, which the "
+                   "simulator does not keep"),
+}
 """Reasons clearer than the generic one, by key."""
 
 # Indices into the kernel's rule parameters (an int64 array). The codes of the keys with
@@ -99,7 +126,8 @@ _WHY = {"extra_cards": Reason("the simulator plays the classic 108-card deck onl
  R_GUILTY_DRAW, R_INNOCENT_DRAW, R_TAKES_BACK, R_UNO_PENALTY, R_SELF_CATCH,
  R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
  R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
- R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, N_PARAMS) = range(31)
+ R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, R_TEAMS, R_JUMP_IN, R_WHEEL, R_MISPLAY, R_LAZY,
+ N_PARAMS) = range(36)
 
 
 def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
@@ -167,6 +195,11 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_ANSWER_TWO: _answers_exist(rules, two=True),
         R_ANSWER_FOUR: _answers_exist(rules, two=False),
         R_DECK_SIZE: len(rules.deck_cards()),
+        R_TEAMS: rules.teams == "pairs",
+        R_JUMP_IN: rules.jump_in,
+        R_WHEEL: rules.wild_color == "next_in_circle",
+        R_MISPLAY: rules.misplay_penalty,
+        R_LAZY: rules.scoring == "lazy",
     }
     params = np.zeros(N_PARAMS, dtype=np.int64)
     for index, value in values.items():
@@ -187,5 +220,5 @@ def kernel_deck(rules: Rules) -> npt.NDArray[np.int64]:
     return np.array(rules.deck_cards(), dtype=np.int64)
 
 
-__all__ = ["SUPPORT", "SUPPORTED_PRESETS", "check_supported", "kernel_bonus", "kernel_deck",
-           "kernel_params", "unsupported"]
+__all__ = ["CORE_SUPPORT", "SUPPORT", "SUPPORTED_PRESETS", "check_supported", "kernel_bonus",
+           "kernel_deck", "kernel_params", "unsupported"]
