@@ -193,3 +193,35 @@ async def test_a_room_that_moved_tells_its_callers_to_reconnect() -> None:
         message = msgspec.json.decode(conn.sent[0])
         assert conn.closed and message["type"] == "bye" and "moved" in message["reason"]
         assert room.inbox.empty()
+
+
+@pytest.mark.asyncio
+async def test_the_spectators_room_message_waits_on_the_rooms_clock() -> None:
+    # spectators who come and go are told to everyone in one room message, due
+    # presence_interval after the first of them on the room's own clock (no timer of the
+    # event loop): it comes once that clock reaches it, and not before
+    async with opened() as store:
+        clock = Clock()
+        table = await Table.open(store)
+        room = table.room
+        room.clock = clock.room_clock()
+        ann, _ = await table.join("Ann")
+        interval = room.settings.presence_interval
+        watchers = [Conn(-1) for _ in range(3)]
+        for watcher in watchers:
+            await table.handle("hello", watcher, P.Hello(room=room.code, spectate=True))
+        assert room.presence_due == clock.mono + interval
+        assert room._due() == room.presence_due
+
+        def told() -> list[int]:
+            return [m["room"].get("spectators", 0) for m in map(msgspec.json.decode, ann.sent)
+                    if m.get("type") == "room"]
+        before = told()
+        clock.mono += interval / 2
+        await room._handle(inbox.Due())
+        assert told() == before  # not due yet on the room's clock
+        clock.mono += interval / 2
+        await room._handle(inbox.Due())
+        assert told() == [*before, 3] and room.presence_due is None
+        await table.handle("gone", watchers[0])  # the next one waits its interval again
+        assert room.presence_due == clock.mono + interval and told() == [*before, 3]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -143,9 +144,10 @@ async def test_a_bot_past_its_budget_gets_the_cheap_move_and_its_worker_is_repla
 
 
 async def test_a_server_that_stops_does_not_wait_for_a_thinking_bot(
-        gate: Path, tmp_path: Path) -> None:
+        gate: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1,
                                bot_budget=10.0)
+    caplog.set_level(logging.WARNING, "unokit.bots")
     async with asyncio.timeout(120):
         async with running_server(settings) as server:
             pool = await warm(server)
@@ -157,6 +159,9 @@ async def test_a_server_that_stops_does_not_wait_for_a_thinking_bot(
         # stopped while the bot was still thinking: its worker was killed, not waited on
         assert [p.returncode for p in processes] == [-signal.SIGKILL]
         assert pool.decided == 0 and "late" not in pool.fallbacks
+        # killed by the stop itself, not by its budget's killer (a stop that waited for
+        # the thinking bot would end only once the budget had killed its worker)
+        assert "ran past its budget" not in caplog.text
 
 
 # ---------------------------------------------------------------- the allow-list

@@ -14,6 +14,7 @@ again there."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+import websockets
 from sqlalchemy import Connection
 
 from server_harness import Running, running_server, server_settings
@@ -99,7 +101,6 @@ def check_replay(room: StoredRoom) -> None:
     ids = [a.client_id for a in room.actions if a.client_id is not None]
     assert len(ids) == len(set(ids))
     assert room.seed is not None
-    import json
     game = Game(Rules.from_dict(json.loads(room.rules)), room.seed)
     for row in room.actions:
         game.apply(parse_action(row.action))
@@ -242,3 +243,19 @@ async def test_a_write_in_flight_when_the_owner_stalled_is_refused_after_a_takeo
         check_replay(await stored(second, code))
         await again.close()
         await ann.close()
+
+
+async def test_elsewhere_says_when_to_say_hello_again(database_url: str) -> None:
+    # a hello for a room another live process holds is refused with elsewhere and,
+    # like unavailable, a retry_after: the lease's length, by which the lease of a
+    # process that is gone has run out and the room can be taken over here
+    clock = LeaseClock()
+    async with two_servers(database_url, clock) as (first, second):
+        code = await new_room(first, rules="official,players=2")
+        url = second.url.replace("http://", "ws://") + "/ws"
+        async with websockets.connect(url) as ws:
+            await ws.send(json.dumps({"type": "hello", "room": code, "name": "Eve"}))
+            answer = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        assert answer["type"] == "error" and answer["code"] == "elsewhere", answer
+        assert answer["retry_after"] == LEASE == second.rooms.settings.lease
+        assert code not in second.rooms.rooms

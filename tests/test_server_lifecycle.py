@@ -15,6 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import Connection, select
 
+from polling import until
 from server_harness import Running, running_server, server_settings
 from unokit.client import ClientError, GameClient
 from unokit.client.client import ActionRefused
@@ -233,3 +234,25 @@ async def test_a_lobby_expires_by_its_stored_clock_across_a_restart(
         assert (await stored(server, fresh))[0] == "closed"
         with pytest.raises(ClientError, match="room_closed"):
             await GameClient.join(server.url, fresh, name="Bob")
+
+
+# ---------------------------------------------------------------- retention
+async def test_the_server_runs_the_retention_sweep_by_itself(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (server review S7: no row was ever deleted) a started server deletes the rooms
+    # over for longer than the retention settings say with no one asking: its sweep
+    # runs RETAIN_FIRST seconds after the start (0 here) and then periodically
+    from test_store_lifecycle import NOW, codes, make_room
+    from unokit.server import retention
+    from unokit.store import Store
+    store = Store(database_url)
+    try:
+        await make_room(store, "OLDFIN", "finished", ended_days=91, started=True)
+        await make_room(store, "NEWFIN", "finished", ended_days=89, started=True)
+    finally:
+        await store.close()
+    monkeypatch.setattr(retention, "RETAIN_FIRST", 0.0)
+    async with running_server(server_settings(database_url), clock=lambda: NOW) as server:
+        await until(lambda: server.rooms.retainer.deleted == 1, "the first sweep")
+        assert server.rooms.store is not None
+        assert await codes(server.rooms.store) == {"NEWFIN"}

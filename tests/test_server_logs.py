@@ -235,3 +235,50 @@ def test_an_unreachable_database_is_one_line_without_its_password(tmp_path: Path
     assert [e["msg"] for e in errors if e["level"] == "error"] == [
         "cannot start: the database cannot be used: OperationalError"]
     assert "hunter2secret" not in err and "Traceback" not in err
+
+
+@pytest.mark.asyncio
+async def test_a_failed_write_names_its_room(tmp_path: Path,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    # (server review S8: "write failed" named no room) the store's line for a write the
+    # database refused names the room it was for
+    import sqlalchemy as sa
+
+    from store_kit import new_room
+    from unokit.store import Store, StoreError
+    url = f"sqlite:///{tmp_path / 'unokit.db'}"
+    store = Store(url)
+    other = sa.create_engine(url)
+    try:
+        room_id = await store.create_room(new_room("FAILS"))
+        with other.begin() as connection:
+            connection.execute(sa.text(
+                "CREATE TRIGGER refuse BEFORE UPDATE ON rooms "
+                "BEGIN SELECT RAISE(ABORT, 'refused'); END"))
+        caplog.set_level(logging.ERROR, "unokit.store")
+        with pytest.raises(StoreError):
+            await store.set_status(room_id, "closed")
+    finally:
+        await store.close()
+        other.dispose()
+    [failed] = [r for r in caplog.records if r.getMessage() == "write failed"]
+    assert failed.room_id == room_id  # type: ignore[attr-defined]
+    assert json.loads(JsonFormatter().format(failed))["room_id"] == room_id
+
+
+def test_the_servers_handler_throttles_repeated_errors() -> None:
+    # (server review S8: 863 "write failed" lines in 10 s) the handler the server
+    # logs through holds back a repeated error line
+    out = io.StringIO()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        setup_logging("info", "json", stream=out)
+        for _ in range(863):
+            logging.getLogger("unokit.store").error("write failed", extra={"room": "AAAA"})
+        logging.getLogger("unokit.store").error("write failed", extra={"room": "BBBB"})
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line["room"] for line in lines] == ["AAAA", "BBBB"]

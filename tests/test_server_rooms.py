@@ -6,6 +6,7 @@ by a restart that brings the rooms back."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -18,7 +19,7 @@ from unokit.client.client import ActionRefused, ClientError
 from unokit.engine.phases import ROUND_OVER
 from unokit.server import protocol as P
 from unokit.server.room import Room
-from unokit.server.rooms import FINISHED_KEPT
+from unokit.server.rooms import FINISHED_KEPT, Rooms
 from unokit.store import StoreError
 
 pytestmark = pytest.mark.asyncio
@@ -520,3 +521,39 @@ async def test_a_finished_room_leaves_memory_once_nobody_is_connected(
         assert len(record.json()["actions"]) == len(room.game.history)
         with pytest.raises(ClientError, match="no_room"):
             await GameClient.join(server.url, code, name="Bob")
+
+
+async def test_a_room_not_in_memory_is_rebuilt_in_a_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rooms.find rebuilds a room that is not in memory (for its page, record or check)
+    # by replaying its stored actions: work that grows with the match, so it is done in
+    # a worker thread and the event loop every room shares stays free
+    from room_kit import Table, kind
+    threads: list[int] = []
+    restore = Room.restore.__func__  # type: ignore[attr-defined]
+
+    def noted(cls: type[Room], *args: Any, **kwargs: Any) -> Room:
+        threads.append(threading.get_ident())
+        return restore(cls, *args, **kwargs)  # type: ignore[no-any-return]
+    rooms = Rooms(server_settings("sqlite://"))
+    await rooms.open()
+    try:
+        table = await Table.open(rooms.store)  # a room of the database, not of ``rooms``
+        conns = {0: (await table.join("Ann"))[0], 1: (await table.join("Bob"))[0]}
+        assert kind(await table.send(conns[0], P.Start(id="start"))) == "ack"
+        room = table.room
+        assert room.driver is not None
+        for n in range(3):
+            seat = room.driver.lead()
+            action = room._legal(seat)[0][0]
+            assert kind(await table.send(conns[seat], P.Act(id=f"a-{n}", action=action))
+                        ) == "ack"
+        played = room.game
+        assert played is not None and played.history
+        monkeypatch.setattr(Room, "restore", classmethod(noted))
+        found = await rooms.find(table.room.code)
+        assert threads and threading.get_ident() not in threads
+        assert found.game is not None and found.game.history == played.history
+        assert table.room.code not in rooms.rooms  # shown, not served
+    finally:
+        await rooms.close()

@@ -70,6 +70,7 @@ from unokit.server.logs import CONNECTION_ID
 from unokit.server.metrics import NO_METRICS, count_rooms
 from unokit.server.observe import Observe, client_address, route_patterns
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
+from unokit.server.ownership import Elsewhere
 from unokit.server.passwords import LoginLimits, Passwords
 from unokit.server.presence import ENDED
 from unokit.server.published import Published
@@ -173,9 +174,12 @@ class Connection:
 
 def _error(conn: Connection, code: str, message: object, msg_id: str | None = None) -> bytes:
     """An error for ``conn``, its text (a marked message or an error with a template) in
-    the connection's language (with ``retry_after`` when it says to send it again)."""
+    the connection's language (with ``retry_after`` when it says to send it again, or
+    when it is :class:`Elsewhere`, to say hello again)."""
+    retry_after = (message.retry_after if isinstance(message, Elsewhere)
+                   else RETRY_AFTER if code in RETRY_CODES else None)
     return P.encode(P.Error(code=code, message=localize(conn.lang, message), id=msg_id,
-                            retry_after=RETRY_AFTER if code in RETRY_CODES else None))
+                            retry_after=retry_after))
 
 
 async def game_socket(websocket: WebSocket) -> None:

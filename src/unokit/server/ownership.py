@@ -53,6 +53,21 @@ ELSEWHERE = N_("another server process serves this room now: try again in a few 
                "(or at the address that serves it)")
 
 
+class Elsewhere(RoomError):
+    """``elsewhere``: another live process holds the room. ``retry_after``: the seconds
+    to wait before the next hello, the lease's length (:attr:`Settings.lease`): if that
+    process is gone, its lease has run out by then and the room can be taken over.
+
+    >>> err = Elsewhere(15.0)
+    >>> err.code, err.retry_after
+    ('elsewhere', 15.0)
+    """
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__("elsewhere", ELSEWHERE)
+        self.retry_after = retry_after
+
+
 class Ownership:
     """The leases of the rooms of one :class:`unokit.server.rooms.Rooms`."""
 
@@ -126,7 +141,7 @@ class Ownership:
         served where it ended, or by a process that starts while it is recent).
 
         Raises:
-            RoomError: ``elsewhere``: another live process holds it.
+            Elsewhere: another live process holds it.
         """
         store = self.rooms.store
         assert store is not None
@@ -136,7 +151,7 @@ class Ownership:
                 return here
             claimed, busy = await store.claim_rooms(code=code)
             if busy:
-                raise RoomError("elsewhere", ELSEWHERE)
+                raise Elsewhere(self.rooms.settings.lease)
             back = await self._bring_back(claimed)
         if not back:
             return None

@@ -225,7 +225,8 @@ class Error(_Server, tag="error"):
     ``not_stored``, ``unavailable``, ``closing``, ``room_closed``, ``too_many``,
     ``elsewhere``, ``banned``, ``not_allowed``. The ones that say "nothing was kept, send
     it again" (``not_stored``, ``unavailable``, ``closing``) come with ``retry_after``:
-    the seconds to wait first."""
+    the seconds to wait first; so does ``elsewhere`` (the lease's length, before the
+    next hello)."""
 
     code: str
     message: str

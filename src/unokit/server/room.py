@@ -191,7 +191,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         self._schedule()
         self._mark_presence(clock.monotonic())
         while True:
-            due = self._next_due()
+            due = self._due()
             item: I.Item
             try:
                 if not self.inbox.empty():  # a due never holds back a waiting message
@@ -300,6 +300,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         self._broadcast_room()
 
     async def _handle(self, item: I.Item) -> None:
+        self._tell_presence()  # when due, also while messages keep the room busy
         match item:
             case I.Due():
                 await self._on_due()
@@ -398,16 +399,21 @@ class Room(Lobby, Talk, Pacing, Presence):
         if interval <= 0:
             self._broadcast_room()
             return
-        if self.presence_due:
-            return
-        self.presence_due = True
-        loop = asyncio.get_running_loop()
+        if self.presence_due is None:  # told when it is due (:meth:`_tell_presence`)
+            self.presence_due = self.clock.monotonic() + interval
 
-        async def tell(room: Room) -> None:
-            room.presence_due = False
-            room._broadcast_room()
+    def _tell_presence(self) -> None:
+        """Send the room message of spectators who came or went, if it is due."""
+        due = self.presence_due
+        if due is not None and self.clock.monotonic() >= due:
+            self.presence_due = None
+            self._broadcast_room()
 
-        loop.call_later(interval, lambda: self.submit(I.Call(loop.create_future(), tell)))
+    def _due(self) -> float | None:
+        """The next instant (the room's monotonic clock) the room's task has something
+        to do: a game's timer (:meth:`_next_due`) or the spectators' room message."""
+        dues = [d for d in (self._next_due(), self.presence_due) if d is not None]
+        return min(dues) if dues else None
 
     # ------------------------------------------------------------ messages
     async def _message(self, conn: Connection, message: P.ClientMessage) -> None:

@@ -137,7 +137,7 @@ class RoomBase:
     seen_stored: StateField[float] = StateField()
     attended: StateField[bool] = StateField()
     absent: StateField[dict[int, float]] = StateField()
-    presence_due: StateField[bool] = StateField()
+    presence_due: StateField[float | None] = StateField()
 
     oversight: Oversight = NO_OVERSIGHT
     """The server's metrics, bans and word list (:meth:`Rooms.add` sets them)."""

@@ -124,8 +124,9 @@ class RoomState:
     """Whether a seated person is connected now."""
     absent: dict[int, float] = field(default_factory=dict)
     """Person seats no connection holds in the lobby, and since when."""
-    presence_due: bool = False
-    """Set while a room message for spectators who came or went is waiting."""
+    presence_due: float | None = None
+    """When (the room's monotonic clock) the room message for spectators who came or
+    went is due; ``None``: none is waiting."""
 
     @classmethod
     def new(cls, seats: list[Seat], *, turn_timer: int, now: float) -> RoomState:

@@ -56,7 +56,7 @@ from unokit.server.room import Room
 from unokit.server.room_clock import RoomClock
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
-from unokit.store import Store, StoreConflict, StoreError
+from unokit.store import Store, StoreConflict, StoredRoom, StoreError
 from unokit.store.bans import list_bans
 from unokit.store.leases import Clock
 from unokit.store.lifecycle import end_stale
@@ -353,11 +353,20 @@ class Rooms:
             stored = await reading(self.settings, self._store().load_rooms(code=wanted))
             if not stored:
                 raise
-            try:
-                return Room.restore(stored[0], store=self._store(), fanout=self.fanout,
-                                    settings=self.settings, clock=self.room_clock())
-            except (UnoError, ValueError):
-                raise RoomError("no_room", N_("that room cannot be rebuilt")) from None
+            # the replay of a long match takes a while: in a thread, not on the loop
+            return await asyncio.to_thread(self._rebuilt, stored[0])
+
+    def _rebuilt(self, stored: StoredRoom) -> Room:
+        """A room over, rebuilt from its rows (without a task), for :meth:`find`.
+
+        Raises:
+            RoomError: ``no_room``: its actions do not replay.
+        """
+        try:
+            return Room.restore(stored, store=self._store(), fanout=self.fanout,
+                                settings=self.settings, clock=self.room_clock())
+        except (UnoError, ValueError):
+            raise RoomError("no_room", N_("that room cannot be rebuilt")) from None
 
     def open_rooms(self) -> list[dict[str, Any]]:
         """The public rooms that wait for players, newest first."""

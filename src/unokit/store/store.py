@@ -300,6 +300,9 @@ class Store:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
         self._open: Connection | None = None
+        self._fenced: int | None = None
+        """The room of the write the writer thread runs now (as its fence named it), so
+        that a failed write's log line names its room."""
         style = self.engine.dialect.paramstyle
         if self.engine.dialect.name == "sqlite" or style == "qmark":
             self._mark = "?"
@@ -382,6 +385,7 @@ class Store:
     def _fence(self, connection: Connection, room_id: int) -> None:
         """The fence of a write for ``room_id``: the transaction goes on only if this
         store holds the room's lease (:func:`unokit.store.leases.fence`)."""
+        self._fenced = room_id
         try:
             leases.fence(connection, self.owner.text, room_id, self._tokens.get(room_id))
         except LeaseLost:
@@ -453,6 +457,7 @@ class Store:
         it reused had died (the database restarted since) is tried once more on a new,
         checked one. Never raises: the writer must not stop."""
         reused = self._open is not None and not self._open.closed
+        self._fenced = None
         try:
             connection = self._connection()
         except Exception as exc:  # no connection: every write of the batch fails at once
@@ -492,7 +497,7 @@ class Store:
                 failure = exc
             else:
                 LOG.error("write failed", extra={"error": type(exc).__name__, "room_id": (
-                    batch[0][2] or (None,))[0]})
+                    batch[0][2] or (self._fenced,))[0]})
                 kind = StoreConflict if self._conflict(exc) else StoreError
                 failure = kind(f"the database refused a write: {type(exc).__name__}")
             _settle_all([(batch[0][1], None, failure)])
