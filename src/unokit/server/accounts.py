@@ -39,8 +39,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from unokit.i18n import N_, pick_language
-from unokit.server.jsondepth import too_deep
-from unokit.server.limits import Refused, check_origin, check_post, read_body
+from unokit.server.limits import Refused, check_origin, json_body
 from unokit.server.observe import client_address
 from unokit.server.passwords import PASSWORD_MAX, PASSWORD_MIN, LoginLimits, Passwords
 from unokit.server.seating import RoomError
@@ -140,22 +139,8 @@ def _now(request: Request) -> float:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The JSON object of a POST (allowed origin, ``application/json``, bounded)."""
-    settings = _settings(request)
-    check_post(request.headers, settings)
-    raw = await read_body(request, settings.max_body, settings.head_timeout)
-    if not raw:
-        return {}
-    if too_deep(raw, settings.max_json_depth):
-        raise RoomError("bad_request", N_("JSON nests at most {limit} levels deep"),
-                        limit=settings.max_json_depth)
-    try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        raise RoomError("bad_request", N_("the body is not JSON")) from None
-    if not isinstance(data, dict):
-        raise RoomError("bad_request", N_("the body is a JSON object"))
-    return data
+    """The JSON object of a POST (:func:`unokit.server.limits.json_body`)."""
+    return await json_body(request, _settings(request))
 
 
 def _text(data: dict[str, Any], name: str) -> str:

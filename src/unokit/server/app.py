@@ -58,14 +58,7 @@ from unokit.server import accounts, admin, inbox
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
-from unokit.server.jsondepth import too_deep
-from unokit.server.limits import (
-    Limits,
-    Refused,
-    check_origin,
-    check_post,
-    read_body,
-)
+from unokit.server.limits import Limits, Refused, check_origin, json_body
 from unokit.server.logs import CONNECTION_ID
 from unokit.server.metrics import NO_METRICS, count_rooms
 from unokit.server.observe import Observe, client_address, route_patterns
@@ -355,23 +348,8 @@ def _refused_response(exc: Refused, headers: Any) -> Response:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The JSON object of a POST: from an allowed origin, as ``application/json``, at
-    most ``max_body`` bytes (read no further), nested at most ``max_json_depth`` deep."""
-    settings: Settings = request.app.state.rooms.settings
-    check_post(request.headers, settings)
-    raw = await read_body(request, settings.max_body, settings.head_timeout)
-    if not raw:
-        return {}
-    if too_deep(raw, settings.max_json_depth):
-        raise RoomError("bad_request", N_("JSON nests at most {limit} levels deep"),
-                        limit=settings.max_json_depth)
-    try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        raise RoomError("bad_request", N_("the body is not JSON")) from None
-    if not isinstance(data, dict):
-        raise RoomError("bad_request", N_("the body is a JSON object"))
-    return data
+    """The JSON object of a POST (:func:`unokit.server.limits.json_body`)."""
+    return await json_body(request, request.app.state.rooms.settings)
 
 
 def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...],

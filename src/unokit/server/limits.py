@@ -18,12 +18,14 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+import msgspec
 from starlette.requests import Request
 
 from unokit.i18n import N_
+from unokit.server.jsondepth import too_deep
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
 
@@ -279,3 +281,28 @@ def check_post(headers: Mapping[str, str], settings: Settings) -> None:
     if media != "application/json":
         raise Refused("bad_request", 415, N_("send the body as Content-Type: "
                                              "application/json"))
+
+
+async def json_body(request: Request, settings: Settings) -> dict[str, Any]:
+    """The JSON object of a POST: from an allowed origin, as ``application/json``, at
+    most ``max_body`` bytes (read no further), nested at most ``max_json_depth`` deep;
+    an empty body is ``{}``.
+
+    Raises:
+        RoomError: ``bad_request`` (not JSON, not an object, too deep), ``bad_origin``
+            or ``too_large`` (:func:`check_post`, :func:`read_body`).
+    """
+    check_post(request.headers, settings)
+    raw = await read_body(request, settings.max_body, settings.head_timeout)
+    if not raw:
+        return {}
+    if too_deep(raw, settings.max_json_depth):
+        raise RoomError("bad_request", N_("JSON nests at most {limit} levels deep"),
+                        limit=settings.max_json_depth)
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        raise RoomError("bad_request", N_("the body is not JSON")) from None
+    if not isinstance(data, dict):
+        raise RoomError("bad_request", N_("the body is a JSON object"))
+    return data
