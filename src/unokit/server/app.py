@@ -75,6 +75,7 @@ from unokit.server.roomlist import OpenRoomList
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
+from unokit.server.wire import KeepSend, direct_writer, raw_send
 
 LOG = logging.getLogger("unokit.server")
 
@@ -102,6 +103,11 @@ class Connection:
         self.outbox: collections.deque[bytes] = collections.deque()
         """Messages waiting for the writer (at most :data:`SEND_QUEUE`)."""
         self._wake: asyncio.Future[None] | None = None
+        self._write_now = direct_writer(raw_send())
+        """Writes a message at once when it can (:mod:`unokit.server.wire`); else the
+        writer task sends it."""
+        self._sending = False
+        """Whether the writer task has a message under way (later ones wait for it)."""
         self.closed = False
         self.rate = settings.rate
         self.burst = float(settings.burst)
@@ -111,12 +117,18 @@ class Connection:
         self.lang = pick_language(websocket.headers.get("accept-language"))
         """The language of the error texts: the hello's ``lang``, else the request's
         ``Accept-Language``."""
+        self.ack_in_events = False
+        """The hello's ``ack_in_events``."""
 
     def deliver(self, data: bytes) -> None:
         """Queue a message; a client too far behind is closed."""
         if self.closed:
             return
         self.metrics.sent(data)
+        write_now = self._write_now
+        if (write_now is not None and not self.outbox and not self._sending
+                and write_now(data)):
+            return
         if len(self.outbox) >= SEND_QUEUE:
             LOG.warning("slow client disconnected", extra={"conn": self.id})
             self.closed = True
@@ -155,8 +167,12 @@ class Connection:
         send, outbox = self.websocket.send, self.outbox
         loop = asyncio.get_running_loop()
         while True:
-            while outbox:
-                await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+            self._sending = True
+            try:
+                while outbox:
+                    await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+            finally:
+                self._sending = False
             if self.closed:
                 return
             self._wake = loop.create_future()
@@ -261,6 +277,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         return
     if hello.lang:
         conn.lang = pick_language(hello.lang)
+    conn.ack_in_events = hello.ack_in_events
     if hello.v != P.VERSION:
         conn.close(_error(conn, "version", Reason("this server speaks protocol version "
                                                   "{version}", version=P.VERSION)))
@@ -592,6 +609,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     if settings.base_path:
         routes = [Mount(settings.base_path, routes=routes)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(KeepSend),
         Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))],
         exception_handlers={HTTPException: _http_error})
     app.state.rooms = shared

@@ -70,6 +70,10 @@ class Hello(_Client, tag="hello"):
     lang: str = ""
     """The language of the server's error texts to this connection (``ru``, ``da-DK``;
     empty: the ``Accept-Language`` of the WebSocket request, else English)."""
+    ack_in_events: bool = False
+    """The ``ack`` of this connection's game action comes inside the ``events`` message
+    of its events (its field ``ack``), not as a message of its own, whenever this
+    connection is its seat's only one: one message instead of two."""
 
 
 class Act(_Client, tag="act"):
@@ -242,6 +246,9 @@ class Events(_Server, tag="events"):
     phase: str = ""
     legal: list[str] = []
     must: bool = False
+    ack: Ack | None = None
+    """The ack of the game action that made these events, to the connection that sent it
+    (one that asked for it in its ``hello``: ``ack_in_events``)."""
 
 
 class RoomState(_Server, tag="room"):

@@ -274,9 +274,11 @@ class RoomBase:
         return legal, viewer == driver.lead()
 
     def _events_message(self, events: list[Event], viewer: int,
-                        public: list[dict[str, Any]] | None = None) -> bytes:
-        """The events as ``viewer`` sees them, with its legal actions. ``public``: the
-        events' own dicts, worked out once for every viewer that sees them whole."""
+                        public: list[dict[str, Any]] | None = None,
+                        ack: P.Ack | None = None) -> bytes:
+        """The events as ``viewer`` sees them, with its legal actions (and ``ack``).
+        ``public``: the events' own dicts, worked out once for every viewer that sees
+        them whole."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
         view = None if viewer < 0 else viewer
@@ -287,13 +289,28 @@ class RoomBase:
             shown.append(public[i] if public is not None and seen is event
                          else seen.to_dict())
         return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
-                                 legal=legal, must=must))
+                                 legal=legal, must=must, ack=ack))
 
-    def _broadcast_events(self, events: list[Event]) -> None:
+    def _broadcast_events(self, events: list[Event],
+                          ack: tuple[Connection, P.Ack] | None = None) -> bool:
+        """Send each viewer the events as it sees them (one encoding per viewer, shared
+        by its connections). ``ack``: the connection that sent the action and its ack,
+        which rides in that connection's events message when the connection asked for
+        it (``ack_in_events``) and is its seat's only connection here, so that the
+        message is its own; whether it did."""
         public = [event.to_dict() for event in events]
+        viewers = self.fanout.viewers(self.code)
+        mine, answer = None, None
+        if ack is not None:
+            conn, answer = ack
+            if (getattr(conn, "ack_in_events", False) and conn in self.conns
+                    and viewers.get(conn.viewer) == 1):
+                mine = conn.viewer
         self.fanout.publish(self.code, {
-            viewer: self._events_message(events, viewer, public)
-            for viewer in self.fanout.viewers(self.code)})
+            viewer: self._events_message(events, viewer, public,
+                                         answer if viewer == mine else None)
+            for viewer in viewers})
+        return mine is not None
 
     def _reveal_message(self) -> bytes:
         return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),

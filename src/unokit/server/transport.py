@@ -113,8 +113,11 @@ def head_timeout_protocol(seconds: float, *, h11: bool = False) -> type[asyncio.
 
 
 def uvicorn_options(settings: Settings, *, h11: bool = False) -> dict[str, Any]:
-    """The ``uvicorn.Config`` options that carry the limits of ``settings``."""
+    """The ``uvicorn.Config`` options that carry the limits of ``settings``, and the
+    WebSocket protocol: ``websockets``'s sans-I/O one without compression, whose frames
+    :mod:`unokit.server.wire` writes at once."""
     return {"http": head_timeout_protocol(settings.head_timeout, h11=h11),
+            "ws": "websockets-sansio", "ws_per_message_deflate": False,
             "ws_max_size": settings.max_frame,
             "timeout_keep_alive": settings.idle_timeout,
             "limit_concurrency": settings.max_conns + CONCURRENCY_SPARE}
