@@ -198,8 +198,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                 elif due is None:
                     item = await self.inbox.get()
                 else:
-                    item = await asyncio.wait_for(self.inbox.get(),
-                                                  max(0.0, due - clock.monotonic()))
+                    item = await self.inbox.get(max(0.0, due - clock.monotonic()))
             except TimeoutError:
                 item = I.Due()
             if isinstance(item, I.Stop):

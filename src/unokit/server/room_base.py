@@ -32,7 +32,7 @@ from unokit.server import protocol as P
 from unokit.server.answers import Answers, refusals_of
 from unokit.server.bot_pool import BotPool
 from unokit.server.fanout import SPECTATORS, FanOut
-from unokit.server.inbox import Item
+from unokit.server.inbox import Inbox
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
 from unokit.server.oversight import NO_OVERSIGHT, Oversight
 from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
@@ -163,7 +163,7 @@ class RoomBase:
         self.waiters: dict[tuple[int, str], list[Connection]] = {}
         """Connections that resent an id whose action is held by a catch grace: they get
         its answer when it comes."""
-        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
+        self.inbox = Inbox()
         self.task: asyncio.Task[None] | None = None
         self.closing = False
         self.unloaded = False
