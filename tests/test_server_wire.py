@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.frames import Frame, Opcode
 
 from server_harness import Running, running_server, server_settings
-from unokit.server.wire import text_frame
+from unokit.server.wire import DirectProtocol, text_frame
 
 async_test = pytest.mark.asyncio
 
@@ -89,3 +89,41 @@ async def test_while_writing_is_paused_messages_wait_in_order() -> None:
         conn.deliver(mark(5))  # all sent: written at once again
         assert not conn.outbox
         assert await marks(ws, 1) == [5]
+
+
+async def pongs(ws: ClientConnection, count: int) -> list[str]:
+    """The ids of the next ``count`` pongs (other messages passed over)."""
+    got: list[str] = []
+    while len(got) < count:
+        message = json.loads(await ws.recv())
+        if message.get("type") == "pong":
+            got.append(message["id"])
+    return got
+
+
+@async_test
+async def test_a_text_message_reaches_the_room_without_the_asgi_queue() -> None:
+    async with watched_room() as (_, ws, _conn, protocol):
+        assert isinstance(protocol, DirectProtocol) and protocol.sink is not None
+        for n in range(30):  # a burst, answered in order
+            await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
+        assert await pongs(ws, 30) == [f"p{n}" for n in range(30)]
+        assert protocol.queue.empty()
+        await ws.send(b"\x00")  # a binary frame still goes through ASGI, and is refused
+        while (message := json.loads(await ws.recv()))["type"] != "error":
+            pass
+        assert message["code"] == "bad_message"
+
+
+@async_test
+async def test_a_message_behind_one_in_the_asgi_queue_waits_its_turn() -> None:
+    async with watched_room() as (_, ws, _conn, protocol):
+        # as if the transport had queued p1 (a message the endpoint has not read yet)...
+        protocol.queue.put_nowait({"type": "websocket.receive",
+                                   "text": '{"type": "ping", "id": "p1"}'})
+        # ...when p2 comes whole: it is queued behind p1, not handed over first
+        protocol.curr_msg_data_type = "text"
+        protocol.frames = [b'{"type": "ping", "id": "p2"}']
+        protocol.send_receive_event_to_app()
+        assert protocol.queue.qsize() == 2
+        assert await pongs(ws, 2) == ["p1", "p2"]

@@ -75,7 +75,7 @@ from unokit.server.roomlist import OpenRoomList
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
-from unokit.server.wire import KeepSend, direct_writer, raw_send
+from unokit.server.wire import KeepSend, direct_reader, direct_writer, raw_send
 
 LOG = logging.getLogger("unokit.server")
 
@@ -290,40 +290,57 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         return
     conn.room = room
     room.submit(inbox.Hello(conn, hello))
-    while not conn.closed:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        data = _frame(message)
-        if data is None:
-            conn.refused += 1
-            conn.deliver(_error(conn, "bad_message", BINARY))
-        elif not conn.allow():
+
+    def take(data: str | None) -> None:
+        if not conn.closed:
+            _take(conn, room, rooms, data, depth)
+
+    # text messages come to ``take`` at once where the server can (wire.direct_reader);
+    # the rest, and the end of the connection, through ASGI
+    stop_reading = direct_reader(raw_send(), take)
+    try:
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            take(_frame(message))
+    finally:
+        if stop_reading is not None:
+            stop_reading()
+
+
+def _take(conn: Connection, room: Room, rooms: Rooms, data: str | None, depth: int) -> None:
+    """One message of a welcomed connection (``None``: a binary frame): checked, then
+    handed to its room, or refused."""
+    if data is None:
+        conn.refused += 1
+        conn.deliver(_error(conn, "bad_message", BINARY))
+    elif not conn.allow():
+        conn.refused += 1
+        msg_id = P.message_id(data, depth)
+        conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
+                            msg_id))
+    else:
+        try:
+            parsed = P.decode_client(data, depth)
+        except P.ProtocolError as exc:
             conn.refused += 1
             msg_id = P.message_id(data, depth)
-            conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
-                                msg_id))
+            conn.deliver(_error(conn, exc.code, exc, msg_id))
         else:
-            try:
-                parsed = P.decode_client(data, depth)
-            except P.ProtocolError as exc:
+            if isinstance(parsed, P.Hello):
                 conn.refused += 1
-                msg_id = P.message_id(data, depth)
-                conn.deliver(_error(conn, exc.code, exc, msg_id))
+                conn.deliver(_error(conn, "bad_message", N_("already said hello")))
+            elif rooms.closing:
+                conn.deliver(_error(conn, "closing", N_(
+                    "the server is restarting: send it again after reconnecting"),
+                    getattr(parsed, "id", None)))
             else:
-                if isinstance(parsed, P.Hello):
-                    conn.refused += 1
-                    conn.deliver(_error(conn, "bad_message", N_("already said hello")))
-                elif rooms.closing:
-                    conn.deliver(_error(conn, "closing", N_(
-                        "the server is restarting: send it again after reconnecting"),
-                        getattr(parsed, "id", None)))
-                else:
-                    conn.refused = 0
-                    room.submit(inbox.Message(conn, parsed))
-        if conn.refused >= REFUSED_LIMIT:
-            conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
-                                      reconnect=False)))
+                conn.refused = 0
+                room.submit(inbox.Message(conn, parsed))
+    if conn.refused >= REFUSED_LIMIT:
+        conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
+                                  reconnect=False)))
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -9,6 +9,7 @@ request (and from the connection's start) to the end of its head: a connection w
 head has not come whole within ``head_timeout`` seconds is closed.
 
 >>> from unokit.server.settings import Settings
+from unokit.server.wire import DirectProtocol
 >>> options = uvicorn_options(Settings(database_url="sqlite://", head_timeout=3))
 >>> options["http"].head_timeout, options["ws_max_size"], options["timeout_keep_alive"]
 (3.0, 65536, 5.0)
@@ -22,6 +23,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from unokit.server.settings import Settings
+from unokit.server.wire import DirectProtocol
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -114,10 +116,10 @@ def head_timeout_protocol(seconds: float, *, h11: bool = False) -> type[asyncio.
 
 def uvicorn_options(settings: Settings, *, h11: bool = False) -> dict[str, Any]:
     """The ``uvicorn.Config`` options that carry the limits of ``settings``, and the
-    WebSocket protocol: ``websockets``'s sans-I/O one without compression, whose frames
-    :mod:`unokit.server.wire` writes at once."""
+    WebSocket protocol: ``websockets``'s sans-I/O one without compression, which
+    :mod:`unokit.server.wire` reads and writes at once (:class:`DirectProtocol`)."""
     return {"http": head_timeout_protocol(settings.head_timeout, h11=h11),
-            "ws": "websockets-sansio", "ws_per_message_deflate": False,
+            "ws": DirectProtocol, "ws_per_message_deflate": False,
             "ws_max_size": settings.max_frame,
             "timeout_keep_alive": settings.idle_timeout,
             "limit_concurrency": settings.max_conns + CONCURRENCY_SPARE}

@@ -31,14 +31,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import OPEN
-
-try:
-    from uvicorn.protocols.websockets.websockets_sansio_impl import (
-        WebSocketsSansIOProtocol,
-    )
-except ImportError:  # pragma: no cover - uvicorn and websockets are in the lock
-    WebSocketsSansIOProtocol = None  # type: ignore[assignment,misc]
 
 WriteNow = Callable[[bytes], bool]
 """Write one text message (UTF-8) now; ``False`` when it cannot be written now (then
@@ -93,8 +87,7 @@ def direct_writer(send: Send | None) -> WriteNow | None:
     is, at once, when that is uvicorn's ``websockets`` sans-I/O protocol (``None``
     otherwise: send through ``send`` in a task)."""
     protocol: Any = getattr(send, "__self__", None)
-    if WebSocketsSansIOProtocol is None or not isinstance(protocol,
-                                                          WebSocketsSansIOProtocol):
+    if not isinstance(protocol, WebSocketsSansIOProtocol):
         return None
     writable = protocol.writable
     frames = protocol.conn
@@ -116,3 +109,45 @@ def direct_writer(send: Send | None) -> WriteNow | None:
         return True
 
     return write_now
+
+
+class DirectProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's ``websockets`` sans-I/O protocol, which hands each whole text message
+    to the connection's :attr:`sink` at once, in the transport's callback, when the
+    endpoint has set one (:func:`direct_reader`): no queue, no task switch, no pause of
+    the reading per message. Anything else (a binary frame, text that is not UTF-8, a
+    message while an earlier one still waits in the queue, so that the order holds)
+    goes through the ASGI queue as before."""
+
+    sink: Callable[[str], None] | None = None
+
+    def send_receive_event_to_app(self) -> None:
+        sink = self.sink
+        if (sink is None or self.curr_msg_data_type != "text" or self.close_sent
+                or not self.queue.empty()):
+            super().send_receive_event_to_app()
+            return
+        frames = self.frames
+        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            super().send_receive_event_to_app()
+            return
+        self.frames = []
+        sink(text)
+
+
+def direct_reader(send: Send | None, sink: Callable[[str], None]) -> Callable[[], None] | None:
+    """Have the WebSocket whose server ``send`` this is hand each text message to
+    ``sink`` at once, when it is a :class:`DirectProtocol` (``None`` otherwise: read
+    through ASGI); the function that stops it."""
+    protocol: Any = getattr(send, "__self__", None)
+    if not isinstance(protocol, DirectProtocol):
+        return None
+    protocol.sink = sink
+
+    def stop() -> None:
+        protocol.sink = None
+
+    return stop
