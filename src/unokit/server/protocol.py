@@ -30,6 +30,7 @@ Chat(seat=0, name='Ann', text='hi', at=1)
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -333,9 +334,19 @@ _server_decoder = msgspec.json.Decoder(ServerMessage)
 _encoder = msgspec.json.Encoder()
 
 
+_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+"""A client id: 1-64 ASCII letters, digits or ``_.:-``."""
+
+
 def _valid_id(value: str) -> bool:
-    return (0 < len(value) <= 64 and value.isascii()
-            and all(c.isalnum() or c in "_.:-" for c in value))
+    """Whether ``value`` is a client id (:data:`_ID`).
+
+    >>> _valid_id("a-1.b:c_D"), _valid_id(""), _valid_id("x" * 65), _valid_id("é")
+    (True, False, False, False)
+    >>> _valid_id("a\\n"), _valid_id("a b")
+    (False, False)
+    """
+    return _ID.fullmatch(value) is not None
 
 
 def _size(data: bytes | str) -> int:

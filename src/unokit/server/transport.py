@@ -9,7 +9,6 @@ request (and from the connection's start) to the end of its head: a connection w
 head has not come whole within ``head_timeout`` seconds is closed.
 
 >>> from unokit.server.settings import Settings
-from unokit.server.wire import DirectProtocol
 >>> options = uvicorn_options(Settings(database_url="sqlite://", head_timeout=3))
 >>> options["http"].head_timeout, options["ws_max_size"], options["timeout_keep_alive"]
 (3.0, 65536, 5.0)
