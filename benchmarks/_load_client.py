@@ -35,6 +35,11 @@ class _Seq(msgspec.Struct):
     seq: int
 
 
+class _Ack(msgspec.Struct):
+    id: str
+    seq: int
+
+
 class _Message(msgspec.Struct):
     """The fields of a server message the load policy reads (others are skipped)."""
 
@@ -46,6 +51,8 @@ class _Message(msgspec.Struct):
     events: list[_Seq] = []
     legal: list[str] = []
     must: bool = False
+    ack: _Ack | None = None
+    """The ack that rides in an ``events`` message (the hello asks for it)."""
 
 
 _decode = msgspec.json.Decoder(_Message).decode
@@ -110,6 +117,8 @@ class Seat(asyncio.Protocol):
                 self.last_seq = max(self.last_seq, message.events[-1].seq)
             self.legal, self.must = message.legal, message.must
             self.room.changed()
+            if message.ack is not None:
+                self.room.acked(self, message.ack.id, message.ack.seq)
         elif kind == "ack":
             self.room.acked(self, message.id or "", message.seq)
         elif kind == "error":
@@ -288,7 +297,7 @@ async def open_room(http: httpx.AsyncClient, url: str, fields: dict[str, Any], p
         seat = Seat(uri, room, index)
         await loop.create_connection(lambda seat=seat: seat, host, int(port))
         await asyncio.wait_for(seat.open, 120)
-        seat.send(P.Hello(room=code, name=f"p{index}"))
+        seat.send(P.Hello(room=code, name=f"p{index}", ack_in_events=True))
         await asyncio.wait_for(seat.welcome, 120)
         room.seats.append(seat)
     room.seats[0].send(P.Start(id="start"))
@@ -313,7 +322,7 @@ async def open_bot_room(http: httpx.AsyncClient, url: str, fields: dict[str, Any
     seat = Seat(uri, room, 0)
     await loop.create_connection(lambda: seat, host, int(port))
     await asyncio.wait_for(seat.open, 120)
-    seat.send(P.Hello(room=code, name="p0"))
+    seat.send(P.Hello(room=code, name="p0", ack_in_events=True))
     await asyncio.wait_for(seat.welcome, 120)
     room.seats.append(seat)
     room.welcomed()

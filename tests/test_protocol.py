@@ -70,10 +70,13 @@ def history(server: Running, code: str) -> int:
 
 
 def answers(client: GameClient, msg_id: str) -> list[P.ServerMessage]:
-    """Every ack, error or snapshot ``client`` received for ``msg_id``."""
+    """Every ack, error or snapshot ``client`` received for ``msg_id`` (an ack inside an
+    events message too)."""
     out = []
     for raw in client.received:
         message = P.decode_server(raw)
+        if isinstance(message, P.Events) and message.ack is not None:
+            message = message.ack
         if isinstance(message, P.Ack | P.Error | P.Snapshot) and message.id == msg_id:
             out.append(message)
     return out

@@ -430,11 +430,11 @@ async def test_a_room_failing_after_the_commit_still_acks(database_url: str,
         original = Room._broadcast_events
         crashes: list[int] = []
 
-        def crash(self: Room, events: Any) -> None:
+        def crash(self: Room, events: Any, *ack: Any) -> bool:
             if self is room and not crashes:
                 crashes.append(1)
                 raise RuntimeError("a bug after the commit")
-            original(self, events)
+            return original(self, events, *ack)
 
         monkeypatch.setattr(Room, "_broadcast_events", crash)
         assert room.game is not None

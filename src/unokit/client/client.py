@@ -98,8 +98,12 @@ class GameClient:
 
     def __init__(self, base: str, room: str, *, name: str = "", token: str | None = None,
                  spectate: bool = False, seat: int | None = None, lang: str = "",
-                 resend: bool = True, api_token: str | None = None) -> None:
+                 resend: bool = True, api_token: str | None = None,
+                 ack_in_events: bool = True) -> None:
         self.base = base
+        self.ack_in_events = ack_in_events
+        """Ask the server to send the ack of a game action inside the ``events`` message
+        of its events (one message instead of two); either way it is taken as an ack."""
         self.resend = resend
         """Send again a message refused with a code of :data:`RESEND_CODES` (else the
         refusal is raised to the caller like any other)."""
@@ -176,7 +180,8 @@ class GameClient:
         hello = P.Hello(room=self.room_code, token=self.token, name=self.name,
                         spectate=self.spectate and self.token is None,
                         seat=self.wanted_seat if self.token is None else None,
-                        last_seq=self.last_seq, lang=self.lang)
+                        last_seq=self.last_seq, lang=self.lang,
+                        ack_in_events=self.ack_in_events)
         await self._ws.send(P.encode(hello).decode())
         welcome = await self._ws.recv()
         if self.keep_raw:
@@ -247,6 +252,8 @@ class GameClient:
                     self.last_seq = event["seq"]
             self.legal, self.must = message.legal, message.must
             self.lead, self.phase = message.lead, message.phase
+            if message.ack is not None:  # the ack of this client's action, after them
+                self._take(message.ack)
         elif isinstance(message, P.Ack | P.Error | P.Snapshot):
             msg_id = message.id
             if (isinstance(message, P.Error) and self.resend and msg_id

@@ -73,6 +73,7 @@ from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.server.sessions import socket_player
 from unokit.server.settings import Settings
+from unokit.server.wire import KeepSend, direct_reader, direct_writer, raw_send
 
 LOG = logging.getLogger("unokit.server")
 
@@ -103,6 +104,11 @@ class Connection:
         self.outbox: collections.deque[bytes] = collections.deque()
         """Messages waiting for the writer (at most :data:`SEND_QUEUE`)."""
         self._wake: asyncio.Future[None] | None = None
+        self._write_now = direct_writer(raw_send())
+        """Writes a message at once when it can (:mod:`unokit.server.wire`); else the
+        writer task sends it."""
+        self._sending = False
+        """Whether the writer task has a message under way (later ones wait for it)."""
         self.closed = False
         self.rate = settings.rate
         self.burst = float(settings.burst)
@@ -112,12 +118,18 @@ class Connection:
         self.lang = pick_language(websocket.headers.get("accept-language"))
         """The language of the error texts: the hello's ``lang``, else the request's
         ``Accept-Language``."""
+        self.ack_in_events = False
+        """The hello's ``ack_in_events``."""
 
     def deliver(self, data: bytes) -> None:
         """Queue a message; a client too far behind is closed."""
         if self.closed:
             return
         self.metrics.sent(data)
+        write_now = self._write_now
+        if (write_now is not None and not self.outbox and not self._sending
+                and write_now(data)):
+            return
         if len(self.outbox) >= SEND_QUEUE:
             LOG.warning("slow client disconnected", extra={"conn": self.id})
             self.closed = True
@@ -156,8 +168,12 @@ class Connection:
         send, outbox = self.websocket.send, self.outbox
         loop = asyncio.get_running_loop()
         while True:
-            while outbox:
-                await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+            self._sending = True
+            try:
+                while outbox:
+                    await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+            finally:
+                self._sending = False
             if self.closed:
                 return
             self._wake = loop.create_future()
@@ -267,6 +283,7 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         return
     if hello.lang:
         conn.lang = pick_language(hello.lang)
+    conn.ack_in_events = hello.ack_in_events
     if hello.v != P.VERSION:
         conn.close(_error(conn, "version", Reason("this server speaks protocol version "
                                                   "{version}", version=P.VERSION)))
@@ -279,40 +296,57 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         return
     conn.room = room
     room.submit(inbox.Hello(conn, hello))
-    while not conn.closed:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        data = _frame(message)
-        if data is None:
-            conn.refused += 1
-            conn.deliver(_error(conn, "bad_message", BINARY))
-        elif not conn.allow():
+
+    def take(data: str | None) -> None:
+        if not conn.closed:
+            _take(conn, room, rooms, data, depth)
+
+    # text messages come to ``take`` at once where the server can (wire.direct_reader);
+    # the rest, and the end of the connection, through ASGI
+    stop_reading = direct_reader(raw_send(), take)
+    try:
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            take(_frame(message))
+    finally:
+        if stop_reading is not None:
+            stop_reading()
+
+
+def _take(conn: Connection, room: Room, rooms: Rooms, data: str | None, depth: int) -> None:
+    """One message of a welcomed connection (``None``: a binary frame): checked, then
+    handed to its room, or refused."""
+    if data is None:
+        conn.refused += 1
+        conn.deliver(_error(conn, "bad_message", BINARY))
+    elif not conn.allow():
+        conn.refused += 1
+        msg_id = P.message_id(data, depth)
+        conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
+                            msg_id))
+    else:
+        try:
+            parsed = P.decode_client(data, depth)
+        except P.ProtocolError as exc:
             conn.refused += 1
             msg_id = P.message_id(data, depth)
-            conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
-                                msg_id))
+            conn.deliver(_error(conn, exc.code, exc, msg_id))
         else:
-            try:
-                parsed = P.decode_client(data, depth)
-            except P.ProtocolError as exc:
+            if isinstance(parsed, P.Hello):
                 conn.refused += 1
-                msg_id = P.message_id(data, depth)
-                conn.deliver(_error(conn, exc.code, exc, msg_id))
+                conn.deliver(_error(conn, "bad_message", N_("already said hello")))
+            elif rooms.closing:
+                conn.deliver(_error(conn, "closing", N_(
+                    "the server is restarting: send it again after reconnecting"),
+                    getattr(parsed, "id", None)))
             else:
-                if isinstance(parsed, P.Hello):
-                    conn.refused += 1
-                    conn.deliver(_error(conn, "bad_message", N_("already said hello")))
-                elif rooms.closing:
-                    conn.deliver(_error(conn, "closing", N_(
-                        "the server is restarting: send it again after reconnecting"),
-                        getattr(parsed, "id", None)))
-                else:
-                    conn.refused = 0
-                    room.submit(inbox.Message(conn, parsed))
-        if conn.refused >= REFUSED_LIMIT:
-            conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
-                                      reconnect=False)))
+                conn.refused = 0
+                room.submit(inbox.Message(conn, parsed))
+    if conn.refused >= REFUSED_LIMIT:
+        conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
+                                  reconnect=False)))
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -585,6 +619,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     if settings.base_path:
         routes = [Mount(settings.base_path, routes=routes)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(KeepSend),
         Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))],
         exception_handlers={HTTPException: _http_error})
     app.state.rooms = shared

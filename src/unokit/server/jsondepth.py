@@ -46,5 +46,17 @@ def json_depth(data: bytes | str, stop: int | None = None) -> int:
 
 
 def too_deep(data: bytes | str, limit: int) -> bool:
-    """Whether ``data`` nests deeper than ``limit``."""
+    """Whether ``data`` nests deeper than ``limit`` (at once when it does not hold more
+    than ``limit`` opening brackets, as a game message does not).
+
+    >>> too_deep('{"a": [[1]]}', 3), too_deep('{"a": ["[[[[[["]}', 3)
+    (False, False)
+    >>> too_deep('{"a": [[[]]]}', 3), too_deep(b'[[[[1]]]]', 3)
+    (True, True)
+    """
+    if isinstance(data, str):
+        if data.count("[") + data.count("{") <= limit:
+            return False
+    elif data.count(b"[") + data.count(b"{") <= limit:
+        return False
     return json_depth(data, limit) > limit

@@ -79,15 +79,16 @@ class Pacing(RoomBase):
         # bots asked in this position that all declined are asked again only after the
         # next action, a change of the automatic seats, or when one leads: otherwise the
         # room would ask them at once, forever
-        if (any(seat in auto for seat in driver.seats_to_ask())
+        if (auto and any(seat in auto for seat in driver.seats_to_ask())
                 and (driver.lead() in auto
                      or self.declined != (len(game.history), frozenset(auto)))):
             self.bot_due = now + self.settings.bot_delay
         lead = driver.lead()
-        key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
         if lead in auto or not self.turn_timer:
             self.timer_due, self.timer_seat, self.timer_key = None, -1, None
-        elif key != self.timer_key:
+            return
+        key = (lead, len(game.history) if self._lead_acted() else -1, str(game.phase))
+        if key != self.timer_key:
             self.timer_key = key
             self.timer_seat = lead
             elapsed = 0.0 if self.timer_due is not None or self.timer_fresh else max(

@@ -30,6 +30,7 @@ Chat(seat=0, name='Ann', text='hi', at=1)
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -70,6 +71,10 @@ class Hello(_Client, tag="hello"):
     lang: str = ""
     """The language of the server's error texts to this connection (``ru``, ``da-DK``;
     empty: the ``Accept-Language`` of the WebSocket request, else English)."""
+    ack_in_events: bool = False
+    """The ``ack`` of this connection's game action comes inside the ``events`` message
+    of its events (its field ``ack``), not as a message of its own, whenever this
+    connection is its seat's only one: one message instead of two."""
 
 
 class Act(_Client, tag="act"):
@@ -250,6 +255,9 @@ class Events(_Server, tag="events"):
     Four open to a challenge."""
     uno_open: int = -1
     """The seat that may be caught for not calling UNO, or -1."""
+    ack: Ack | None = None
+    """The ack of the game action that made these events, to the connection that sent it
+    (one that asked for it in its ``hello``: ``ack_in_events``)."""
 
 
 class RoomState(_Server, tag="room"):
@@ -334,9 +342,19 @@ _server_decoder = msgspec.json.Decoder(ServerMessage)
 _encoder = msgspec.json.Encoder()
 
 
+_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+"""A client id: 1-64 ASCII letters, digits or ``_.:-``."""
+
+
 def _valid_id(value: str) -> bool:
-    return (0 < len(value) <= 64 and value.isascii()
-            and all(c.isalnum() or c in "_.:-" for c in value))
+    """Whether ``value`` is a client id (:data:`_ID`).
+
+    >>> _valid_id("a-1.b:c_D"), _valid_id(""), _valid_id("x" * 65), _valid_id("é")
+    (True, False, False, False)
+    >>> _valid_id("a\\n"), _valid_id("a b")
+    (False, False)
+    """
+    return _ID.fullmatch(value) is not None
 
 
 def _size(data: bytes | str) -> int:

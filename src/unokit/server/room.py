@@ -199,8 +199,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                 elif due is None:
                     item = await self.inbox.get()
                 else:
-                    item = await asyncio.wait_for(self.inbox.get(),
-                                                  max(0.0, due - clock.monotonic()))
+                    item = await self.inbox.get(max(0.0, due - clock.monotonic()))
             except TimeoutError:
                 item = I.Due()
             if isinstance(item, I.Stop):
@@ -514,15 +513,18 @@ class Room(Lobby, Talk, Pacing, Presence):
         if isinstance(held, ChatHeld) and not self._silenced(held.seat):
             return await self._post_line(held)  # a chat line that costs nothing
         chat = held.text if isinstance(held, ChatHeld) else None
+        # the ack may ride in the events message (not with a chat line: it comes after it)
+        acked = held.conn if chat is None and held.msg_id is not None else None
         try:
-            seq = await self._apply(held.seat, held.action, held.origin, held.msg_id, chat)
+            seq, told = await self._apply(held.seat, held.action, held.origin,
+                                          held.msg_id, chat, acked)
         except IllegalActionError as exc:
             self._error(held.conn, held.seat, held.msg_id, "illegal", exc)
         except StoreError:
             self._error(held.conn, held.seat, held.msg_id, "not_stored", NOT_STORED)
         else:
             if held.msg_id is not None:  # a game action's ack is bounded by the match
-                self._answer(held.conn, held.seat, held.msg_id,
+                self._answer(None if told else held.conn, held.seat, held.msg_id,
                              P.encode(P.Ack(id=held.msg_id, seq=seq)),
                              counted=chat is not None)
             return True
@@ -548,10 +550,13 @@ class Room(Lobby, Talk, Pacing, Presence):
         return True
 
     async def _apply(self, seat: int, action: int, origin: str, client_id: str | None,
-                     chat: str | None = None) -> int:
-        """Apply, commit, then broadcast one action; the last event's sequence number.
-        With ``chat`` (the ``say`` of a line that broke a silence), the line is committed
-        with the action and sent after its events.
+                     chat: str | None = None,
+                     acked: Connection | None = None) -> tuple[int, bool]:
+        """Apply, commit, then broadcast one action; the last event's sequence number, and
+        whether ``acked`` (the connection that sent it, as ``client_id``) got its ack in
+        the events message (:meth:`RoomBase._broadcast_events`). With ``chat`` (the
+        ``say`` of a line that broke a silence), the line is committed with the action
+        and sent after its events.
 
         Raises:
             IllegalActionError: not legal now (nothing changed).
@@ -581,7 +586,8 @@ class Room(Lobby, Talk, Pacing, Presence):
         self.last_commit = at
         self.oversight.metrics.action(origin, self.clock.monotonic() - started)
         self.state.count_origin(seat, origin)
-        self._broadcast_events(events)
+        told = self._broadcast_events(events, None if acked is None or client_id is None
+                                      else (acked, P.Ack(id=client_id, seq=seq)))
         if line is not None:
             self._took_line(line)
         if origin == "player" and self.was_away.pop(seat, False):
@@ -595,7 +601,7 @@ class Room(Lobby, Talk, Pacing, Presence):
             self.pause_due = now + self.settings.round_pause
         if game.phase is MATCH_OVER:
             await self._finish()
-        return seq
+        return seq, told
 
     def _rollback(self) -> None:
         game = self.game

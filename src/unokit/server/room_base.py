@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
@@ -31,7 +32,7 @@ from unokit.server import protocol as P
 from unokit.server.answers import Answers, refusals_of
 from unokit.server.bot_pool import BotPool
 from unokit.server.fanout import SPECTATORS, FanOut
-from unokit.server.inbox import Item
+from unokit.server.inbox import Inbox
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
 from unokit.server.oversight import NO_OVERSIGHT, Oversight
 from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
@@ -51,12 +52,21 @@ resent id with them."""
 
 
 class StateField(Generic[T]):
-    """A field of the room's :class:`RoomState`, read and written through the room."""
+    """A field of the room's :class:`RoomState`, read and written through the room.
+
+    Once its class is made, the field puts in its place a property of the same meaning
+    whose getter is :func:`operator.attrgetter` (no Python call per read: a room reads
+    its state dozens of times per action)."""
 
     name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
+
+        def write(room: RoomBase, value: T) -> None:
+            room.state.__dict__[name] = value
+
+        setattr(owner, name, property(operator.attrgetter(f"state.{name}"), write))
 
     @overload
     def __get__(self, room: None, owner: type) -> StateField[T]: ...
@@ -169,7 +179,7 @@ class RoomBase:
         self.waiters: dict[tuple[int, str], list[Connection]] = {}
         """Connections that resent an id whose action is held by a catch grace: they get
         its answer when it comes."""
-        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
+        self.inbox = Inbox()
         self.task: asyncio.Task[None] | None = None
         self.closing = False
         self.unloaded = False
@@ -290,9 +300,11 @@ class RoomBase:
         return legal, viewer == driver.lead()
 
     def _events_message(self, events: list[Event], viewer: int,
-                        public: list[dict[str, Any]] | None = None) -> bytes:
-        """The events as ``viewer`` sees them, with its legal actions. ``public``: the
-        events' own dicts, worked out once for every viewer that sees them whole."""
+                        public: list[dict[str, Any]] | None = None,
+                        ack: P.Ack | None = None) -> bytes:
+        """The events as ``viewer`` sees them, with its legal actions (and ``ack``).
+        ``public``: the events' own dicts, worked out once for every viewer that sees
+        them whole."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
         view = None if viewer < 0 else viewer
@@ -303,13 +315,28 @@ class RoomBase:
             shown.append(public[i] if public is not None and seen is event
                          else seen.to_dict())
         return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
-                                 legal=legal, must=must, **table_facts(game)))
+                                 legal=legal, must=must, ack=ack, **table_facts(game)))
 
-    def _broadcast_events(self, events: list[Event]) -> None:
+    def _broadcast_events(self, events: list[Event],
+                          ack: tuple[Connection, P.Ack] | None = None) -> bool:
+        """Send each viewer the events as it sees them (one encoding per viewer, shared
+        by its connections). ``ack``: the connection that sent the action and its ack,
+        which rides in that connection's events message when the connection asked for
+        it (``ack_in_events``) and is its seat's only connection here, so that the
+        message is its own; whether it did."""
         public = [event.to_dict() for event in events]
+        viewers = self.fanout.viewers(self.code)
+        mine, answer = None, None
+        if ack is not None:
+            conn, answer = ack
+            if (getattr(conn, "ack_in_events", False) and conn in self.conns
+                    and viewers.get(conn.viewer) == 1):
+                mine = conn.viewer
         self.fanout.publish(self.code, {
-            viewer: self._events_message(events, viewer, public)
-            for viewer in self.fanout.viewers(self.code)})
+            viewer: self._events_message(events, viewer, public,
+                                         answer if viewer == mine else None)
+            for viewer in viewers})
+        return mine is not None
 
     def _reveal_message(self) -> bytes:
         return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),

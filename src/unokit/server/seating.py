@@ -77,6 +77,9 @@ class Connection(Subscriber, Protocol):
 
     viewer: int
     lang: str = DEFAULT
+    ack_in_events: bool = False
+    """Whether the ack of this connection's game action may come inside the ``events``
+    message of its events (the hello asked for it)."""
 
     def deliver(self, data: bytes) -> None:  # pragma: no cover - protocol
         """Queue ``data``."""

@@ -22,6 +22,7 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from unokit.server.settings import Settings
+from unokit.server.wire import DirectProtocol
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -113,8 +114,11 @@ def head_timeout_protocol(seconds: float, *, h11: bool = False) -> type[asyncio.
 
 
 def uvicorn_options(settings: Settings, *, h11: bool = False) -> dict[str, Any]:
-    """The ``uvicorn.Config`` options that carry the limits of ``settings``."""
+    """The ``uvicorn.Config`` options that carry the limits of ``settings``, and the
+    WebSocket protocol: ``websockets``'s sans-I/O one without compression, which
+    :mod:`unokit.server.wire` reads and writes at once (:class:`DirectProtocol`)."""
     return {"http": head_timeout_protocol(settings.head_timeout, h11=h11),
+            "ws": DirectProtocol, "ws_per_message_deflate": False,
             "ws_max_size": settings.max_frame,
             "timeout_keep_alive": settings.idle_timeout,
             "limit_concurrency": settings.max_conns + CONCURRENCY_SPARE}
