@@ -77,6 +77,7 @@ WIRE_JS = r"""
         try {
           const msg = JSON.parse(event.data);
           if (msg.id && ['ack', 'error', 'snapshot'].includes(msg.type)) wire.answered += 1;
+          if (msg.type === 'events' && msg.ack && msg.ack.id) wire.answered += 1;
         } catch (e) { /* not JSON */ }
       });
     }

@@ -109,7 +109,10 @@ export class Link {
     this.ws = ws;
     this.ready = false;
     ws.onopen = () => {
-      const hello = { type: "hello", room: this.code, v: 1, lang: this.options.lang || "" };
+      // ack_in_events: the ack of this page's game action comes inside the events it
+      // made (one message instead of two); receive() takes it out first
+      const hello = { type: "hello", room: this.code, v: 1, lang: this.options.lang || "",
+                      ack_in_events: true };
       const token = this.token;
       if (token && !this.options.spectate) {
         hello.token = token;
@@ -172,6 +175,8 @@ export class Link {
       return;
     }
     if (msg.type === "events") {
+      // the ack first, as when it comes on its own: the action was stored, then applied
+      if (msg.ack && msg.ack.id) this.receive({ ...msg.ack, type: "ack" });
       for (const e of msg.events || []) this.lastSeq = Math.max(this.lastSeq, e.seq);
     }
     if (msg.type === "error" && !this.ready) {
