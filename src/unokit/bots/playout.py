@@ -40,6 +40,7 @@ import importlib.util
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from unokit.bots.likelihood import _deal_weight
 from unokit.bots.plain import SUPPORT, Plain, Position
 from unokit.engine.cards import (
     COLOR_OF,
@@ -216,6 +217,10 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
     order = sorted(((spot.slots[seat][index], seat, index) for seat in constrained
                     for index in range(spot.sizes[seat])),
                    key=lambda slot: -bin(slot[0]).count("1"))
+    rows = [tuple(row) for row in spot.evidence]
+    slack = spot.draw_slack
+    counts = [0, 0, 0, 0]
+    total = total_sq = 0.0
     for _ in range(iterations):
         cards = list(spot.pool)
         shuffle(cards)
@@ -229,11 +234,18 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
                 hands.append(cards[pos:pos + spot.sizes[seat]])
                 pos += spot.sizes[seat]
         pile = cards[pos:]
-        if order:
-            rest = [card for seat in constrained for card in hands[seat]] + pile
+        keep = constrained
+        if order and slack > 0.0:  # hands dealt as if their draws said nothing
+            keep = [seat for seat in constrained if not below(1 << 53) * _UNIT < slack]
+        if keep:
+            rest = [card for seat in keep for card in hands[seat]] + pile
             shuffle(rest)
-            fill_slots(rest, order, hands)
+            fill_slots(rest, [slot for slot in order if slot[1] in keep], hands)
             pile = rest
+        weight = _deal_weight(rows, len(rows), hands, [len(hand) for hand in hands],
+                              spot.name_slack, RANKS, COLORS, counts) if rows else 1.0
+        total += weight
+        total_sq += weight * weight
         roll = below(1 << 62)
         base = 0.0
         for index, first in enumerate(firsts):
@@ -242,9 +254,9 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
                               spot.team, first, roll, rate, max_steps, policy)
             if index == 0:
                 base = won
-            wins[index] += won
-            squares[index] += (won - base) ** 2
-    return wins + squares
+            wins[index] += weight * won
+            squares[index] += weight * (won - base) ** 2
+    return [*wins, *squares, total, total_sq]
 
 
 def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: list[int],
@@ -521,8 +533,10 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
 def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, slots: Any,
                slot_len: Any, discard0: Any, color: int, direction: int, seat: int, team: Any,
                firsts: Any, iterations: int, seed: Any, rate: float, max_steps: int,
-               ranks: Any, colors: Any, features: Any) -> Any:
+               ranks: Any, colors: Any, features: Any, ev: Any, draw_slack: float,
+               name_slack: float) -> Any:
     n = sizes.shape[0]
+    rows = ev.shape[0]
     cap = pool.shape[0] + discard0.shape[0] + 8
     for s in range(n):
         if known_len[s] > 0:
@@ -531,7 +545,7 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     st[0] = seed
     rs = np.zeros(1, np.uint64)
     moves = firsts.shape[0]
-    wins = np.zeros(2 * moves, np.float64)
+    wins = np.zeros(2 * moves + 2, np.float64)
     count = pool.shape[0]
     cards = np.empty(count, np.int64)
     hands = np.zeros((n, cap), np.int64)
@@ -569,6 +583,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     w_discard = np.zeros(cap, np.int64)
     pl = np.zeros(1, np.int64)
     dl = np.zeros(1, np.int64)
+    keep = np.zeros(n, np.bool_)
+    counts = np.zeros(4, np.int64)
     for _ in range(iterations):
         for i in range(count):
             cards[i] = pool[i]
@@ -588,10 +604,17 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 pos += sizes[s]
         pile_count = count - pos
         pile_start = pos
-        if total_slots > 0:
+        kept = 0
+        for s in range(n):
+            keep[s] = constrained[s]
+            if constrained[s] and draw_slack > 0.0:  # dealt as if its draws said nothing
+                keep[s] = not np.float64(_nb_next(st) >> np.uint64(11)) * _UNIT < draw_slack
+            if keep[s]:
+                kept += 1
+        if kept > 0:
             length = 0
             for s in range(n):
-                if constrained[s]:
+                if keep[s]:
                     for i in range(hl[s]):
                         rest[length] = hands[s, i]
                         length += 1
@@ -603,6 +626,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 rest[i], rest[j] = rest[j], rest[i]
             for k in range(total_slots):
                 s = order_seat[k]
+                if not keep[s]:
+                    continue
                 index = order_index[k]
                 mask = slots[s, index]
                 pick = length - 1
@@ -618,6 +643,11 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 cards[i] = rest[i]
             pile_start = 0
             pile_count = length
+        weight = 1.0
+        if rows > 0:
+            weight = _nb_weight(ev, rows, hands, hl, name_slack, ranks, colors, counts)
+        wins[2 * moves] += weight
+        wins[2 * moves + 1] += weight * weight
         roll = _nb_below(st, 1 << 62)
         base = 0.0
         for c in range(moves):
@@ -637,8 +667,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                               colors)
             if c == 0:
                 base = won
-            wins[c] += won
-            wins[moves + c] += (won - base) ** 2
+            wins[c] += weight * won
+            wins[moves + c] += weight * (won - base) ** 2
     return wins
 
 
@@ -652,13 +682,14 @@ _nb_policy_kind: Any = _policy_kind
 _nb_nth: Any = _nth
 _nb_most_held: Any = _most_held
 _nb_after: Any = _after
+_nb_weight: Any = _deal_weight
 _compiled: Callable[..., Any] | None = None
 
 
 def compiled() -> Callable[..., Any] | None:
     """The compiled search (compiled at the first call; ``None`` without numba)."""
     global _compiled, _nb_next, _nb_below, _nb_take, _nb_rollout
-    global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after
+    global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after, _nb_weight
     global np, HAVE_NUMBA
     if not HAVE_NUMBA:
         return None
@@ -677,6 +708,7 @@ def compiled() -> Callable[..., Any] | None:
         _nb_nth = jit(_nth)
         _nb_most_held = jit(_most_held)
         _nb_after = jit(_after)
+        _nb_weight = jit(_deal_weight)
         _nb_rollout = jit(_rollout_arrays)
         _compiled = jit(_nb_search)
     return _compiled
@@ -694,6 +726,19 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
     module docstring; +1: the seat's side plays the matching card of the colour it holds
     most; +2: the other side plays any matching card at random, wilds included.
     ``use_compiled=False`` runs the plain Python version (the same numbers)."""
+    wins, squares, _, _ = search_totals(plain, spot, firsts, iterations, seed, rate=rate,
+                                        max_steps=max_steps, policy=policy,
+                                        use_compiled=use_compiled)
+    return wins, squares
+
+
+def search_totals(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
+                  seed: int, *, rate: float = 0.5, max_steps: int = MAX_STEPS,
+                  policy: int = 0, use_compiled: bool = True
+                  ) -> tuple[list[float], list[float], float, float]:
+    """:func:`search_stats` with each deal weighted by the likelihood of
+    ``spot.evidence`` (:mod:`unokit.bots.likelihood`; 1 without evidence), and the sums
+    of the weights and of their squares: ``(wins, squares, weights, squared weights)``."""
     run = compiled() if use_compiled else None
     if run is None:
         both = _py_search(plain, spot, firsts, iterations, seed, rate, max_steps, policy)
@@ -718,10 +763,12 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
                   np.array(spot.discard, np.int64), spot.color, spot.direction, spot.seat,
                   np.array(spot.team, np.bool_), np.array(list(firsts), np.int64), iterations,
                   np.uint64(seed & MASK64), rate, max_steps, np.array(RANKS, np.int64),
-                  np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64))
+                  np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64),
+                  np.array(spot.evidence, np.int64).reshape(len(spot.evidence), 5),
+                  float(spot.draw_slack), float(spot.name_slack))
         both = [float(w) for w in out]
     k = len(firsts)
-    return both[:k], both[k:]
+    return both[:k], both[k:2 * k], both[2 * k], both[2 * k + 1]
 
 
 def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
@@ -731,4 +778,4 @@ def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations:
 
 
 __all__ = ["MAX_STEPS", "SUPPORT", "Plain", "Position", "compiled", "fill_slots",
-           "search_stats", "search_wins"]
+           "search_stats", "search_totals", "search_wins"]
