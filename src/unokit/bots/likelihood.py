@@ -38,10 +38,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from unokit.bots.memory import Event, Tracker
 from unokit.engine import actions as A
 from unokit.engine.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD
 from unokit.engine.observation import Observation
-from unokit.bots.memory import Event, Tracker
 
 PLAYED = 0
 """Evidence kind: ``(seat, PLAYED, card, colour in force, rank of the top card or -1)``."""
@@ -65,7 +65,9 @@ def deal_weight_py(hand: Sequence[int], rows: Sequence[Evidence], seat: int,
 
 
 RANKS = [RANK_OF[k] if k < WILD else -1 for k in range(NUM_KINDS)]
+"""Rank of each card kind, -1 for wilds (a wild on top matches nothing by rank)."""
 COLORS = [COLOR_OF[k] for k in range(NUM_KINDS)]
+"""Colour of each card kind."""
 
 
 def _deal_weight(ev: Any, rows: int, hands: Any, hl: Any, name_slack: float, ranks: Any,

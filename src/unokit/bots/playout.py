@@ -40,13 +40,11 @@ import importlib.util
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from unokit.bots.likelihood import _deal_weight
+from unokit.bots.deals import FEATURE_BITS, _py_below, fill_slots, py_deals, sample_deals
+from unokit.bots.likelihood import COLORS, RANKS, _deal_weight
 from unokit.bots.plain import SUPPORT, Plain, Position
 from unokit.engine.cards import (
-    COLOR_OF,
     DRAW_TWO,
-    NUM_KINDS,
-    RANK_OF,
     REVERSE,
     SKIP,
     WILD,
@@ -66,27 +64,23 @@ MAX_STEPS = 2000
 """A playout longer than this is scored by the hand sizes."""
 
 _UNIT = 1.0 / 9007199254740992.0
-RANKS = [RANK_OF[k] if k < WILD else -1 for k in range(NUM_KINDS)]
-"""Rank of each card kind, -1 for wilds (a wild on top matches nothing by rank)."""
-COLORS = [COLOR_OF[k] for k in range(NUM_KINDS)]
-FEATURE_BITS = [(1 << 20) if k >= WILD else (1 << COLOR_OF[k]) | (1 << (4 + RANK_OF[k]))
-                for k in range(NUM_KINDS)]
-"""The features of each card kind, as :data:`unokit.bots.memory.FEATURES`."""
 
 
 # ------------------------------------------------------------------ the policy
 # Both playouts (plain Python on lists, compiled on arrays) pick their cards with these
 # functions: ``hand[:size]`` is a hand, ``counts`` four integers to fill.
-_MATCHING, _MATCHING_BEST, _MATCHING_OR_WILD, _WILDS = 0, 1, 2, 3
+_MATCHING, _MATCHING_BEST, _MATCHING_OR_WILD, _WILDS, _MATCHING_ACTION = 0, 1, 2, 3, 4
 """The cards :func:`_nth` picks from: matching coloured cards, those of the colour held
-most, matching cards and wilds, or wilds (a wild fits the last two)."""
+most, matching cards and wilds, wilds (a wild fits these two), or matching Skips,
+Reverses and Draw Twos."""
 
 
-def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart: bool,
+def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart: int,
                  loose: bool, counts: Any, ranks: Any, colors: Any) -> tuple[int, int, int]:
     """What the policy picks a card from (see the module docstring and
     :func:`search_stats`): ``(kind, how many cards of that kind, most held)``; it fills
-    ``counts`` with the cards of each colour."""
+    ``counts`` with the cards of each colour. ``smart``: +1 the seat's side plays the
+    colour it holds most, +2 a matching Skip, Reverse or Draw Two first."""
     matching = 0
     wilds = 0
     for j in range(4):
@@ -101,7 +95,16 @@ def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart
                 matching += 1
     if loose and not mine:
         return _MATCHING_OR_WILD, matching + wilds, 0
-    if matching > 0 and smart and mine:
+    if matching > 0 and smart & 2 and mine:
+        actions = 0
+        for i in range(size):
+            c = hand[i]
+            if c < WILD and (colors[c] == color or ranks[c] == trank) and (
+                    ranks[c] == SKIP or ranks[c] == REVERSE or ranks[c] == DRAW_TWO):
+                actions += 1
+        if actions > 0:
+            return _MATCHING_ACTION, actions, 0
+    if matching > 0 and smart & 1 and mine:
         best = 0
         ties = 0
         for i in range(size):
@@ -125,12 +128,14 @@ def _nth(hand: Any, size: int, k: int, kind: int, color: int, trank: int, best: 
     for i in range(size):
         c = hand[i]
         if c >= WILD:
-            fit = kind >= _MATCHING_OR_WILD
+            fit = _MATCHING_OR_WILD <= kind <= _WILDS
         elif kind == _WILDS:
             fit = False
         else:
             fit = (colors[c] == color or ranks[c] == trank) and (
-                kind != _MATCHING_BEST or counts[colors[c]] == best)
+                kind != _MATCHING_BEST or counts[colors[c]] == best) and (
+                kind != _MATCHING_ACTION or ranks[c] == SKIP or ranks[c] == REVERSE
+                or ranks[c] == DRAW_TWO)
         if fit:
             if k == 0:
                 return int(c)
@@ -171,32 +176,6 @@ def _most_held(hand: Any, size: int, counts: Any, colors: Any) -> int:
 
 
 # ------------------------------------------------------------------ plain Python
-def _py_below(st: list[int], bound: int) -> int:
-    """The next SplitMix64 number of the state ``st[0]`` (advanced), below ``bound``."""
-    st[0] = (st[0] + GOLDEN) & MASK64
-    z = st[0]
-    z = ((z ^ (z >> 30)) * MIX1) & MASK64
-    z = ((z ^ (z >> 27)) * MIX2) & MASK64
-    z ^= z >> 31
-    return (z >> 11) % bound
-
-
-def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
-               hands: list[list[int]]) -> None:
-    """Deal to each slot ``(mask, seat, index)`` in turn (``hands[seat][index]``) the last
-    card of ``cards`` whose features (:data:`FEATURE_BITS`) miss ``mask``, the last card if
-    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt."""
-    for mask, seat, index in slots:
-        pick = len(cards) - 1
-        if mask:
-            for i in range(len(cards) - 1, -1, -1):
-                if not FEATURE_BITS[cards[i]] & mask:
-                    pick = i
-                    break
-        cards[pick], cards[-1] = cards[-1], cards[pick]
-        hands[seat][index] = cards.pop()
-
-
 def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
                seed: int, rate: float, max_steps: int, policy: int) -> list[float]:
     st = [seed & MASK64]
@@ -204,46 +183,12 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
     def below(bound: int) -> int:
         return _py_below(st, bound)
 
-    def shuffle(cards: list[int]) -> None:
-        for i in range(len(cards) - 1, 0, -1):
-            j = below(i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
-
-    n = len(spot.sizes)
     wins = [0.0] * len(firsts)
     squares = [0.0] * len(firsts)
-    constrained = [seat for seat in range(n) if spot.known[seat] is None
-                   and len(spot.slots[seat]) == spot.sizes[seat] and any(spot.slots[seat])]
-    order = sorted(((spot.slots[seat][index], seat, index) for seat in constrained
-                    for index in range(spot.sizes[seat])),
-                   key=lambda slot: -bin(slot[0]).count("1"))
-    rows = [tuple(row) for row in spot.evidence]
-    slack = spot.draw_slack
-    counts = [0, 0, 0, 0]
     total = total_sq = 0.0
+    deals = py_deals(spot, below)
     for _ in range(iterations):
-        cards = list(spot.pool)
-        shuffle(cards)
-        hands: list[list[int]] = []
-        pos = 0
-        for seat in range(n):
-            known = spot.known[seat]
-            if known is not None:
-                hands.append(list(known))
-            else:
-                hands.append(cards[pos:pos + spot.sizes[seat]])
-                pos += spot.sizes[seat]
-        pile = cards[pos:]
-        keep = constrained
-        if order and slack > 0.0:  # hands dealt as if their draws said nothing
-            keep = [seat for seat in constrained if not below(1 << 53) * _UNIT < slack]
-        if keep:
-            rest = [card for seat in keep for card in hands[seat]] + pile
-            shuffle(rest)
-            fill_slots(rest, [slot for slot in order if slot[1] in keep], hands)
-            pile = rest
-        weight = _deal_weight(rows, len(rows), hands, [len(hand) for hand in hands],
-                              spot.name_slack, RANKS, COLORS, counts) if rows else 1.0
+        hands, pile, weight = next(deals)
         total += weight
         total_sq += weight * weight
         roll = below(1 << 62)
@@ -290,7 +235,7 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
     strict = plain.wd4 == 2
     challenge = plain.wd4 == 1
     rev_skips = plain.rev_skips and n == 2
-    smart = policy & 1 == 1
+    smart = (policy & 1) | ((policy >> 1) & 2)
     loose = policy & 2 == 2 and not strict
     counts = [0, 0, 0, 0]
     idle = 0
@@ -409,7 +354,7 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
     draw_one = params[0] == 1
     play_drawn = params[1] == 1
     rev_skips = params[2] == 1 and n == 2
-    smart = params[7] & 1 == 1
+    smart = (params[7] & 1) | ((params[7] >> 1) & 2)
     strict = params[3] == 2
     loose = params[7] & 2 == 2 and not strict
     challenge = params[3] == 1
@@ -724,7 +669,8 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
     (for a paired comparison with ``firsts[0]``). ``rate``: the chance that a Wild Draw
     Four is challenged where the rules allow it. ``policy``: 0 for the policy of the
     module docstring; +1: the seat's side plays the matching card of the colour it holds
-    most; +2: the other side plays any matching card at random, wilds included.
+    most; +2: the other side plays any matching card at random, wilds included; +4: the
+    seat's side plays a matching Skip, Reverse or Draw Two first.
     ``use_compiled=False`` runs the plain Python version (the same numbers)."""
     wins, squares, _, _ = search_totals(plain, spot, firsts, iterations, seed, rate=rate,
                                         max_steps=max_steps, policy=policy,
@@ -778,4 +724,4 @@ def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations:
 
 
 __all__ = ["MAX_STEPS", "SUPPORT", "Plain", "Position", "compiled", "fill_slots",
-           "search_stats", "search_totals", "search_wins"]
+           "sample_deals", "search_stats", "search_totals", "search_wins"]
