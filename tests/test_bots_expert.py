@@ -4,11 +4,14 @@ draw slack, determinism and no use of hidden cards."""
 from __future__ import annotations
 
 import copy
+import itertools
 import random
+from typing import Any
 
 import pytest
 
 from unokit.bots import BOTS, ExpertBot, PlayFirstBot, SearchBot, make_bot, parse_bot_spec, play
+from unokit.bots import expert as expert_module
 from unokit.bots.base import BotSpecError
 from unokit.bots.expert import DRAW_SLACK, EXPERT_POLICY
 from unokit.bots.likelihood import (
@@ -30,6 +33,7 @@ from unokit.bots.playout import (
     sample_deals,
     search_totals,
 )
+from unokit.bots.search import CHUNK
 from unokit.engine import actions as A
 from unokit.engine.cards import COLOR_OF, RANK_OF, parse_card
 from unokit.engine.game import Game
@@ -281,3 +285,34 @@ def test_policy_plays_an_action_card_first() -> None:
     kind, options, _ = _policy_kind(hand, 4, RED, RANK_OF[c("GS")], False, 2, False, counts,
                                     RANKS, COLORS)
     assert options == 2
+
+
+def test_a_deadline_stops_a_huge_search_after_the_chunks_that_fit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's deadline: chunks of CHUNK deals until the clock passes it (a fake
+    clock, one second more at every look)."""
+    calls: list[int] = []
+    real = expert_module.search_totals
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[3])
+        return real(*args, **kwargs)
+
+    ticks = itertools.count()
+    monkeypatch.setattr(expert_module, "search_totals", counted)
+    monkeypatch.setattr(expert_module.time, "monotonic", lambda: float(next(ticks)))
+    rules = Rules.preset("official", players=4, rounds=1)
+    game = Game(rules, 5)
+    for _ in range(400):
+        seat = game.current_player
+        assert seat is not None
+        obs, legal = game.observation(seat), game.legal_actions(seat)
+        probe = ExpertBot(1, rules=rules, iterations=10)
+        if obs.phase == "play" and len(probe._candidates(obs, legal)) > 2:
+            break
+        game.apply(legal[0])
+    bot = ExpertBot(1, rules=rules, iterations=10**9)
+    bot.deadline = 3.5  # the clock reads 0, 1, 2, 3 (a chunk after each), then 4
+    assert bot.choose(obs, legal) in legal
+    assert calls == [CHUNK] * 4
+    assert bot.searched == 1
