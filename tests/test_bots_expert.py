@@ -13,7 +13,12 @@ import pytest
 from unokit.bots import BOTS, ExpertBot, PlayFirstBot, SearchBot, make_bot, parse_bot_spec, play
 from unokit.bots import expert as expert_module
 from unokit.bots.base import BotSpecError
-from unokit.bots.expert import DRAW_SLACK, EXPERT_POLICY
+from unokit.bots.expert import (
+    DRAW_SLACK,
+    EXPERT_ITERATIONS,
+    EXPERT_ITERATIONS_MANY,
+    EXPERT_POLICY,
+)
 from unokit.bots.likelihood import (
     COLORS,
     NAME_SLACK,
@@ -197,6 +202,12 @@ def test_registered_with_its_defaults() -> None:
     bot = make_bot("expert", 1, rules=rules)
     assert isinstance(bot, ExpertBot) and isinstance(bot, SearchBot)
     assert (bot.policy, bot.draw_slack, bot.name_slack) == (EXPERT_POLICY, DRAW_SLACK, NAME_SLACK)
+    assert bot.iterations == EXPERT_ITERATIONS
+    four = ExpertBot(0, rules=Rules.preset("official", players=4))
+    assert four.iterations == EXPERT_ITERATIONS_MANY
+    party = ExpertBot(0, rules=Rules.preset("party", players=4))
+    assert party.iterations == SearchBot(0, rules=Rules.preset("party", players=4)).iterations
+    assert ExpertBot(0, rules=rules, iterations=7).iterations == 7
     assert isinstance(bot.helper.tracker, EvidenceTracker)
     with pytest.raises(BotSpecError, match="needs the rules"):
         make_bot("expert", 1)

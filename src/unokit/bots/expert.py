@@ -41,11 +41,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from unokit.bots.likelihood import NAME_SLACK, EvidenceTracker
-from unokit.bots.playout import Position, search_totals
+from unokit.bots.playout import Plain, Position, search_totals
 from unokit.bots.search import CHUNK, SearchBot, first_moves
 from unokit.engine.observation import Observation
 from unokit.engine.rules import Rules
 
+EXPERT_ITERATIONS = 2000
+"""Deals per decision when none is given, with two players under plain rules."""
+EXPERT_ITERATIONS_MANY = 3000
+"""Deals per decision when none is given, with three players or more under plain rules
+(elsewhere the search's default)."""
 DRAW_SLACK = 0.05
 """The share of deals in which a hand is dealt as if its draws said nothing."""
 EXPERT_POLICY = 3
@@ -58,8 +63,11 @@ class ExpertBot(SearchBot):
     """The search with weighted deals (see the module docstring).
 
     Args:
-        seed, rules, iterations, candidates, time_limit, reaction_delay,
-        challenge_rate, margin: as :class:`~unokit.bots.search.SearchBot`.
+        seed, rules, candidates, time_limit, reaction_delay, challenge_rate, margin: as
+            :class:`~unokit.bots.search.SearchBot`.
+        iterations: deals per decision (default: :data:`EXPERT_ITERATIONS`, or
+            :data:`EXPERT_ITERATIONS_MANY` with three players or more, under plain
+            rules; under other rules the search's default).
         policy: the playout policy (default :data:`EXPERT_POLICY`, any number of players).
         draw_slack: the share of deals that ignore what a hand's draws said
             (default :data:`DRAW_SLACK`).
@@ -71,14 +79,19 @@ class ExpertBot(SearchBot):
     name = "expert"
 
     def __init__(self, seed: int = 0, *, rules: Rules | str | dict[str, Any] | None = None,
-                 policy: int | None = None, draw_slack: float = DRAW_SLACK,
-                 name_slack: float = NAME_SLACK, weigh: bool = True,
-                 **options: Any) -> None:
+                 iterations: int | None = None, policy: int | None = None,
+                 draw_slack: float = DRAW_SLACK, name_slack: float = NAME_SLACK,
+                 weigh: bool = True, **options: Any) -> None:
         if not 0.0 <= draw_slack <= 1.0:
             raise ValueError(f"draw_slack must be between 0 and 1, got {draw_slack}")
         if not 0.0 <= name_slack <= 1.0:
             raise ValueError(f"name_slack must be between 0 and 1, got {name_slack}")
-        super().__init__(seed, rules=rules,
+        if iterations is None and rules is not None:
+            loaded = Rules.load(rules)
+            if Plain.of(loaded) is not None:
+                many = loaded.players > 2
+                iterations = EXPERT_ITERATIONS_MANY if many else EXPERT_ITERATIONS
+        super().__init__(seed, rules=rules, iterations=iterations,
                          policy=EXPERT_POLICY if policy is None else policy, **options)
         self.draw_slack = float(draw_slack)
         self.name_slack = float(name_slack)
@@ -148,4 +161,5 @@ class ExpertBot(SearchBot):
         return [w * scale for w in wins], [q * scale for q in squares], deals
 
 
-__all__ = ["DRAW_SLACK", "EXPERT_POLICY", "ExpertBot"]
+__all__ = ["DRAW_SLACK", "EXPERT_ITERATIONS", "EXPERT_ITERATIONS_MANY", "EXPERT_POLICY",
+           "ExpertBot"]
