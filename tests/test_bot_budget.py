@@ -43,6 +43,7 @@ def test_the_parser_still_reads_plain_counts() -> None:
 
 
 @pytest.mark.parametrize("spec", ["search:6001", "search:\u00b2", "search:0", "hard:angry",
+                                  "expert:6001", "expert:aggressive",
                                   "playfirst:3", "alien", "x" * 41, 3, None, ["easy"]])
 def test_the_allow_list_refuses_with_bad_request(spec: Any) -> None:
     with pytest.raises(RoomError) as refused:
@@ -54,7 +55,8 @@ def test_the_allow_list_refuses_with_bad_request(spec: Any) -> None:
     ("easy", "easy"), ("Normal:Cautious", "normal:cautious"), ("hard:aggressive",
                                                                 "hard:aggressive"),
     ("random", "random"), ("PlayFirst", "playfirst"), ("search", "search"),
-    ("search:6000", "search:6000"), (" search : 10 ", "search:10")])
+    ("search:6000", "search:6000"), (" search : 10 ", "search:10"), ("Expert", "expert"),
+    ("expert:6000", "expert:6000")])
 def test_the_allow_list_takes_the_levels_and_a_capped_search(spec: str,
                                                              canonical: str) -> None:
     assert check_bot_spec(spec, max_iterations=6000) == canonical
@@ -63,7 +65,7 @@ def test_the_allow_list_takes_the_levels_and_a_capped_search(spec: str,
 @pytest.mark.parametrize("stored, played", [
     ("search:5000000", "search:6000"), ("search:" + "9" * 3900, "normal"),
     ("search:\u00b2", "normal"), ("gone-bot", "normal"), ("Hard:Cautious", "hard:cautious"),
-    ("search", "search")])
+    ("search", "search"), ("expert:7000", "expert:6000")])
 def test_a_stored_spec_is_clamped_never_refused(stored: str, played: str) -> None:
     assert clamp_bot_spec(stored, max_iterations=6000) == played
 

@@ -203,16 +203,16 @@ def test_a_rule_the_simulator_does_not_play_is_refused_in_the_terminals_language
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "fejl: --rules 'official,scoring=elimination': ugyldigt regelsæt: scoring: "
-        "simulatoren spiller ikke 'elimination' (kun 'penalty', 'standard'); brug motoren")
+        "simulatoren spiller ikke 'elimination' (kun 'lazy', 'penalty', 'standard'); brug motoren")
     done = unokit("simulate", "--rules", "official,extra_cards={WC: 2}", "--games", "1",
                   UNOKIT_LANG="ru")
-    assert "симулятор играет только классической колодой из 108 карт; используйте движок" \
+    assert "симулятор играет колодами как есть, без дополнительных карт; используйте движок" \
         in done.stderr
     done = unokit("simulate", "--rules", "official,scoring=elimination", "--games", "1",
                   LANG="C")
     assert done.stderr.strip() == (
         "error: --rules 'official,scoring=elimination': invalid rule set: scoring: "
-        "the simulator does not play 'elimination' (only 'penalty', 'standard'); "
+        "the simulator does not play 'elimination' (only 'lazy', 'penalty', 'standard'); "
         "use the engine")
 
 

@@ -4,7 +4,7 @@
 driver of a bot match, and :data:`BOTS` maps bot names to their classes:
 
 >>> sorted(BOTS)
-['easy', 'hard', 'normal', 'playfirst', 'random', 'search']
+['easy', 'expert', 'hard', 'normal', 'playfirst', 'random', 'search']
 >>> make_bot("random", seed=4)
 RandomBot(seed=4)
 >>> make_bot("hard:aggressive", seed=1)
@@ -30,6 +30,7 @@ from unokit.bots.base import (
     must_act,
     play,
 )
+from unokit.bots.expert import ExpertBot
 from unokit.bots.heuristic import (
     LEVELS,
     PERSONALITIES,
@@ -44,6 +45,7 @@ from unokit.engine.rules import Rules
 
 BOTS: dict[str, type[SeededBot]] = {
     "easy": EasyBot,
+    "expert": ExpertBot,
     "hard": HardBot,
     "normal": NormalBot,
     "playfirst": PlayFirstBot,
@@ -52,15 +54,17 @@ BOTS: dict[str, type[SeededBot]] = {
 }
 """Bot name -> bot class (each takes a ``seed``; see :func:`make_bot` for the rest)."""
 
-_TAKES_OPTIONS = {"easy", "hard", "normal", "search"}
+_TAKES_OPTIONS = {"easy", "expert", "hard", "normal", "search"}
+_SEARCHES = {"expert", "search"}
+"""The bots that search (``NAME:N``: N deals per decision) and need the rules."""
 MAX_ITERATION_DIGITS = 9
 """The most digits of ``N`` in ``search:N``."""
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``(name, options)`` of a bot spec: a name, optionally followed by ``:`` and a
-    personality (``hard:aggressive``) or, for ``search``, an iteration count
-    (``search:200``).
+    personality (``hard:aggressive``) or, for ``search`` and ``expert``, an iteration
+    count (``search:200``).
 
     >>> parse_bot_spec(" Normal:Cautious ")
     ('normal', {'personality': 'cautious'})
@@ -80,12 +84,12 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise BotSpecError(f"unknown bot {name[:20]!r}; bots: {', '.join(sorted(BOTS))}")
     if not rest:
         return name, {}
-    if name == "search":
+    if name in _SEARCHES:
         # ASCII digits only (str.isdigit also takes '²'), and few enough of them that int()
         # neither refuses nor takes long
         if (not (rest.isascii() and rest.isdigit()) or len(rest) > MAX_ITERATION_DIGITS
                 or int(rest) < 1):
-            raise BotSpecError(f"search:N needs a positive number of iterations (at most "
+            raise BotSpecError(f"{name}:N needs a positive number of iterations (at most "
                                f"{MAX_ITERATION_DIGITS} digits), got {rest[:20]!r}")
         return name, {"iterations": int(rest)}
     if name in LEVELS:
@@ -114,8 +118,8 @@ def make_bot(name: str, seed: int = 0, *, rules: Rules | None = None,
         if parsed:
             raise BotSpecError(f"the {key} bot takes no options (got {', '.join(parsed)})")
         return cls(seed)
-    if key == "search" and rules is None:
-        raise BotSpecError("the search bot needs the rules: make_bot('search', rules=...)")
+    if key in _SEARCHES and rules is None:
+        raise BotSpecError(f"the {key} bot needs the rules: make_bot({key!r}, rules=...)")
     try:
         return cls(seed, rules=rules, **parsed)  # type: ignore[call-arg]
     except BotSpecError:
@@ -132,6 +136,7 @@ __all__ = [
     "BotError",
     "BotSpecError",
     "EasyBot",
+    "ExpertBot",
     "HardBot",
     "HeuristicBot",
     "NormalBot",

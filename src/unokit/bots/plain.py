@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from unokit.engine.cards import WILD, WILD_BLANK, WILD_DRAW_FOUR
 from unokit.engine.errors import Reason
@@ -145,6 +145,15 @@ class Position:
     """The seat to move."""
     team: list[bool]
     """Whether each seat is on the side of ``seat``."""
+    evidence: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    """Plays to weigh each deal by (:mod:`unokit.bots.likelihood`); none: every deal
+    weighs 1."""
+    draw_slack: float = 0.0
+    """The share of deals in which a hand with slots is dealt as if it had none (see
+    :mod:`unokit.bots.likelihood`)."""
+    name_slack: float = 0.2
+    """The weight of a deal in which a colour named is not the most held (see
+    :data:`unokit.bots.likelihood.NAME_SLACK`)."""
 
 
 __all__ = ["SUPPORT", "Plain", "Position"]

@@ -40,12 +40,11 @@ import importlib.util
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from unokit.bots.deals import FEATURE_BITS, _py_below, fill_slots, py_deals, sample_deals
+from unokit.bots.likelihood import COLORS, RANKS, _deal_weight
 from unokit.bots.plain import SUPPORT, Plain, Position
 from unokit.engine.cards import (
-    COLOR_OF,
     DRAW_TWO,
-    NUM_KINDS,
-    RANK_OF,
     REVERSE,
     SKIP,
     WILD,
@@ -65,27 +64,23 @@ MAX_STEPS = 2000
 """A playout longer than this is scored by the hand sizes."""
 
 _UNIT = 1.0 / 9007199254740992.0
-RANKS = [RANK_OF[k] if k < WILD else -1 for k in range(NUM_KINDS)]
-"""Rank of each card kind, -1 for wilds (a wild on top matches nothing by rank)."""
-COLORS = [COLOR_OF[k] for k in range(NUM_KINDS)]
-FEATURE_BITS = [(1 << 20) if k >= WILD else (1 << COLOR_OF[k]) | (1 << (4 + RANK_OF[k]))
-                for k in range(NUM_KINDS)]
-"""The features of each card kind, as :data:`unokit.bots.memory.FEATURES`."""
 
 
 # ------------------------------------------------------------------ the policy
 # Both playouts (plain Python on lists, compiled on arrays) pick their cards with these
 # functions: ``hand[:size]`` is a hand, ``counts`` four integers to fill.
-_MATCHING, _MATCHING_BEST, _MATCHING_OR_WILD, _WILDS = 0, 1, 2, 3
+_MATCHING, _MATCHING_BEST, _MATCHING_OR_WILD, _WILDS, _MATCHING_ACTION = 0, 1, 2, 3, 4
 """The cards :func:`_nth` picks from: matching coloured cards, those of the colour held
-most, matching cards and wilds, or wilds (a wild fits the last two)."""
+most, matching cards and wilds, wilds (a wild fits these two), or matching Skips,
+Reverses and Draw Twos."""
 
 
-def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart: bool,
+def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart: int,
                  loose: bool, counts: Any, ranks: Any, colors: Any) -> tuple[int, int, int]:
     """What the policy picks a card from (see the module docstring and
     :func:`search_stats`): ``(kind, how many cards of that kind, most held)``; it fills
-    ``counts`` with the cards of each colour."""
+    ``counts`` with the cards of each colour. ``smart``: +1 the seat's side plays the
+    colour it holds most, +2 a matching Skip, Reverse or Draw Two first."""
     matching = 0
     wilds = 0
     for j in range(4):
@@ -100,7 +95,16 @@ def _policy_kind(hand: Any, size: int, color: int, trank: int, mine: bool, smart
                 matching += 1
     if loose and not mine:
         return _MATCHING_OR_WILD, matching + wilds, 0
-    if matching > 0 and smart and mine:
+    if matching > 0 and smart & 2 and mine:
+        actions = 0
+        for i in range(size):
+            c = hand[i]
+            if c < WILD and (colors[c] == color or ranks[c] == trank) and (
+                    ranks[c] == SKIP or ranks[c] == REVERSE or ranks[c] == DRAW_TWO):
+                actions += 1
+        if actions > 0:
+            return _MATCHING_ACTION, actions, 0
+    if matching > 0 and smart & 1 and mine:
         best = 0
         ties = 0
         for i in range(size):
@@ -124,12 +128,14 @@ def _nth(hand: Any, size: int, k: int, kind: int, color: int, trank: int, best: 
     for i in range(size):
         c = hand[i]
         if c >= WILD:
-            fit = kind >= _MATCHING_OR_WILD
+            fit = _MATCHING_OR_WILD <= kind <= _WILDS
         elif kind == _WILDS:
             fit = False
         else:
             fit = (colors[c] == color or ranks[c] == trank) and (
-                kind != _MATCHING_BEST or counts[colors[c]] == best)
+                kind != _MATCHING_BEST or counts[colors[c]] == best) and (
+                kind != _MATCHING_ACTION or ranks[c] == SKIP or ranks[c] == REVERSE
+                or ranks[c] == DRAW_TWO)
         if fit:
             if k == 0:
                 return int(c)
@@ -170,32 +176,6 @@ def _most_held(hand: Any, size: int, counts: Any, colors: Any) -> int:
 
 
 # ------------------------------------------------------------------ plain Python
-def _py_below(st: list[int], bound: int) -> int:
-    """The next SplitMix64 number of the state ``st[0]`` (advanced), below ``bound``."""
-    st[0] = (st[0] + GOLDEN) & MASK64
-    z = st[0]
-    z = ((z ^ (z >> 30)) * MIX1) & MASK64
-    z = ((z ^ (z >> 27)) * MIX2) & MASK64
-    z ^= z >> 31
-    return (z >> 11) % bound
-
-
-def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
-               hands: list[list[int]]) -> None:
-    """Deal to each slot ``(mask, seat, index)`` in turn (``hands[seat][index]``) the last
-    card of ``cards`` whose features (:data:`FEATURE_BITS`) miss ``mask``, the last card if
-    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt."""
-    for mask, seat, index in slots:
-        pick = len(cards) - 1
-        if mask:
-            for i in range(len(cards) - 1, -1, -1):
-                if not FEATURE_BITS[cards[i]] & mask:
-                    pick = i
-                    break
-        cards[pick], cards[-1] = cards[-1], cards[pick]
-        hands[seat][index] = cards.pop()
-
-
 def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
                seed: int, rate: float, max_steps: int, policy: int) -> list[float]:
     st = [seed & MASK64]
@@ -203,37 +183,14 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
     def below(bound: int) -> int:
         return _py_below(st, bound)
 
-    def shuffle(cards: list[int]) -> None:
-        for i in range(len(cards) - 1, 0, -1):
-            j = below(i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
-
-    n = len(spot.sizes)
     wins = [0.0] * len(firsts)
     squares = [0.0] * len(firsts)
-    constrained = [seat for seat in range(n) if spot.known[seat] is None
-                   and len(spot.slots[seat]) == spot.sizes[seat] and any(spot.slots[seat])]
-    order = sorted(((spot.slots[seat][index], seat, index) for seat in constrained
-                    for index in range(spot.sizes[seat])),
-                   key=lambda slot: -bin(slot[0]).count("1"))
+    total = total_sq = 0.0
+    deals = py_deals(spot, below)
     for _ in range(iterations):
-        cards = list(spot.pool)
-        shuffle(cards)
-        hands: list[list[int]] = []
-        pos = 0
-        for seat in range(n):
-            known = spot.known[seat]
-            if known is not None:
-                hands.append(list(known))
-            else:
-                hands.append(cards[pos:pos + spot.sizes[seat]])
-                pos += spot.sizes[seat]
-        pile = cards[pos:]
-        if order:
-            rest = [card for seat in constrained for card in hands[seat]] + pile
-            shuffle(rest)
-            fill_slots(rest, order, hands)
-            pile = rest
+        hands, pile, weight = next(deals)
+        total += weight
+        total_sq += weight * weight
         roll = below(1 << 62)
         base = 0.0
         for index, first in enumerate(firsts):
@@ -242,9 +199,9 @@ def _py_search(plain: Plain, spot: Position, firsts: Sequence[int], iterations: 
                               spot.team, first, roll, rate, max_steps, policy)
             if index == 0:
                 base = won
-            wins[index] += won
-            squares[index] += (won - base) ** 2
-    return wins + squares
+            wins[index] += weight * won
+            squares[index] += weight * (won - base) ** 2
+    return [*wins, *squares, total, total_sq]
 
 
 def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: list[int],
@@ -278,7 +235,7 @@ def _py_rollout(plain: Plain, hands: list[list[int]], pile: list[int], discard: 
     strict = plain.wd4 == 2
     challenge = plain.wd4 == 1
     rev_skips = plain.rev_skips and n == 2
-    smart = policy & 1 == 1
+    smart = (policy & 1) | ((policy >> 1) & 2)
     loose = policy & 2 == 2 and not strict
     counts = [0, 0, 0, 0]
     idle = 0
@@ -397,7 +354,7 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
     draw_one = params[0] == 1
     play_drawn = params[1] == 1
     rev_skips = params[2] == 1 and n == 2
-    smart = params[7] & 1 == 1
+    smart = (params[7] & 1) | ((params[7] >> 1) & 2)
     strict = params[3] == 2
     loose = params[7] & 2 == 2 and not strict
     challenge = params[3] == 1
@@ -521,8 +478,10 @@ def _rollout_arrays(params: Any, hands: Any, hl: Any, pile: Any, pl: Any, discar
 def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, slots: Any,
                slot_len: Any, discard0: Any, color: int, direction: int, seat: int, team: Any,
                firsts: Any, iterations: int, seed: Any, rate: float, max_steps: int,
-               ranks: Any, colors: Any, features: Any) -> Any:
+               ranks: Any, colors: Any, features: Any, ev: Any, draw_slack: float,
+               name_slack: float) -> Any:
     n = sizes.shape[0]
+    rows = ev.shape[0]
     cap = pool.shape[0] + discard0.shape[0] + 8
     for s in range(n):
         if known_len[s] > 0:
@@ -531,7 +490,7 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     st[0] = seed
     rs = np.zeros(1, np.uint64)
     moves = firsts.shape[0]
-    wins = np.zeros(2 * moves, np.float64)
+    wins = np.zeros(2 * moves + 2, np.float64)
     count = pool.shape[0]
     cards = np.empty(count, np.int64)
     hands = np.zeros((n, cap), np.int64)
@@ -569,6 +528,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     w_discard = np.zeros(cap, np.int64)
     pl = np.zeros(1, np.int64)
     dl = np.zeros(1, np.int64)
+    keep = np.zeros(n, np.bool_)
+    counts = np.zeros(4, np.int64)
     for _ in range(iterations):
         for i in range(count):
             cards[i] = pool[i]
@@ -588,10 +549,17 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 pos += sizes[s]
         pile_count = count - pos
         pile_start = pos
-        if total_slots > 0:
+        kept = 0
+        for s in range(n):
+            keep[s] = constrained[s]
+            if constrained[s] and draw_slack > 0.0:  # dealt as if its draws said nothing
+                keep[s] = not np.float64(_nb_next(st) >> np.uint64(11)) * _UNIT < draw_slack
+            if keep[s]:
+                kept += 1
+        if kept > 0:
             length = 0
             for s in range(n):
-                if constrained[s]:
+                if keep[s]:
                     for i in range(hl[s]):
                         rest[length] = hands[s, i]
                         length += 1
@@ -603,6 +571,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 rest[i], rest[j] = rest[j], rest[i]
             for k in range(total_slots):
                 s = order_seat[k]
+                if not keep[s]:
+                    continue
                 index = order_index[k]
                 mask = slots[s, index]
                 pick = length - 1
@@ -618,6 +588,11 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 cards[i] = rest[i]
             pile_start = 0
             pile_count = length
+        weight = 1.0
+        if rows > 0:
+            weight = _nb_weight(ev, rows, hands, hl, name_slack, ranks, colors, counts)
+        wins[2 * moves] += weight
+        wins[2 * moves + 1] += weight * weight
         roll = _nb_below(st, 1 << 62)
         base = 0.0
         for c in range(moves):
@@ -637,8 +612,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                               colors)
             if c == 0:
                 base = won
-            wins[c] += won
-            wins[moves + c] += (won - base) ** 2
+            wins[c] += weight * won
+            wins[moves + c] += weight * (won - base) ** 2
     return wins
 
 
@@ -652,13 +627,14 @@ _nb_policy_kind: Any = _policy_kind
 _nb_nth: Any = _nth
 _nb_most_held: Any = _most_held
 _nb_after: Any = _after
+_nb_weight: Any = _deal_weight
 _compiled: Callable[..., Any] | None = None
 
 
 def compiled() -> Callable[..., Any] | None:
     """The compiled search (compiled at the first call; ``None`` without numba)."""
     global _compiled, _nb_next, _nb_below, _nb_take, _nb_rollout
-    global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after
+    global _nb_policy_kind, _nb_nth, _nb_most_held, _nb_after, _nb_weight
     global np, HAVE_NUMBA
     if not HAVE_NUMBA:
         return None
@@ -677,6 +653,7 @@ def compiled() -> Callable[..., Any] | None:
         _nb_nth = jit(_nth)
         _nb_most_held = jit(_most_held)
         _nb_after = jit(_after)
+        _nb_weight = jit(_deal_weight)
         _nb_rollout = jit(_rollout_arrays)
         _compiled = jit(_nb_search)
     return _compiled
@@ -692,8 +669,22 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
     (for a paired comparison with ``firsts[0]``). ``rate``: the chance that a Wild Draw
     Four is challenged where the rules allow it. ``policy``: 0 for the policy of the
     module docstring; +1: the seat's side plays the matching card of the colour it holds
-    most; +2: the other side plays any matching card at random, wilds included.
+    most; +2: the other side plays any matching card at random, wilds included; +4: the
+    seat's side plays a matching Skip, Reverse or Draw Two first.
     ``use_compiled=False`` runs the plain Python version (the same numbers)."""
+    wins, squares, _, _ = search_totals(plain, spot, firsts, iterations, seed, rate=rate,
+                                        max_steps=max_steps, policy=policy,
+                                        use_compiled=use_compiled)
+    return wins, squares
+
+
+def search_totals(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
+                  seed: int, *, rate: float = 0.5, max_steps: int = MAX_STEPS,
+                  policy: int = 0, use_compiled: bool = True
+                  ) -> tuple[list[float], list[float], float, float]:
+    """:func:`search_stats` with each deal weighted by the likelihood of
+    ``spot.evidence`` (:mod:`unokit.bots.likelihood`; 1 without evidence), and the sums
+    of the weights and of their squares: ``(wins, squares, weights, squared weights)``."""
     run = compiled() if use_compiled else None
     if run is None:
         both = _py_search(plain, spot, firsts, iterations, seed, rate, max_steps, policy)
@@ -718,10 +709,12 @@ def search_stats(plain: Plain, spot: Position, firsts: Sequence[int], iterations
                   np.array(spot.discard, np.int64), spot.color, spot.direction, spot.seat,
                   np.array(spot.team, np.bool_), np.array(list(firsts), np.int64), iterations,
                   np.uint64(seed & MASK64), rate, max_steps, np.array(RANKS, np.int64),
-                  np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64))
+                  np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64),
+                  np.array(spot.evidence, np.int64).reshape(len(spot.evidence), 5),
+                  float(spot.draw_slack), float(spot.name_slack))
         both = [float(w) for w in out]
     k = len(firsts)
-    return both[:k], both[k:]
+    return both[:k], both[k:2 * k], both[2 * k], both[2 * k + 1]
 
 
 def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations: int,
@@ -731,4 +724,4 @@ def search_wins(plain: Plain, spot: Position, firsts: Sequence[int], iterations:
 
 
 __all__ = ["MAX_STEPS", "SUPPORT", "Plain", "Position", "compiled", "fill_slots",
-           "search_stats", "search_wins"]
+           "sample_deals", "search_stats", "search_totals", "search_wins"]

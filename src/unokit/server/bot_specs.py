@@ -2,10 +2,10 @@
 
 A spec from ``POST /api/rooms`` (``bots``), ``POST /api/play-now`` (``bot``) or the host's
 ``add_bot`` is one of the server's bots (``easy``, ``normal``, ``hard``, each with an
-optional personality; ``random``; ``playfirst``; ``search``, with an optional number of
-deals up to ``bot_max_iterations``), at most :data:`SPEC_LIMIT` characters. The room
-stores it in its canonical form (lower case, no spaces). Anything else is refused with
-``bad_request``.
+optional personality; ``random``; ``playfirst``; ``search`` and ``expert``, each with an
+optional number of deals up to ``bot_max_iterations``), at most :data:`SPEC_LIMIT`
+characters. The room stores it in its canonical form (lower case, no spaces). Anything
+else is refused with ``bad_request``.
 
 >>> check_bot_spec(" Hard:Aggressive ", max_iterations=6000)
 'hard:aggressive'

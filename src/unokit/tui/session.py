@@ -45,7 +45,7 @@ HUMAN = 0
 NAMES = ("You", "Bob", "Cara", "Dan", "Eve", "Finn", "Gina", "Hugo", "Iris", "Jack")
 """Default seat names (seat 0 is the human)."""
 
-LEVEL_ORDER = ("easy", "normal", "hard", "search")
+LEVEL_ORDER = ("easy", "normal", "hard", "search", "expert")
 """Bot levels listed first, in this order; other registered bots follow by name."""
 
 MAX_SEED = 2**64 - 1

@@ -29,6 +29,7 @@ export function botLevelName(level) {
     // TRANSLATORS: the middle bot level (Easy, Normal, Hard)
     case "normal": return _("Normal");
     case "hard": return _("Hard");
+    case "expert": return _("Expert");
     default: return level;
   }
 }
@@ -105,7 +106,7 @@ function createForm() {
       field(_("Seats"), h("select", { id: "seats-select", testid: "seats-select", onchange: (ev) => setForm("seats", Number(ev.target.value)) },
         seatChoices.map((n) => option(String(n), String(n), n === Number(S.form.seats)))), "seats-select"),
       field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
-        ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
+        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
       field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", timerSeconds(ev.target.value)) },
         [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
     h("div", { class: "check" },

@@ -57,7 +57,7 @@ export function hostControls(room, between = false) {
     h("div", { class: "row" },
       h("label", { for: "add-bot-level", class: "visually-hidden" }, _("Bot level")),
       h("select", { id: "add-bot-level", testid: "add-bot-level", onchange: (ev) => { botLevel = ev.target.value; } },
-        ["easy", "normal", "hard"].map((b) => option(b, botLevelName(b), b === botLevel))),
+        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === botLevel))),
       h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: botLevel }) }, _("Add a bot"))),
     h("div", { class: "row" },
       h("label", { for: "set-timer" }, _("Turn timer")),

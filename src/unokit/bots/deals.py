@@ -1,0 +1,119 @@
+"""The deals of the search's playouts (:mod:`unokit.bots.playout`) in plain Python: the
+hidden cards of a :class:`~unokit.bots.plain.Position` dealt again and again from a
+SplitMix64 stream, the compiled search dealing the same from the same stream.
+
+A deal: the unseen cards are shuffled and dealt to the hands the seat cannot see, as
+many as each holds, the rest being the draw pile (top last). Where the seat's memory
+keeps *slots* for a hand (:mod:`unokit.bots.memory`), the cards of those hands and of the
+draw pile are shuffled together and dealt out again (:func:`fill_slots`), except for a
+hand drawn to be left as first dealt (a share ``draw_slack`` of the deals). Each deal
+carries its weight given the evidence of the position (:mod:`unokit.bots.likelihood`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from unokit.bots.likelihood import COLORS, RANKS, _deal_weight
+from unokit.bots.plain import Position
+from unokit.engine.cards import COLOR_OF, NUM_KINDS, RANK_OF, WILD
+from unokit.engine.rng import GOLDEN, MASK64, MIX1, MIX2
+
+_UNIT = 1.0 / 9007199254740992.0
+FEATURE_BITS = [(1 << 20) if k >= WILD else (1 << COLOR_OF[k]) | (1 << (4 + RANK_OF[k]))
+                for k in range(NUM_KINDS)]
+"""The features of each card kind, as :data:`unokit.bots.memory.FEATURES`."""
+
+
+def _py_below(st: list[int], bound: int) -> int:
+    """The next SplitMix64 number of the state ``st[0]`` (advanced), below ``bound``."""
+    st[0] = (st[0] + GOLDEN) & MASK64
+    z = st[0]
+    z = ((z ^ (z >> 30)) * MIX1) & MASK64
+    z = ((z ^ (z >> 27)) * MIX2) & MASK64
+    z ^= z >> 31
+    return (z >> 11) % bound
+
+
+def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
+               hands: list[list[int]]) -> None:
+    """Deal to each slot ``(mask, seat, index)`` in turn (``hands[seat][index]``) the last
+    card of ``cards`` whose features (:data:`FEATURE_BITS`) miss ``mask``, the last card if
+    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt."""
+    for mask, seat, index in slots:
+        pick = len(cards) - 1
+        if mask:
+            for i in range(len(cards) - 1, -1, -1):
+                if not FEATURE_BITS[cards[i]] & mask:
+                    pick = i
+                    break
+        cards[pick], cards[-1] = cards[-1], cards[pick]
+        hands[seat][index] = cards.pop()
+
+
+def _py_shuffle(cards: list[int], below: Callable[[int], int]) -> None:
+    for i in range(len(cards) - 1, 0, -1):
+        j = below(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def py_deals(spot: Position, below: Callable[[int], int]
+              ) -> Iterator[tuple[list[list[int]], list[int], float]]:
+    """Deals of ``spot`` without end, each ``(hands, draw pile, weight)``: the deal of the
+    module docstring, where a hand with slots is dealt as if it had none in a share
+    ``spot.draw_slack`` of the deals, weighted by the evidence
+    (:mod:`unokit.bots.likelihood`)."""
+    n = len(spot.sizes)
+    constrained = [seat for seat in range(n) if spot.known[seat] is None
+                   and len(spot.slots[seat]) == spot.sizes[seat] and any(spot.slots[seat])]
+    order = sorted(((spot.slots[seat][index], seat, index) for seat in constrained
+                    for index in range(spot.sizes[seat])),
+                   key=lambda slot: -bin(slot[0]).count("1"))
+    rows = [tuple(row) for row in spot.evidence]
+    slack = spot.draw_slack
+    counts = [0, 0, 0, 0]
+    while True:
+        cards = list(spot.pool)
+        _py_shuffle(cards, below)
+        hands: list[list[int]] = []
+        pos = 0
+        for seat in range(n):
+            known = spot.known[seat]
+            if known is not None:
+                hands.append(list(known))
+            else:
+                hands.append(cards[pos:pos + spot.sizes[seat]])
+                pos += spot.sizes[seat]
+        pile = cards[pos:]
+        keep = constrained
+        if order and slack > 0.0:  # hands dealt as if their draws said nothing
+            keep = [seat for seat in constrained if not below(1 << 53) * _UNIT < slack]
+        if keep:
+            rest = [card for seat in keep for card in hands[seat]] + pile
+            _py_shuffle(rest, below)
+            fill_slots(rest, [slot for slot in order if slot[1] in keep], hands)
+            pile = rest
+        weight = _deal_weight(rows, len(rows), hands, [len(hand) for hand in hands],
+                              spot.name_slack, RANKS, COLORS, counts) if rows else 1.0
+        yield hands, pile, weight
+
+
+def sample_deals(spot: Position, count: int, seed: int
+                 ) -> list[tuple[list[list[int]], list[int], float]]:
+    """``count`` deals of ``spot`` as the search makes them (plain Python), each
+    ``(hands, draw pile with its top last, weight)``.
+
+    >>> from unokit.engine.cards import parse_card as c
+    >>> spot = Position(pool=[c("G1"), c("G2"), c("Y3")], sizes=[1, 2], known=[[c("R5")], None],
+    ...                 slots=[[], [1 << 2, 0]], discard=[c("R3")], color=0, direction=1,
+    ...                 seat=0, team=[True, False])
+    >>> all(c("Y3") in hands[1] for hands, _, _ in sample_deals(spot, 20, 1))  # no green
+    True
+    """
+    st = [seed & MASK64]
+    deals = py_deals(spot, lambda bound: _py_below(st, bound))
+    return [next(deals) for _ in range(count)]
+
+
+
+__all__ = ["FEATURE_BITS", "fill_slots", "py_deals", "sample_deals"]
