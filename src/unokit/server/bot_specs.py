@@ -68,8 +68,8 @@ def check_bot_spec(spec: object, *, max_iterations: int) -> str:
     except BotSpecError:
         raise RoomError("bad_request", N_("no bot is called \"{spec}\": the bots are easy, "
                                           "normal and hard (each with a personality: "
-                                          "easy:cautious), random, playfirst and search "
-                                          "(search:N, N deals)"),
+                                          "easy:cautious), random, playfirst, search and "
+                                          "expert (search:N, expert:N: N deals)"),
                         spec=spec.strip()[:SPEC_LIMIT]) from None
     if options.get("iterations", 0) > max_iterations:
         raise RoomError("bad_request", N_("a search bot makes at most {limit} deals per "
