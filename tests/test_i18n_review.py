@@ -196,7 +196,7 @@ async def test_the_setup_screen_offers_the_default_name_in_its_language(lang: st
     i18n.set_language(lang)
     app = PlayApp(delay=0)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await pilot.pause()  # no delay: until the app has handled its pending messages
         assert isinstance(app.screen, SetupScreen)
         shown = app.screen.query_one("#name", Input).value
         assert shown == i18n.translate_in(lang, "the player's default name", "You")

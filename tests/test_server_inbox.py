@@ -40,7 +40,7 @@ async def test_a_wait_times_out_without_making_a_task() -> None:
     before = len(asyncio.all_tasks())
     waiting = inbox.get(timeout=0.01)
     step = asyncio.ensure_future(waiting)
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop (no time): the wait starts
     assert len(asyncio.all_tasks()) == before + 1  # the one made here, none inside
     with pytest.raises(TimeoutError):
         await step
@@ -49,7 +49,7 @@ async def test_a_wait_times_out_without_making_a_task() -> None:
 async def test_an_item_put_as_a_wait_is_cancelled_stays_for_the_next_get() -> None:
     inbox = Inbox()
     waiting = asyncio.create_task(inbox.get())
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop (no time): the get now waits
     inbox.put_nowait(Stop())  # wakes the wait...
     waiting.cancel()  # ...which is cancelled before it runs
     with pytest.raises(asyncio.CancelledError):

@@ -571,7 +571,7 @@ async def test_a_move_not_kept_shows_saving_and_goes_through_later(tmp_path: Pat
             playable = [i for i, card in enumerate(table.hand.cards)
                         if card in offer.play_cards and i < len(KEY_LABELS)]
             await pilot.press(KEY_LABELS[playable[0]] if playable else "d")
-            await pilot.pause()
+            await pilot.pause()  # no delay: until the key's messages are handled
             if isinstance(app.screen, ColorPicker):
                 await pilot.press("r")
             await until(pilot, session, lambda: session.saving)
