@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, delete, func, insert, select, update
 
 from unokit.store.leases import StoreError
+from unokit.store.lifecycle import in_batches
 from unokit.store.models import (
     PlayerMatchRow,
     PlayerRow,
@@ -267,11 +268,14 @@ async def delete_player(store: Store, player_id: int) -> None:
     """Delete a player and everything that is theirs: sessions, API tokens, matches
     and XP lines. The rooms' records keep the number of the seat's player, which names
     nobody any more (ids are never reused)."""
-    def write(connection: Connection) -> None:
-        for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES):
-            connection.execute(delete(table).where(table.c.player_id == player_id))
-        connection.execute(delete(PLAYERS).where(PLAYERS.c.id == player_id))
-    await store.run(write)
+    await store.run(lambda connection: _delete_players(connection, [player_id]))
+
+
+def _delete_players(connection: Connection, ids: list[int]) -> None:
+    """Delete the players ``ids`` and every row of theirs, children first."""
+    for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES):
+        connection.execute(delete(table).where(table.c.player_id.in_(ids)))
+    connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))
 
 
 async def delete_lost_guests(store: Store, seen_before: float, *, batch: int = 100) -> int:
@@ -283,16 +287,9 @@ async def delete_lost_guests(store: Store, seen_before: float, *, batch: int = 1
             PLAYERS.c.username_key.is_(None), PLAYERS.c.seen_at < seen_before)
             .order_by(PLAYERS.c.id).limit(batch)).scalars())
         if ids:
-            for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES):
-                connection.execute(delete(table).where(table.c.player_id.in_(ids)))
-            connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))
+            _delete_players(connection, ids)
         return len(ids)
-    total = 0
-    while True:
-        deleted = await store.run(write)
-        total += deleted
-        if deleted < batch:
-            return total
+    return await in_batches(store, write, batch)
 
 
 # ---------------------------------------------------------------- API tokens

@@ -27,6 +27,7 @@ writes go in between.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import (
@@ -152,6 +153,12 @@ async def delete_ended(store: Store, retention: Retention, *,
             connection.execute(delete(ROOMS).where(ROOMS.c.id.in_(ids)))
         return len(ids)
 
+    return await in_batches(store, write, batch)
+
+
+async def in_batches(store: Store, write: Callable[[Connection], int], batch: int) -> int:
+    """Run ``write`` (one transaction that deletes at most ``batch`` of something and
+    says how many) again until it deletes fewer than ``batch``; the total deleted."""
     total = 0
     while True:
         deleted = await store.run(write)
