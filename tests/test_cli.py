@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -224,7 +225,7 @@ def saved_record(tmp_path: Path) -> Path:
 
 
 def test_replay_prints_the_spectator_transcript(saved_record: Path) -> None:
-    result = run("replay", saved_record)
+    result = run("replay", saved_record, "--codes")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Players: 0 Alice, 1 Bob" in out
@@ -237,6 +238,20 @@ def test_replay_prints_the_spectator_transcript(saved_record: Path) -> None:
               if not line.startswith(("Rules:", "Seed:", "Players:", "Final", "Winner"))]
     shown = out.splitlines()[2:-1]
     assert shown == events
+
+
+def test_replay_names_the_cards(saved_record: Path) -> None:
+    named = run("replay", saved_record, "--as", "0").output.splitlines()
+    coded = run("replay", saved_record, "--as", "0", "--codes").output.splitlines()
+    assert len(named) == len(coded)
+    dealt = next(line for line in named if line.startswith("Alice is dealt 7 cards: "))
+    cards = dealt.removeprefix("Alice is dealt 7 cards: ").rstrip(".").split(", ")
+    assert len(cards) == 7
+    assert all(card.split()[0] in {"red", "yellow", "green", "blue"} or
+               card.startswith("Wild") for card in cards), cards
+    plays = [line for line in named if " plays " in line]
+    assert plays and not any(re.search(r" plays [RYGB][0-9SR+]", line) for line in plays)
+    assert any(re.search(r" plays [RYGB][0-9SR+]", line) for line in coded)
 
 
 def test_replay_as_a_seat(saved_record: Path) -> None:

@@ -360,6 +360,9 @@ def replay_command(
         "--color/--no-color", help=N_("Colour card codes (on a terminal)."))] = True,
     tui: Annotated[bool, typer.Option(
         "--tui", help=N_("Step through it in a terminal viewer (the same view)."))] = False,
+    codes: Annotated[bool, typer.Option(
+        "--codes", help=N_("Give the cards' codes (G2, W+4) instead of their names."))
+    ] = False,
 ) -> None:
     """Check a game record and print its transcript (a spectator's view by default)."""
     try:
@@ -378,7 +381,8 @@ def replay_command(
             if game is None:
                 game = step.game
                 _check_seat(seat, game.n)
-            lines.extend(describe_event(e, viewer, names, markup=markup) for e in step.events)
+            lines.extend(describe_event(e, viewer, names, markup=markup, card_names=not codes)
+                         for e in step.events)
     except RecordError as exc:
         _fail(f"{file}: {localize(current_language(), exc)}")
     console = _console()

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Literal, Protocol
 
-from unokit.engine.cards import CODES, COLOR_OF, NO_COLOR
+from unokit.engine.cards import CODES, COLOR_OF, NO_COLOR, RANK_OF, WILD
 from unokit.engine.events import Event, EventKind, redact
 from unokit.text.safe import display_name, display_text
 
@@ -93,6 +93,43 @@ DRAW_REASONS: dict[str, str] = {
 """Why cards are drawn, as shown in brackets after the count (empty: nothing shown)."""
 
 
+_RANK_NAMES: dict[int, str] = {
+    10: N_("Skip"),
+    11: N_("Reverse"),
+    12: N_("Draw Two"),
+    13: N_("Hit 2"),
+    14: N_("Discard All"),
+    15: N_("Trade Hands"),
+}
+"""The names of the coloured action ranks (the number ranks are their digit)."""
+
+_WILD_NAMES = (N_("Wild"), N_("Wild Draw Four"), N_("Blank wild"), N_("Wild Swap Hands"),
+               N_("Wild Shuffle Hands"), N_("Wild Downpour 1"), N_("Wild Downpour 2"),
+               N_("Wild All Hit"), N_("Wild Hit-Fire"))
+"""The names of the wild cards, in the order of their kinds from ``WILD``."""
+
+# TRANSLATORS: a coloured card's name: its colour ("red") and its value ("7", "Skip").
+_COLOURED_CARD = N_("{colour} {value}")
+
+
+def card_name(kind: int, language: Language | None = None) -> str:
+    """A card's name as players say it, in ``language`` (English by default).
+
+    >>> from unokit.engine.cards import parse_card
+    >>> [card_name(parse_card(code)) for code in ("G2", "RS", "B+2", "W", "W+4", "YDA")]
+    ['green 2', 'red Skip', 'blue Draw Two', 'Wild', 'Wild Draw Four', 'yellow Discard All']
+    """
+    lang = ENGLISH if language is None else language
+    if not 0 <= kind < len(CODES) or not CODES[kind]:
+        return f"#{kind}"
+    if kind >= WILD:
+        return lang.gettext(_WILD_NAMES[kind - WILD])
+    rank = RANK_OF[kind]
+    value = lang.gettext(_RANK_NAMES[rank]) if rank in _RANK_NAMES else str(rank)
+    return lang.gettext(_COLOURED_CARD).format(
+        colour=lang.gettext(COLOR_NAMES[COLOR_OF[kind]]), value=value)
+
+
 def seat_names(count: int, names: Sequence[str] | None = None) -> list[str]:
     """``names`` if given (padded with ``Seat N`` for missing seats), else ``Seat N``;
     each made safe to print (:func:`~unokit.text.safe.display_name`)."""
@@ -104,10 +141,11 @@ class _Writer:
     """Formats the parts of a line: names, cards and colours, with or without markup."""
 
     def __init__(self, names: Sequence[str] | None, markup: bool,
-                 language: Language = ENGLISH) -> None:
+                 language: Language = ENGLISH, card_names: bool = False) -> None:
         self.names = list(names or [])
         self.markup = markup
         self.language = language
+        self.card_names = card_names
         self._escape: Callable[[str], str] = _identity
         if markup:
             from rich.markup import escape
@@ -146,6 +184,8 @@ class _Writer:
 
     def card(self, kind: int) -> str:
         code = CODES[kind] if 0 <= kind < len(CODES) and CODES[kind] else f"#{kind}"
+        if self.card_names:
+            code = card_name(kind, self.language)
         if not self.markup:
             return code
         color = COLOR_OF[kind] if 0 <= kind < len(COLOR_OF) else NO_COLOR
@@ -153,7 +193,7 @@ class _Writer:
         return f"[{style}]{self._escape(code)}[/]"
 
     def cards(self, kinds: Iterable[int]) -> str:
-        return " ".join(self.card(kind) for kind in kinds)
+        return (", " if self.card_names else " ").join(self.card(kind) for kind in kinds)
 
     def color(self, color: int) -> str:
         name = self._(COLOR_NAMES[color] if 0 <= color < 4 else "no colour")
@@ -182,6 +222,7 @@ def describe_event(
     *,
     markup: bool = False,
     language: Language = ENGLISH,
+    card_names: bool = False,
 ) -> str:
     """One line describing ``event`` as ``viewer`` may see it.
 
@@ -192,10 +233,17 @@ def describe_event(
         names: a name for each seat (default ``Seat 0``, ``Seat 1``, ...).
         markup: add rich console markup (coloured card codes); names are escaped.
         language: the catalogue of the line's language (English by default).
+        card_names: name the cards (:func:`card_name`, "green 2, Wild Draw Four")
+            instead of giving their codes ("G2 W+4").
+
+    >>> from unokit.engine.events import Event, EventKind
+    >>> describe_event(Event(13, EventKind.PLAYED, player=0, card=65, color=3),
+    ...                names=["Ann"], card_names=True)
+    'Ann plays Wild Draw Four and names blue.'
     """
     if viewer != EVERYONE:
         event = redact(event, viewer if isinstance(viewer, int) else None)
-    w = _Writer(names, markup, language)
+    w = _Writer(names, markup, language, card_names)
     handler = _HANDLERS.get(event.kind)
     if handler is None:
         return w._("{kind} (event {seq}).", kind=event.kind.value, seq=event.seq)
