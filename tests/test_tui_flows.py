@@ -943,3 +943,30 @@ async def test_colours_read_without_colour() -> None:
         await pilot.press(key_for(app, "G5"))
         log = app.screen.query_one("#log", RichLog)
         assert "♣G5" in " ".join(str(line.text) for line in log.lines)
+
+
+@pytest.mark.asyncio
+async def test_partners_are_shown_at_the_round_and_the_match_end() -> None:
+    # Teams of two: You (seat 0) and Cara (seat 2) against Bob and Dan. You go out; the
+    # round's points end the match (rounds=1).
+    session = scripted("pairs,rounds=1", [["R5"], ["G1", "G2"], ["B1", "B2"], ["Y1", "Y2"]],
+                       "R3", 0)
+    async with opened(session, delay=NEVER) as (app, pilot):
+        await pilot.press("1")
+        assert isinstance(app.screen, EndScreen)
+        assert "your team scores" in text_of(app, "#title")
+        results = text_of(app, "#results")
+        assert "Cara (partner)" in results and "Bob (scripted)" in results
+        assert "Dan (scripted)" in results
+        assert text_of(app, "#match-line").startswith("Your team wins the match with Cara.")
+
+
+@pytest.mark.asyncio
+async def test_the_other_team_winning_is_said_so() -> None:
+    session = scripted("pairs,rounds=1", [["R5", "R6"], ["G1"], ["B1", "B2"], ["Y1", "Y2"]],
+                       "G3", 1, moves=["1:G1"])
+    async with opened(session, delay=NEVER) as (app, pilot):
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        assert "the other team scores" in text_of(app, "#title")
+        assert text_of(app, "#match-line").startswith("Your team loses the match.")

@@ -198,6 +198,8 @@ class SeatResult:
     points: int
     total: int
     note: str = ""
+    partner: bool = False
+    """The seat of your partner (teams of two)."""
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,8 @@ def results_text(summary: RoundSummary) -> Text:
     text.append(f"{_('seat'):<{width}} {_('round'):>6} {_('total'):>6}  {_('cards left')}\n",
                 style="bold")
     for row in summary.rows:
-        who = (row.name if row.level == "you" else f"{row.name} ({row.level})")[:width]
+        level = _("partner") if row.partner else row.level
+        who = (row.name if row.level == "you" else f"{row.name} ({level})")[:width]
         text.append(f"{who:<{width}} {row.points:>6} {row.total:>6}  ")
         if row.hand:
             for index, code in enumerate(row.hand):

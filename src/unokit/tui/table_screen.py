@@ -725,22 +725,31 @@ class TableScreen(Screen[None]):
         scores = list(data.get("scores", game.scores))
         hands = data.get("hands", [[] for _seat in range(game.n)])
         winner = ended.player if ended is not None else game.round_winner
+        mate = partner(game.rules, HUMAN)
         rows = []
         for seat in range(game.n):
             note = _("went out") if seat in game.finish_order else ""
             if not game.in_match[seat]:
                 note = _("eliminated")
             rows.append(SeatResult(session.name(seat), session.levels[seat],
-                                   tuple(hands[seat]), points[seat], scores[seat], note))
+                                   tuple(hands[seat]), points[seat], scores[seat], note,
+                                   partner=seat == mate))
         headline = as_you(_("{who} wins the round", who=session.name(winner)))
         if data.get("blocked"):
             headline = as_you(_("blocked; {who} has the lowest hand and wins",
                                 who=session.name(winner)))
+        if mate >= 0 and winner >= 0:
+            headline += " · " + (_("your team scores") if winner in (HUMAN, mate)
+                                 else _("the other team scores"))
         match_line = ""
         if game.is_over():
             match_line = as_you(ngettext("{who} wins the match after {n} round.",
                                          "{who} wins the match after {n} rounds.",
                                          game.round_no, who=session.name(game.match_winner)))
+            if mate >= 0:
+                match_line = (_("Your team wins the match with {who}.",
+                                who=session.name(mate)) if game.match_winner in (HUMAN, mate)
+                              else _("Your team loses the match.")) + " " + match_line
         return RoundSummary(game.round_no, headline, tuple(rows), game.is_over(), match_line)
 
     def _end_chosen(self, what: object) -> None:
