@@ -30,6 +30,7 @@ function checkMeaning(name) {
     case "commitment": return _("The server's secret seed, revealed now, is the one it committed to before the match.");
     case "seed": return _("The shuffles' seed follows from the server's seed and the players' contributions.");
     case "replay": return _("Every action replays legally and gives the very events that were recorded.");
+    case "published commitment": return _("The record's commitment is the one the room showed before the match.");
     default: return "";
   }
 }
