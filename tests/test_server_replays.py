@@ -39,7 +39,7 @@ async def play(client: GameClient) -> None:
         try:
             await client.act(next((a for a in legal if a.endswith("!")), legal[0]))
         except Exception:  # refused: the state moved on (a round started by itself)
-            await client.wait_for(lambda c: c.last_seq > seen or c.reveal is not None)
+            await client.wait_for(lambda c, seen=seen: c.last_seq > seen or c.reveal is not None)
 
 
 def hands_in(text: str, hands: list[list[str]]) -> bool:
@@ -48,31 +48,31 @@ def hands_in(text: str, hands: list[list[str]]) -> bool:
 
 
 async def test_a_finished_match_replays_as_each_seat_saw_it(database_url: str) -> None:
-    async with running_server(server_settings(database_url)) as server:
-        async with httpx.AsyncClient(base_url=server.url) as http:
-            code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
-            ann = await GameClient.join(server.url, code, name="Ann")
-            await ann.command(P.AddBot, bot="normal")
-            early = await http.get(f"/api/rooms/{code}/replay?seat=0")
-            assert early.status_code == 409 and early.json()["error"] == "not_started"
-            await ann.command(P.Start)
-            await ann.wait_for(lambda c: c.must)
-            room = server.rooms.rooms[code]
-            hands = [[CODES[c] for c in hand] for hand in room.game.hands]
-            # while the match goes on: no view at all, and no card in the refusal
-            for view in ("0", "1", "all"):
-                during = await http.get(f"/api/rooms/{code}/replay?seat={view}")
-                assert during.status_code == 409, during.text
-                assert set(during.json()) == {"error", "message"}
-                assert not hands_in(during.text, hands)
-            await play(ann)
-            record = Record.from_dict((await http.get(f"/api/rooms/{code}/record")).json())
-            views = {view: (await http.get(f"/api/rooms/{code}/replay?seat={view}")).json()
-                     for view in ("0", "1", "all")}
-            await ann.close()
+    async with (running_server(server_settings(database_url)) as server,
+                httpx.AsyncClient(base_url=server.url) as http):
+        code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        await ann.command(P.AddBot, bot="normal")
+        early = await http.get(f"/api/rooms/{code}/replay?seat=0")
+        assert early.status_code == 409 and early.json()["error"] == "not_started"
+        await ann.command(P.Start)
+        await ann.wait_for(lambda c: c.must)
+        room = server.rooms.rooms[code]
+        hands = [[CODES[c] for c in hand] for hand in room.game.hands]
+        # while the match goes on: no view at all, and no card in the refusal
+        for view in ("0", "1", "all"):
+            during = await http.get(f"/api/rooms/{code}/replay?seat={view}")
+            assert during.status_code == 409, during.text
+            assert set(during.json()) == {"error", "message"}
+            assert not hands_in(during.text, hands)
+        await play(ann)
+        record = Record.from_dict((await http.get(f"/api/rooms/{code}/record")).json())
+        views = {view: (await http.get(f"/api/rooms/{code}/replay?seat={view}")).json()
+                 for view in ("0", "1", "all")}
+        await ann.close()
 
     steps = list(replay_steps(record))
-    for view, data in views.items():
+    for data in views.values():
         assert data["code"] == code and data["players"] == ["Ann", "normal bot"]
         assert len(data["steps"]) == len(record.actions) + 1
         assert [s["action"] for s in data["steps"]] == [None, *record.actions]
@@ -107,22 +107,22 @@ async def test_a_finished_match_replays_as_each_seat_saw_it(database_url: str) -
 
 
 async def test_bad_views_and_unknown_rooms_get_typed_errors() -> None:
-    async with running_server(server_settings("sqlite://")) as server:
-        async with httpx.AsyncClient(base_url=server.url) as http:
-            code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
-            ann = await GameClient.join(server.url, code, name="Ann")
-            await ann.command(P.AddBot, bot="normal")
-            await ann.command(P.Start)
-            await play(ann)
-            await ann.close()
-            answers: dict[str, Any] = {}
-            for query in ("seat=2", "seat=9", "seat=-1", "seat=x", "seat=", "seat=100",
-                          "seat=0" * 40):
-                answers[query] = await http.get(f"/api/rooms/{code}/replay?{query}")
-            missing = await http.get("/api/rooms/NOSUCH/replay?seat=all")
-            russian = await http.get(f"/api/rooms/{code}/replay?seat=7",
-                                     headers={"Accept-Language": "ru"})
-            good = await http.get(f"/api/rooms/{code.lower()}/replay")
+    async with (running_server(server_settings("sqlite://")) as server,
+                httpx.AsyncClient(base_url=server.url) as http):
+        code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        await ann.command(P.AddBot, bot="normal")
+        await ann.command(P.Start)
+        await play(ann)
+        await ann.close()
+        answers: dict[str, Any] = {}
+        for query in ("seat=2", "seat=9", "seat=-1", "seat=x", "seat=", "seat=100",
+                      "seat=0" * 40):
+            answers[query] = await http.get(f"/api/rooms/{code}/replay?{query}")
+        missing = await http.get("/api/rooms/NOSUCH/replay?seat=all")
+        russian = await http.get(f"/api/rooms/{code}/replay?seat=7",
+                                 headers={"Accept-Language": "ru"})
+        good = await http.get(f"/api/rooms/{code.lower()}/replay")
     for query, answer in answers.items():
         assert answer.status_code == 400, (query, answer.text)
         assert answer.json()["error"] == "bad_request"
@@ -132,10 +132,10 @@ async def test_bad_views_and_unknown_rooms_get_typed_errors() -> None:
 
 
 async def test_the_profile_and_match_pages_are_served_with_the_csp() -> None:
-    async with running_server(server_settings("sqlite://")) as server:
-        async with httpx.AsyncClient(base_url=server.url) as http:
-            pages = {path: await http.get(path, headers={"Accept": "text/html"})
-                     for path in ("/me", "/players/ann", "/matches/ABCDEF")}
+    async with (running_server(server_settings("sqlite://")) as server,
+                httpx.AsyncClient(base_url=server.url) as http):
+        pages = {path: await http.get(path, headers={"Accept": "text/html"})
+                 for path in ("/me", "/players/ann", "/matches/ABCDEF")}
     for path, page in pages.items():
         assert page.status_code == 200, path
         assert page.headers["content-type"].startswith("text/html")
@@ -147,18 +147,18 @@ async def test_the_profile_and_match_pages_are_served_with_the_csp() -> None:
 
 
 async def test_replays_are_built_once_off_the_event_loop() -> None:
-    async with running_server(server_settings("sqlite://")) as server:
-        async with httpx.AsyncClient(base_url=server.url) as http:
-            code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
-            ann = await GameClient.join(server.url, code, name="Ann")
-            await ann.command(P.AddBot, bot="normal")
-            await ann.command(P.Start)
-            await play(ann)
-            await ann.close()
-            published = server.server.config.app.state.published
-            before = published.builds
-            answers = await asyncio.gather(*(http.get(f"/api/rooms/{code}/replay?seat=1")
-                                             for _ in range(4)))
+    async with (running_server(server_settings("sqlite://")) as server,
+                httpx.AsyncClient(base_url=server.url) as http):
+        code = (await http.post("/api/rooms", json={"rules": RULES})).json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        await ann.command(P.AddBot, bot="normal")
+        await ann.command(P.Start)
+        await play(ann)
+        await ann.close()
+        published = server.server.config.app.state.published
+        before = published.builds
+        answers = await asyncio.gather(*(http.get(f"/api/rooms/{code}/replay?seat=1")
+                                         for _ in range(4)))
     assert {a.status_code for a in answers} == {200}
     assert len({a.content for a in answers}) == 1
     assert published.builds == before + 1

@@ -94,7 +94,8 @@ def replay_flow(page: Any, code: str) -> None:
     expect(replay).to_have_attribute("data-step", str(steps - 1))
     expect(by_id(page, "replay-forward")).to_be_disabled()
     # jump to the second round: the step that starts it
-    rounds = page.request.get(f"{server_of(page)}/api/rooms/{code}/replay?seat=all").json()["rounds"]
+    whole = page.request.get(f"{server_of(page)}/api/rooms/{code}/replay?seat=all").json()
+    rounds = whole["rounds"]
     by_id(page, "replay-round").select_option("2")
     expect(replay).to_have_attribute("data-step", str(rounds["2"]))
     expect(replay).to_have_attribute("data-round", "2")

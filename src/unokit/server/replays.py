@@ -15,7 +15,8 @@ match is over. One *view* is chosen:
 A step is ``{"action", "round", "events", "table"}``: the action's text (``None`` for
 the set-up), the round it was played in, the events it caused as the view sees them,
 and the table after it. The answer is ``{"view", "players", "rules", "rounds",
-"steps"}`` (the server adds the room's ``code``), where ``rounds`` maps each round to the index of its first step.
+"steps"}`` (the server adds the room's ``code``), where ``rounds`` maps each round to
+the index of its first step.
 
 It is CPU work (a replay of the whole match): the server builds it in a worker thread,
 once per match and view, and keeps the last ones asked for
@@ -57,7 +58,7 @@ MAX_SEATS = 10
 """The most seats a room has (a view names one of them)."""
 
 
-def parse_view(text: str) -> int | None | EllipsisType:
+def parse_view(text: str) -> int | EllipsisType | None:
     """The view a query asks for: a seat number, ``None`` for ``all`` (every hand), or
     ``...`` for text that is neither."""
     if text == "all":
@@ -69,7 +70,7 @@ def parse_view(text: str) -> int | None | EllipsisType:
 
 def _table(game: Any, seat: int | None) -> dict[str, Any]:
     """The table after a step as ``seat`` sees it (``None``: with every hand)."""
-    view = game.observation(0 if seat is None else seat).to_dict()
+    view: dict[str, Any] = game.observation(0 if seat is None else seat).to_dict()
     del view["discard"]  # public, and long: the top card is in "top"
     if seat is None:
         for key in SEAT_DETAILS:
