@@ -155,7 +155,7 @@ async def test_replays_are_built_once_off_the_event_loop() -> None:
         await ann.command(P.Start)
         await play(ann)
         await ann.close()
-        published = server.server.config.app.state.published
+        published = server.server.config.app.state.replays
         before = published.builds
         answers = await asyncio.gather(*(http.get(f"/api/rooms/{code}/replay?seat=1")
                                          for _ in range(4)))

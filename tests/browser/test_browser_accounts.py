@@ -20,7 +20,7 @@ from browser_table import Player, on, play_until, shot
 from playwright.sync_api import expect
 from test_browser_axe import axe_violations
 
-from unokit.i18n import catalogue, localize
+from unokit.i18n import catalogue, render
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -247,8 +247,8 @@ def test_the_flow_in_russian(server_factory: Callable[..., ServerProcess], conte
     by_id(page, "password-submit").click()
     error = by_id(page, "account-error")
     expect(error).to_have_attribute("data-code", "bad_request")
-    expect(error).to_have_text(localize("ru", "{name}: {least} to {most} characters",
-                                        name="new_password", least=8, most=256))
+    expect(error).to_have_text(render("ru", "{name}: {least} to {most} characters",
+                                      {"name": "new_password", "least": 8, "most": 256}))
 
 
 def test_axe_finds_nothing_serious_on_the_new_pages(

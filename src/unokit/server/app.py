@@ -560,7 +560,7 @@ async def room_replay(request: Request) -> Response:
     (``?seat=N|all``, :mod:`unokit.server.replays`); 409 while the match goes on."""
     view = replays.parse_view(request.query_params.get("seat", "all"))
     code = request.path_params["code"].strip().upper()
-    published: Published = request.app.state.published
+    published: Published = request.app.state.replays
     kind = f"replay:{'all' if view is None else view}"
     data = None if view is ... else published.cached(code, kind)
     if data is None:
@@ -653,6 +653,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
                                        ttl=settings.room_list_ttl)
     app.state.published = Published()
+    app.state.replays = Published(kept=replays.KEPT)
     app.state.passwords = Passwords.of(settings)
     app.state.login_limits = LoginLimits(settings)
     return app

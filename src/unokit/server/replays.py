@@ -19,7 +19,7 @@ and the table after it. The answer is ``{"view", "players", "rules", "rounds",
 the index of its first step.
 
 It is CPU work (a replay of the whole match): the server builds it in a worker thread,
-once per match and view, and keeps the last ones asked for
+once per match and view, and keeps the last :data:`KEPT` asked for
 (:class:`unokit.server.published.Published`).
 
 >>> from unokit import Game, Rules
@@ -53,6 +53,10 @@ from unokit.formats.record import Record, replay_steps
 
 SEAT_DETAILS = ("hand", "partner_hand", "drawn_card")
 """The parts of an observation that belong to its seat alone (left out of ``all``)."""
+
+KEPT = 16
+"""Replays (one match's one view each) kept in memory: each is about 600 bytes per
+action of its match."""
 
 MAX_SEATS = 10
 """The most seats a room has (a view names one of them)."""

@@ -96,7 +96,7 @@ function controls(steps) {
 function tableFacts(table) {
   return h("p", { class: "replay-facts" },
     h("span", {}, _("Top card:") + " "),
-    table.top ? cardFace(table.top, "span", { class: "mini", testid: "replay-top", data: { card: table.top } }) : "—",
+    table.top ? cardFace(table.top, "span", { class: "mini", role: "img", testid: "replay-top", data: { card: table.top } }) : "—",
     " ",
     table.color ? h("span", { testid: "replay-colour", data: { colour: table.color } },
       (SYMBOLS[table.color] || "") + " " + colourName(table.color)) : null,
