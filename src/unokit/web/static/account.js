@@ -4,7 +4,7 @@
 // changes the password, exports and deletes, each through the accounts API, with its
 // errors in the page's language.
 import { BASE, h } from "./dom.js";
-import { _ } from "./i18n.js";
+import { _, ngettext } from "./i18n.js";
 import { api } from "./net.js";
 import { levelBlock, xpText } from "./xp.js";
 
@@ -183,7 +183,7 @@ export function accountPanel(profile, done) {
     h("button", { type: "button", class: "secondary", testid: "logout-all", onclick: async () => {
       try {
         const answer = await api("/api/account/logout-all", {});
-        await guestAgain("logout", _("Signed out on every device ({n} sessions).", { n: answer.ended }));
+        await guestAgain("logout", ngettext("Signed out on every device ({n} session).", "Signed out on every device ({n} sessions).", answer.ended));
       } catch (err) { fail(err); }
     } }, _("Log out everywhere")));
 

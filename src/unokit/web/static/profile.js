@@ -44,6 +44,7 @@ async function load() {
 async function more() {
   if (!P.next || P.more) return;
   P.more = true;
+  const before = P.matches.length;
   redraw();
   try {
     const page = await api(source().path + "?limit=" + PAGE + "&before=" + encodeURIComponent(P.next));
@@ -55,10 +56,9 @@ async function more() {
   }
   P.more = false;
   redraw();
-  // the first of the new matches takes the focus from the vanished button
-  const items = document.querySelectorAll('[data-testid="history-match"] a');
-  const first = items[P.matches.length - (P.matches.length % PAGE || PAGE)];
-  if (first && !P.next) first.focus({ preventScroll: true });
+  // the focus goes on to the first of the new matches (the button may be gone)
+  const first = document.querySelectorAll('[data-testid="history-match"] a')[before];
+  if (first) first.focus({ preventScroll: true });
 }
 
 function result(match) {

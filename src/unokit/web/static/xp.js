@@ -55,13 +55,14 @@ async function fill(code, el, tries) {
     me = await api("/api/me?limit=5");
   } catch {
     el.replaceChildren();
+    el.hidden = true; // no session (the server was away on the first visit): no XP to show
     return;
   }
   const match = (me.matches || []).find((m) => m.code === code);
   if (!match) {
     // a seat without a session earns nothing; otherwise the line may still be on its way
     if (tries > 0) setTimeout(() => fill(code, el, tries - 1), 1000);
-    else el.replaceChildren();
+    else el.hidden = true;
     return;
   }
   el.dataset.xp = String(match.xp);
