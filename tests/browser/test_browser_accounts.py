@@ -264,3 +264,50 @@ def test_axe_finds_nothing_serious_on_the_new_pages(
     assert not found, f"{len(found)} serious or critical axe violations: " + "; ".join(
         f"{v['screen']}: {v['id']} ({v['impact']}) at "
         f"{[n['target'] for n in v['nodes']]}" for v in found)
+
+
+def test_the_account_panel_manages_the_account(
+        server_factory: Callable[..., ServerProcess], contexts: Any) -> None:
+    """Claim, a name taken, the export, a password change, log out everywhere, log in
+    with the new password, and the deletion (after which the page is a new guest's)."""
+    server = server_factory(**FAST_HASH)
+    rival = contexts().new_page()
+    rival.goto(server.url + "/me")
+    claim(rival, "Taken")
+    expect(by_id(rival, "profile")).to_have_attribute("data-username", "Taken")
+
+    page = contexts().new_page()
+    page.goto(server.url + "/me")
+    expect(by_id(page, "profile")).to_have_attribute("data-guest", "true")
+    expect(by_id(page, "history-empty")).to_be_visible()
+    first = me(page)["id"]
+    claim(page, "taken")  # names are unique without regard to case
+    expect(by_id(page, "account-error")).to_have_attribute("data-code", "name_taken")
+    claim(page, "Owner")
+    expect(by_id(page, "profile")).to_have_attribute("data-username", "Owner")
+    exported = page.request.get(server.url + "/api/account/export")
+    assert exported.ok and '"Owner"' in exported.text() and "password" not in exported.text()
+
+    by_id(page, "password-password").fill(PASSWORD)
+    by_id(page, "password-new_password").fill("a new long password")
+    by_id(page, "password-submit").click()
+    expect(by_id(page, "account-status")).not_to_be_empty()
+    expect(by_id(page, "account-error")).to_be_hidden()
+    by_id(page, "logout-all").click()
+    expect(by_id(page, "profile")).to_have_attribute("data-guest", "true")
+    by_id(page, "login-username").fill("owner")
+    by_id(page, "login-password").fill(PASSWORD)  # the old one no longer works
+    by_id(page, "login-submit").click()
+    expect(by_id(page, "account-error")).to_have_attribute("data-code", "bad_login")
+    by_id(page, "login-password").fill("a new long password")
+    by_id(page, "login-submit").press("Enter")
+    expect(by_id(page, "profile")).to_have_attribute("data-username", "Owner")
+    assert me(page)["id"] == first
+
+    by_id(page, "delete-password").fill("a new long password")
+    by_id(page, "delete-sure").check()
+    by_id(page, "delete-submit").click()
+    expect(by_id(page, "profile")).to_have_attribute("data-guest", "true")
+    assert me(page)["id"] != first
+    rival.goto(server.url + "/players/owner")
+    expect(by_id(rival, "page-error")).to_have_attribute("data-code", "not_found")

@@ -16,14 +16,20 @@ export function player() {
 }
 
 // Make sure the browser has a session: the server answers with the session's player,
-// or makes a guest (and its cookie). Quiet: without a server the game still opens.
+// or makes a guest (and its cookie). Quiet: without a server the game still opens, and
+// a server slow to answer (its database away) holds the page back GUEST_WAIT_MS at most
+// (a late answer still sets the cookie and fills the lobby in).
+const GUEST_WAIT_MS = 4000;
+
 export async function ensureGuest() {
-  try {
-    me = await api("/api/guest", {});
+  const call = api("/api/guest", {}).then((found) => {
+    me = found;
     seenAt = Date.now();
-  } catch {
-    me = null;
-  }
+    updateLobby();
+    return found;
+  }, () => { me = null; return null; });
+  const late = new Promise((resolve) => { setTimeout(() => resolve(null), GUEST_WAIT_MS); });
+  await Promise.race([call, late]);
   updateLobby();
   return me;
 }
@@ -194,7 +200,10 @@ export function accountPanel(profile, done) {
   const remove = form("delete", _("Delete this player"), deleteFields, _("Delete for good"), async (v) => {
     await api("/api/account/delete", profile.guest ? {} : { password: v.password });
     await guestAgain("deleted", _("The player is deleted, with its matches and XP."));
-  }, h("p", { class: "muted" }, _("This removes the player, its sessions, matches and XP. It cannot be undone.")));
+  }, [h("p", { class: "muted" }, _("This removes the player, its sessions, matches and XP. It cannot be undone.")),
+    h("div", { class: "check" },
+      h("input", { type: "checkbox", id: "delete-sure", name: "sure", testid: "delete-sure", required: true }),
+      h("label", { for: "delete-sure" }, _("Yes, delete this player")))]);
   remove.querySelector("button").className = "danger";
 
   const forms = profile.guest ? [claim, login, exportLink, remove] : [logoutButtons, password, exportLink, remove];
