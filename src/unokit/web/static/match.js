@@ -3,7 +3,7 @@
 import { BASE, h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { api } from "./net.js";
-import { loadReplay, replayKeys, replayView } from "./replay.js";
+import { loadReplay, replayKeys, replayView, seatLabel, setBots } from "./replay.js";
 import { localPath, notice, redraw, startPage } from "./page.js";
 
 const M = { code: null, verify: null, verifyError: null, record: null };
@@ -64,7 +64,8 @@ function view() {
   return h("div", { class: "match-page" },
     h("section", { class: "panel", testid: "match-summary", "aria-labelledby": "match-title" },
       h("h1", { id: "match-title" }, _("Match {code}", { code })),
-      players.length ? h("p", {}, ngettext("{n} player:", "{n} players:", players.length) + " " + players.join(", ")) : null,
+      players.length ? h("p", {}, ngettext("{n} player:", "{n} players:", players.length) + " "
+        + players.map((_name, seat) => seatLabel(seat, players)).join(", ")) : null,
       M.record ? h("p", {}, ngettext("{n} action recorded.", "{n} actions recorded.", M.record.actions.length)) : null,
       h("p", {}, h("a", { href: record, download: "unokit-" + code + ".json", testid: "record-download" }, _("Download the match record (JSON)")))),
     h("section", { class: "panel", "aria-labelledby": "fair-title" },
@@ -78,7 +79,10 @@ async function load() {
   M.code = path ? path[1].toUpperCase() : "";
   redraw();
   const base = "/api/rooms/" + encodeURIComponent(M.code);
-  const [record, verify] = await Promise.allSettled([api(base + "/record"), api(base + "/verify")]);
+  const [record, verify, room] = await Promise.allSettled([api(base + "/record"), api(base + "/verify"), api(base)]);
+  if (room.status === "fulfilled") {
+    setBots((room.value.seats || []).flatMap((seat, i) => (seat.kind === "bot" ? [i] : [])));
+  }
   M.record = record.status === "fulfilled" ? record.value : null;
   M.verify = verify.status === "fulfilled" ? verify.value : null;
   M.verifyError = verify.status === "rejected" ? verify.reason : null;

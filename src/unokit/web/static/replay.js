@@ -9,7 +9,12 @@ import { cardFace, colourName, SYMBOLS } from "./cards.js";
 import { describe } from "./describe.js";
 
 // code, view ("all" or a seat), data (the answer), step, error, loading
-const R = { code: null, view: "all", data: null, step: 0, error: null, loading: false, redraw: () => {} };
+const R = { code: null, view: "all", data: null, step: 0, error: null, loading: false, redraw: () => {}, bots: new Set() };
+
+// The seats of the match that bots held (named "Bot N" as on the table).
+export function setBots(seats) {
+  R.bots = new Set(seats);
+}
 
 export async function loadReplay(code, view, redraw) {
   R.code = code;
@@ -46,8 +51,9 @@ export function replayKeys(ev) {
   return true;
 }
 
-function seatLabel(seat) {
-  const name = R.data.players[seat];
+export function seatLabel(seat, players = R.data.players) {
+  if (R.bots.has(seat)) return _("Bot {n}", { n: seat + 1 });
+  const name = players[seat];
   const plain = /^(?:Seat|Player) (\d+)$/.exec(name || "");
   return plain ? _("Seat {n}", { n: seat + 1 }) : name;
 }
