@@ -54,7 +54,7 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import accounts, admin, inbox
+from unokit.server import accounts, admin, inbox, replays
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
@@ -555,6 +555,30 @@ async def room_record(request: Request) -> Response:
     return await _published(request, "record")
 
 
+async def room_replay(request: Request) -> Response:
+    """The finished match step by step, as one seat saw it or with every hand
+    (``?seat=N|all``, :mod:`unokit.server.replays`); 409 while the match goes on."""
+    view = replays.parse_view(request.query_params.get("seat", "all"))
+    code = request.path_params["code"].strip().upper()
+    published: Published = request.app.state.replays
+    kind = f"replay:{'all' if view is None else view}"
+    data = None if view is ... else published.cached(code, kind)
+    if data is None:
+        try:
+            room = await request.app.state.rooms.find(code)
+            if room.status not in ENDED:
+                room.record()  # raises the error that says why there is none yet
+                raise RoomError("not_started", N_("the match has not started"))
+            if view is ... or (view is not None and view >= len(room.seats)):
+                raise RoomError("bad_request", N_("seat: a seat of the match, or all"))
+        except RoomError as exc:
+            return _room_error(exc, request)
+        seat = view
+        data = await published.get(code, kind, lambda: msgspec.json.encode(
+            {"code": code, **replays.replay_view(room.record(), seat)}))
+    return Response(data, media_type="application/json")
+
+
 async def room_verify(request: Request) -> Response:
     """The checks of ``unokit verify`` on the room's record (all pass only once the
     match is over and its server seed is revealed)."""
@@ -610,6 +634,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
+        Route("/api/rooms/{code}/replay", room_replay),
         *accounts.routes(),
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
                     settings.base_path),
@@ -628,6 +653,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
                                        ttl=settings.room_list_ttl)
     app.state.published = Published()
+    app.state.replays = Published(kept=replays.KEPT)
     app.state.passwords = Passwords.of(settings)
     app.state.login_limits = LoginLimits(settings)
     return app

@@ -2,7 +2,9 @@
 ``unokit serve`` with no build step (docs/web.md).
 
 :func:`routes` gives the server its web routes: ``/`` (the page), ``/r/{code}`` (the
-page for a browser, the room's JSON for an API client), ``/static/...`` (the files)
+page for a browser, the room's JSON for an API client), ``/me`` and
+``/players/{username}`` (a profile), ``/matches/{code}`` (a finished match: its record,
+its fair-deal check and a replay), ``/static/...`` (the files)
 and ``/i18n/{lang}.json`` (a language's messages). The server passes in what this
 layer may not import itself (the room handler and the catalogues).
 
@@ -51,14 +53,19 @@ def wants_html(accept: str) -> bool:
     return "text/html" in accept.lower()
 
 
-def _page() -> Response:
-    response = FileResponse(STATIC / "index.html", media_type=TYPES[".html"])
+PAGES = ("index.html", "profile.html", "match.html")
+"""The HTML documents: the game (``/``, ``/r/CODE``), a player's profile
+(``/players/NAME``, ``/me``) and a finished match (``/matches/CODE``)."""
+
+
+def _page(name: str = "index.html") -> Response:
+    response = FileResponse(STATIC / name, media_type=TYPES[".html"])
     response.headers.update(SECURITY)
     response.headers["Cache-Control"] = CACHE
     return response
 
 
-def page_under(base: str) -> str:
+def page_under(base: str, name: str = "index.html") -> str:
     """The page's HTML for a server hosted under the path ``base`` (``/uno``): its
     files' addresses start with it, and ``<meta name="unokit-base">`` tells the
     scripts.
@@ -67,17 +74,18 @@ def page_under(base: str) -> str:
     >>> '<meta name="unokit-base" content="/uno">' in html, '"/static/' in html
     (True, False)
     """
-    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    html = (STATIC / name).read_text(encoding="utf-8")
     return (html.replace('<meta name="unokit-base" content="">',
                          f'<meta name="unokit-base" content="{base}">')
             .replace('"/static/', f'"{base}/static/'))
 
 
-def _page_at(base: str) -> Callable[[], Response]:
-    """The page's response for a server under ``base`` (the file itself for none)."""
+def _page_at(base: str, name: str = "index.html") -> Callable[[], Response]:
+    """The page ``name``'s response for a server under ``base`` (the file itself for
+    none)."""
     if not base:
-        return _page
-    body = page_under(base)
+        return lambda: _page(name)
+    body = page_under(base, name)
 
     def page() -> Response:
         response = Response(body, media_type=TYPES[".html"])
@@ -119,6 +127,7 @@ def routes(room_json: Handler, languages: Iterable[str],
     """
     offered = tuple(languages)
     page = _page_at(base)
+    profile_page, match_page = _page_at(base, "profile.html"), _page_at(base, "match.html")
 
     async def index(request: Request) -> Response:
         return page()
@@ -127,6 +136,12 @@ def routes(room_json: Handler, languages: Iterable[str],
         if wants_html(request.headers.get("accept", "")):
             return page()
         return await room_json(request)
+
+    async def profile(request: Request) -> Response:
+        return profile_page()
+
+    async def match(request: Request) -> Response:
+        return match_page()
 
     async def language(request: Request) -> Response:
         lang = request.path_params["lang"]
@@ -139,6 +154,9 @@ def routes(room_json: Handler, languages: Iterable[str],
     return [
         Route("/", index),
         Route("/r/{code}", invite),
+        Route("/me", profile),
+        Route("/players/{username}", profile),
+        Route("/matches/{code}", match),
         Route("/i18n/{lang}.json", language),
         Mount("/static", app=_Static(directory=STATIC), name="static"),
     ]

@@ -10,6 +10,7 @@ import { lobbyView } from "./lobby.js";
 import { roomView } from "./room.js";
 import { tableView, tableKeys } from "./table.js";
 import { roundEndView, matchEndView } from "./ends.js";
+import { ensureGuest } from "./account.js";
 
 export const S = {
   screen: "lobby",
@@ -675,6 +676,7 @@ async function start() {
   if (asked && LANGS.includes(asked)) {
     try { localStorage.setItem("unokit.lang", asked); } catch { /* private mode */ }
   }
+  await ensureGuest(); // a first visit plays at once as a guest (docs/accounts.md)
   route(false);
 }
 

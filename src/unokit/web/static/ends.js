@@ -7,6 +7,7 @@ import { choices } from "./game.js";
 import { S, act, leaveRoom, seatName } from "./app.js";
 import { fairness, hostControls, isHost, seatItem } from "./room.js";
 import { chatBox, logBox, verifyLink } from "./table.js";
+import { matchXp } from "./xp.js";
 
 function hands(end) {
   const count = S.room ? S.room.seats.length : (end.points || []).length;
@@ -88,6 +89,7 @@ export function matchEndView() {
         S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)
           : "✗ " + _("A check of the deal failed: {names}.", { names: S.verify.checks.filter((c) => !c.passed).map((c) => checkName(c.name)).join(", ") })) : null,
       h("button", { type: "button", class: "primary big", testid: "play-again", onclick: leaveRoom }, _("Play again"))),
+    S.seat === null ? null : matchXp(S.code),
     fairness(),
     h("aside", { class: "side" }, logBox(), chatBox()));
 }

@@ -3,6 +3,7 @@ import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { S, createRoom, enterRoom, formRules, playNow, render, saveName } from "./app.js";
 import { effective, overridesText, presetMeaning, presetName, rulesLabel } from "./rules.js";
+import { lobbyAccount } from "./account.js";
 
 const OVERRIDES = [
   ["jump_in", true], ["seven_swap", true], ["zero_rotate", true], ["draw_two_on_draw_two", "stack"],
@@ -144,6 +145,7 @@ export function lobbyView() {
     h("div", { class: "lobby-grid" },
       createForm(),
       h("div", { class: "stack" },
+        lobbyAccount(),
         h("form", { class: "panel", "aria-labelledby": "join-title", onsubmit: (ev) => { ev.preventDefault(); if (S.joinCode.trim()) { saveName(); enterRoom(S.joinCode); } } },
           h("h2", { id: "join-title" }, _("Join a room")),
           h("div", { class: "row" },

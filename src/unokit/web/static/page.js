@@ -1,0 +1,81 @@
+// The frame of the pages beside the game (a profile, a match): the header with the way
+// back to the lobby and the language switch, the main region, and a toast for errors.
+// `startPage(name, view)` picks the language, then calls `view()` to build the main
+// region (again after a language change, and whenever the page calls `redraw()`).
+import { BASE, h, option } from "./dom.js";
+import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
+
+let current = null; // {name, view}
+
+function header() {
+  const select = h("select", {
+    testid: "lang-switch", id: "lang-switch", "aria-label": _("Language"),
+    onchange: async (ev) => {
+      await setLanguage(ev.target.value, true);
+      const url = new URL(location.href);
+      if (url.searchParams.has("lang")) {
+        url.searchParams.set("lang", ev.target.value);
+        history.replaceState(history.state, "", url.pathname + url.search);
+      }
+      redraw();
+    },
+  }, LANGS.map((code) => option(code, LANG_NAMES[code], code === language())));
+  return h("header", { class: "bar" },
+    h("a", { class: "brand", href: BASE + "/" + location.search, testid: "home-link" },
+      h("span", { class: "brand-card", "aria-hidden": "true" }, "U"), h("span", {}, "unokit"),
+      h("span", { class: "visually-hidden" }, " " + _("back to the lobby"))),
+    h("div", { class: "bar-right" },
+      h("label", { class: "lang" }, h("span", { class: "visually-hidden" }, _("Language")), select)));
+}
+
+// Rebuild the page, keeping the focus on the same control (by id or data-testid).
+export function redraw() {
+  if (!current) return;
+  const active = document.activeElement;
+  const key = active && active !== document.body ? (active.id ? "#" + active.id
+    : active.dataset && active.dataset.testid ? '[data-testid="' + active.dataset.testid + '"]' : null) : null;
+  let view;
+  try {
+    view = current.view();
+  } catch (err) {
+    console.error(err);
+    return;
+  }
+  const main = h("main", { id: "main", testid: "screen", data: { screen: current.name }, class: "screen-" + current.name }, view);
+  document.getElementById("app").replaceChildren(header(), main);
+  if (key) {
+    const again = document.querySelector(key);
+    if (again) again.focus({ preventScroll: true });
+  }
+}
+
+export async function startPage(name, view) {
+  try { await setLanguage(pickLanguage()); } catch { await setLanguage("en"); }
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked && LANGS.includes(asked)) {
+    try { localStorage.setItem("unokit.lang", asked); } catch { /* private mode */ }
+  }
+  current = { name, view };
+  redraw();
+}
+
+// The path after the server's base (a page under /uno reads /uno/players/ann as /players/ann).
+export function localPath() {
+  const path = location.pathname;
+  return path.startsWith(BASE) ? path.slice(BASE.length) : path;
+}
+
+// A time (seconds since the epoch) as the page's language writes it.
+export function when(seconds) {
+  try {
+    return new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
+  } catch {
+    return new Date(seconds * 1000).toISOString();
+  }
+}
+
+export function notice(text, testid = "page-error", code = "") {
+  return h("p", { class: "panel page-error", testid, role: "alert", data: { code } }, text);
+}
+
+export { _ };
