@@ -238,6 +238,11 @@ def test_the_flow_in_russian(server_factory: Callable[..., ServerProcess], conte
         assert page.evaluate("() => document.documentElement.lang") == "ru"
         if where == "profile-guest":
             expect(page.locator("#history-title")).to_have_text(said("Recent matches"))
+            # the result's tag keeps its style in every language
+            tag = page.locator('[data-testid="history-match"] .tag')
+            won = tag.get_attribute("class") == "tag result-won"
+            expect(tag).to_have_class("tag result-" + ("won" if won else "lost"))
+            expect(tag).to_have_text(said("won" if won else "lost"))
 
     guest_to_account(page, server, artifacts, "Ira", query="?lang=ru", check=check)
     # the server's own error texts come in the page's language

@@ -61,6 +61,12 @@ async function more() {
   if (first) first.focus({ preventScroll: true });
 }
 
+// The match's result: its key (for the CSS class) and its word in the page's language.
+function outcome(match) {
+  if (match.left) return "left";
+  return match.won ? "won" : "lost";
+}
+
 function result(match) {
   if (match.left) return _("left");
   return match.won ? _("won") : _("lost");
@@ -72,7 +78,7 @@ function matchItem(match) {
       h("a", { href: BASE + "/matches/" + encodeURIComponent(match.code) + location.search },
         _("Match {code}", { code: match.code })),
       h("span", { class: "muted" }, when(match.ended_at)),
-      h("span", { class: "tag result-" + result(match) }, result(match)),
+      h("span", { class: "tag result-" + outcome(match) }, result(match)),
       h("b", { class: "history-xp" }, "+" + xpText(match.xp))),
     match.left ? null : h("ul", { class: "xp-lines small-text" }, lineItems(match.lines)));
 }
