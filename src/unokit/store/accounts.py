@@ -267,8 +267,9 @@ async def set_password(store: Store, player_id: int, hashed: str) -> None:
 
 async def delete_player(store: Store, player_id: int) -> None:
     """Delete a player and everything that is theirs: sessions, API tokens, matches,
-    XP lines, challenge progress and rewards, coins and cosmetics. The rooms' records keep the number of the seat's player, which names
-    nobody any more (ids are never reused)."""
+    XP lines, challenge progress and rewards, coins and cosmetics. The rooms'
+    records keep the number of the seat's player, which names nobody any more (ids are
+    never reused)."""
     await store.run(lambda connection: _delete_players(connection, [player_id]))
 
 

@@ -189,7 +189,7 @@ def _check_challenge(entry: Any) -> Challenge | dict[str, str]:
     problems = _problems(entry, _CHALLENGE_KEYS, _CHALLENGE_KEYS - {"rules"})
     if not isinstance(entry, Mapping):
         return problems
-    get = entry.get
+    get: Any = entry.get
     if "period" in entry and get("period") not in PERIODS:
         problems["period"] = "daily or weekly"
     if "metric" in entry and get("metric") not in METRICS:
@@ -271,18 +271,19 @@ def load_cosmetics(entries: Iterable[Any]) -> tuple[Cosmetic, ...]:
     free cosmetic, its default.
 
     >>> load_cosmetics([{"id": "table.red", "slot": "table", "price": 5,
-    ...                  "colour": "#ff0000", "name": "Red"}])
+    ...                  "colour": "#ff0000", "name": "Red"}])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    unokit.store.catalogue.CatalogueError: table: exactly one cosmetic of price 0 (the default)
+    unokit.store.catalogue.CatalogueError: card_back, table: exactly one ... (the default)
 
     Raises:
         CatalogueError: naming every bad key of every bad entry.
     """
     loaded: list[Cosmetic] = _load("cosmetic", entries, _check_cosmetic)
-    for slot in SLOTS:
-        if sum(1 for c in loaded if c.slot == slot and c.price == 0) != 1:
-            raise CatalogueError(f"{slot}: exactly one cosmetic of price 0 (the default)")
+    bad = [slot for slot in SLOTS
+           if sum(1 for c in loaded if c.slot == slot and c.price == 0) != 1]
+    if bad:
+        raise CatalogueError(f"{', '.join(bad)}: exactly one cosmetic of price 0 (the default)")
     return tuple(loaded)
 
 

@@ -25,9 +25,9 @@ so coins are never staked and never touch a match.
 ...     await choose(store, ann, "table.blue")
 ...     held = await wallet(store, ann)
 ...     await store.close()
-...     return bought, poor, held
+...     return bought, poor, held.coins, held.owned, held.chosen["table"]
 >>> asyncio.run(demo())
-(40, 'too_poor', Wallet(coins=40, owned=('table.blue',), chosen={'card_back': 'card_back.classic', 'table': 'table.blue'}))
+(40, 'too_poor', 40, ('table.blue',), 'table.blue')
 """
 
 from __future__ import annotations
