@@ -284,7 +284,8 @@ async def claim_reward(store: Store, player_id: int, challenge_id: str, end: int
         query = coins.upsert(connection, REWARDS).values(
             player_id=player_id, period_end=end, challenge=challenge.id, xp=challenge.xp,
             coins=challenge.coins, claimed_at=now)
-        if connection.execute(query.on_conflict_do_nothing()).rowcount != 1:
+        if connection.execute(query.on_conflict_do_nothing().returning(
+                REWARDS.c.player_id)).first() is None:
             return "claimed"
         if challenge.coins:
             coins.credit(connection, player_id, challenge.coins, "challenge",

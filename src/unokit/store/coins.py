@@ -90,7 +90,8 @@ async def buy(store: Store, player_id: int, cosmetic_id: str, *, now: float) -> 
         # first, then finds it (PostgreSQL), or runs after it (SQLite)
         query = upsert(connection, OWNED).values(player_id=player_id, cosmetic=item.id,
                                                  bought_at=now)
-        if connection.execute(query.on_conflict_do_nothing()).rowcount != 1:
+        if connection.execute(query.on_conflict_do_nothing().returning(
+                OWNED.c.player_id)).first() is None:
             return "owned"
         spent = connection.execute(update(WALLETS).where(
             WALLETS.c.player_id == player_id, WALLETS.c.coins >= item.price).values(
