@@ -71,7 +71,7 @@ def test_a_bad_challenge_is_refused_naming_its_keys(entry: Any, named: list[str]
 
 
 def test_a_challenge_id_is_used_once_and_conditions_take_lists() -> None:
-    with pytest.raises(C.CatalogueError, match="challenge daily.x: id: used twice"):
+    with pytest.raises(C.CatalogueError, match=r"challenge daily\.x: id: used twice"):
         C.load_challenges([good_challenge(), good_challenge()])
     [loaded] = C.load_challenges([good_challenge(rules={"teams": ["none", "pairs"],
                                                         "players": 4})])

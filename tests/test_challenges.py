@@ -30,10 +30,9 @@ from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
-from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, StoreError, xp
+from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, StoreError, coins, xp
 from unokit.store import accounts as A
 from unokit.store import challenges as CH
-from unokit.store import coins
 from unokit.store.catalogue import CHALLENGE_BY_ID, CHALLENGES, COSMETICS
 from unokit.store.db import HEAD, current_revision, open_engine
 from unokit.store.seatings import facts_of

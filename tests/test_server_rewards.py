@@ -22,10 +22,9 @@ from test_server_accounts import Browser, settings
 from test_server_xp import kind_of, play_out, seated
 from unokit.server import protocol as P
 from unokit.server.rewards import BURST
-from unokit.store import Store, xp
+from unokit.store import Store, coins, xp
 from unokit.store import accounts as A
 from unokit.store import challenges as CH
-from unokit.store import coins
 from unokit.store.catalogue import CHALLENGE_BY_ID, CHALLENGES, COSMETICS
 
 pytestmark = pytest.mark.asyncio
