@@ -30,6 +30,8 @@ from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
+from unokit.server.rooms import Rooms
+from unokit.server.settings import Settings
 from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, StoreError, coins, xp
 from unokit.store import accounts as A
 from unokit.store import challenges as CH
@@ -355,14 +357,15 @@ async def test_a_reset_deletes_nothing_and_old_periods_may_be_pruned(
         day = CH.period_end("daily", T0)
         for end in (day - 40 * 86_400, day - 86_400, day):
             await completed(store, ann, "daily.play_3", end)
+        await completed(store, ann, "daily.catch_2", day - 40 * 86_400)
         # the day's end passes: the next day's list starts at 0, yesterday's row stays
         listed = await CH.player_challenges(store, ann, now=float(day))
         current = {e.challenge.id: e for e in listed if e.current}
         assert current["daily.play_3"].progress == 0
         assert current["daily.play_3"].period_end == day + 86_400
         assert [e.period_end for e in listed if not e.current] == [day, day - 86_400]
-        assert len(await CH.stored_progress(store)) == 3
-        assert await CH.prune_progress(store, day - 30 * 86_400) == 1
+        assert len(await CH.stored_progress(store)) == 4
+        assert await CH.prune_progress(store, day - 30 * 86_400, batch=1) == 2
         assert sorted(k[1] for k in await CH.stored_progress(store)) == [day - 86_400, day]
     finally:
         await store.close()
@@ -464,3 +467,21 @@ async def test_revision_0009_goes_up_from_earlier_ones_and_down(database_url: st
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM players")).scalar() == 1
     engine.dispose()
+
+
+async def test_the_retention_sweep_prunes_progress_with_the_matches(tmp_path: Any) -> None:
+    rooms = Rooms(Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}", keep_finished=30))
+    await rooms.open()
+    try:
+        store = rooms.store
+        assert store is not None
+        ann = await A.create_guest(store, "a" * 43, now=T0)  # seen lately: no lost guest
+        day = CH.period_end("daily", T0)
+        await completed(store, ann, "daily.play_3", day - 31 * 86_400)
+        await completed(store, ann, "weekly.win_5", CH.period_end("weekly", T0))
+        await CH.claim_reward(store, ann, "weekly.win_5", CH.period_end("weekly", T0), now=T0)
+        await rooms.retainer.run(now=T0)
+        assert [k[2] for k in await CH.stored_progress(store)] == ["weekly.win_5"]
+        assert len(await CH.stored_rewards(store)) == 1
+    finally:
+        await rooms.close()

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, delete, select, update
+from sqlalchemy import Connection, Table, delete, select, tuple_, update
 
 from unokit.engine.rules import Rules
 from unokit.store import coins
@@ -352,13 +352,20 @@ async def recompute_progress(store: Store) -> dict[tuple[int, int, str], int]:
         after = batch[-1][0].id
 
 
-async def prune_progress(store: Store, ended_before: float) -> int:
-    """Delete the progress of periods that ended before ``ended_before`` (their
-    rewards stay: they are the record of what was paid); how many rows."""
+async def prune_progress(store: Store, ended_before: float, *, batch: int = 500) -> int:
+    """Delete the progress of periods that ended before ``ended_before``, at most
+    ``batch`` rows a transaction (their rewards stay: they are the record of what was
+    paid); how many rows."""
+    from unokit.store.lifecycle import in_batches  # it needs the store, which needs this
+
+    key = tuple_(PROGRESS.c.player_id, PROGRESS.c.period_end, PROGRESS.c.challenge)
+
     def write(connection: Connection) -> int:
+        old = select(PROGRESS.c.player_id, PROGRESS.c.period_end, PROGRESS.c.challenge) \
+            .where(PROGRESS.c.period_end < ended_before).limit(batch)
         return int(connection.execute(delete(PROGRESS).where(
-            PROGRESS.c.period_end < ended_before)).rowcount)
-    return await store.run(write)
+            key.in_(old.subquery().select()))).rowcount)
+    return await in_batches(store, write, batch)
 
 
 def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:
