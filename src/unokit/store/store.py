@@ -712,8 +712,8 @@ class Store:
                 values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
             if facts is not None:
-                challenges.write_progress(connection, room_id, facts, seatings.write_ledger(
-                    connection, room_id, facts, values["ended_at"]), values["ended_at"])
+                ended = seatings.write_ledger(connection, room_id, facts, values["ended_at"])
+                challenges.write_progress(connection, room_id, facts, ended, values["ended_at"])
         return write
 
     async def set_status(self, room_id: int, status: str) -> None:
