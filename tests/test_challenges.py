@@ -449,8 +449,8 @@ async def test_deletion_removes_it_all_and_the_export_holds_it(database_url: str
         await store.close()
 
 
-@pytest.mark.parametrize("revision", ["0001", "0004", "0007", "0008"])
-async def test_revision_0009_goes_up_from_earlier_ones_and_down(database_url: str,
+@pytest.mark.parametrize("revision", [f"{n:04d}" for n in range(1, 9)])
+async def test_revision_0009_goes_up_from_every_earlier_one_and_down(database_url: str,
                                                                  revision: str) -> None:
     migrate_to(database_url, revision)
     store = Store(database_url)  # migrates to the newest revision
