@@ -4,7 +4,8 @@ After them, for every player, the stored lines and totals equal both a recomputa
 from the stored match records alone and an independent count kept while playing. The
 ledger is committed in the transaction of the match's last action (a refused last
 action leaves none), a player's matches come in keyset pages, and the level curve is as
-documented."""
+documented. Challenge rewards join the totals as rows of their own: the stored totals
+equal the recomputed match XP plus the rewards' XP."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.engine.rules import Rules
 from unokit.engine.scoring import teammates
-from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, xp
+from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, challenges, xp
 from unokit.store import accounts as A
+from unokit.store.catalogue import CHALLENGE_BY_ID
 from unokit.store.seatings import PLAYER_MATCHES, XP, XP_LINES, facts_of
 
 RULE_SETS = [
@@ -215,12 +217,27 @@ async def test_stored_xp_equals_a_recomputation_for_every_player(database_url: s
         counted = {m: {p: {k: v for k, v in lines.items() if v} for p, lines in mine.items()}
                    for m, mine in expected.items() if mine}
         assert again == counted
-        totals = await xp.stored_totals(store)
-        recomputed_totals = Counter[int]()
+        match_totals = Counter[int]()
         for results in recomputed.values():
             for p, r in results.items():
-                recomputed_totals[p] += r.xp
-        assert totals == {p: recomputed_totals[p] for p in players}
+                match_totals[p] += r.xp
+        assert await xp.stored_totals(store) == {p: match_totals[p] for p in players}
+        # challenge rewards join the totals as rows of their own: the match ledger stays
+        # what the records give, and the totals are the two added again
+        progress = await challenges.stored_progress(store)
+        done = [key for key, got in progress.items()
+                if got >= CHALLENGE_BY_ID[key[2]].goal]
+        assert done
+        for player, end, challenge in done:
+            assert isinstance(await challenges.claim_reward(
+                store, player, challenge, end, now=end - 1.0), challenges.Paid)
+        rewards = await xp.reward_xp(store)
+        assert sum(rewards.values()) > 0
+        totals = await xp.stored_totals(store)
+        assert totals == {p: match_totals[p] + rewards.get(p, 0) for p in players}
+        assert totals == await xp.recomputed_totals(store)
+        assert {m: {p: r.lines for p, r in results.items()}
+                for m, results in (await xp.recompute(store)).items() if results} == again
         # the run had every kind of line, leavers, winners and people back
         kinds = Counter(k for mine in stored_lines.values() for lines in mine.values()
                         for k in lines)

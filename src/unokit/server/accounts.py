@@ -55,6 +55,7 @@ from unokit.server.sessions import (
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
 from unokit.store import accounts as stored
+from unokit.store.coins import wallet
 from unokit.store.xp import PAGE, Cursor, recent_matches
 
 LOG = logging.getLogger("unokit.accounts")
@@ -269,9 +270,11 @@ async def make_guest(request: Request) -> Response:
 
 
 async def me(request: Request) -> Response:
-    """The player of the session cookie or API token, with a page of its matches."""
+    """The player of the session cookie or API token, with a page of its matches, its
+    coins and cosmetics."""
     who = await _who(request, tokens=True)
-    return _json(await _profile(request, who.player))
+    held = await wallet(_store(request), who.player.id)
+    return _json({**await _profile(request, who.player), **held.json()})
 
 
 async def profile(request: Request) -> Response:

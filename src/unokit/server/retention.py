@@ -4,7 +4,9 @@
   kept ``keep_finished`` days after it ended (90 by default), its record with it;
 - a lobby closed before its match started is kept ``keep_lobbies`` days (1 by default);
 - a guest not seen for a day more than ``session_days`` (whose sessions all ran out: no
-  one can be them again) is deleted with all that was theirs (docs/accounts.md).
+  one can be them again) is deleted with all that was theirs (docs/accounts.md);
+- the challenge progress of periods that ended ``keep_finished`` days ago goes too
+  (the rewards paid stay).
 
 0 keeps them for ever. The sweep runs :data:`RETAIN_FIRST` seconds after the start and
 then every :data:`RETAIN_EVERY` seconds, as a task of its own beside the rooms. It deletes
@@ -33,6 +35,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from unokit.store.accounts import delete_lost_guests
+from unokit.store.challenges import prune_progress
 from unokit.store.lifecycle import DELETE_BATCH, Retention, delete_ended
 
 if TYPE_CHECKING:
@@ -80,6 +83,8 @@ class Retainer:
         if guests:
             LOG.info("lost guests deleted", extra={"guests": guests})
         retention = self.retention(now)
+        if retention.finished_before is not None:  # progress lives as long as matches
+            await prune_progress(store, retention.finished_before, batch=self.batch)
         if retention.finished_before is None and retention.closed_before is None:
             return 0
         deleted = await delete_ended(store, retention, batch=self.batch)

@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, insert, select, update
 
+from unokit.store import challenges
 from unokit.store.leases import StoreError
 from unokit.store.lifecycle import in_batches
 from unokit.store.models import (
@@ -265,15 +266,16 @@ async def set_password(store: Store, player_id: int, hashed: str) -> None:
 
 
 async def delete_player(store: Store, player_id: int) -> None:
-    """Delete a player and everything that is theirs: sessions, API tokens, matches
-    and XP lines. The rooms' records keep the number of the seat's player, which names
-    nobody any more (ids are never reused)."""
+    """Delete a player and everything that is theirs: sessions, API tokens, matches,
+    XP lines, challenge progress and rewards, coins and cosmetics. The rooms'
+    records keep the number of the seat's player, which names nobody any more (ids are
+    never reused)."""
     await store.run(lambda connection: _delete_players(connection, [player_id]))
 
 
 def _delete_players(connection: Connection, ids: list[int]) -> None:
     """Delete the players ``ids`` and every row of theirs, children first."""
-    for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES):
+    for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES, *challenges.TABLES):
         connection.execute(delete(table).where(table.c.player_id.in_(ids)))
     connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))
 
@@ -365,7 +367,8 @@ async def revoke_token(store: Store, player_id: int, token_id: int) -> bool:
 async def export(store: Store, player_id: int) -> dict[str, Any]:
     """Everything stored of ``player_id``, as JSON-ready data: the player (without the
     password hash), its sessions (without their ids), its API tokens (without the
-    tokens), its matches and its XP lines. ``{}``: no such player."""
+    tokens), its matches and its XP lines, its challenge progress and rewards, its coins
+    (with their lines) and cosmetics. ``{}``: no such player."""
     def read(connection: Connection) -> dict[str, Any]:
         row = connection.execute(select(*_PLAYER_COLUMNS).where(
             PLAYERS.c.id == player_id)).first()
@@ -393,5 +396,5 @@ async def export(store: Store, player_id: int) -> dict[str, Any]:
                            "guest": player.guest, "created_at": player.created_at,
                            "claimed_at": player.claimed_at, "xp": player.xp},
                 "sessions": sessions, "api_tokens": tokens, "matches": matches,
-                "xp_lines": lines}
+                "xp_lines": lines, **challenges.export_rows(connection, player_id)}
     return await store.run(read)

@@ -2,7 +2,8 @@
 players' contributions to a fair deal, the lines of the table chat, the answers to
 the host's and the lobby's commands, which server process owns each room (its lease),
 and the players (guests and accounts), their sessions and API tokens, who held each
-seat of a match (its seatings) and the XP each match gave (revision 0008).
+seat of a match (its seatings) and the XP each match gave (revision 0008); the
+players' challenge progress and rewards, their coins and cosmetics (revision 0009).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -10,13 +11,26 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
-['actions', 'answers', 'api_tokens', 'bans', 'chat', 'contributions', 'player_matches',
- 'players', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'xp_lines']
+['actions', 'answers', 'api_tokens', 'bans', 'challenge_progress', 'challenge_rewards',
+ 'chat', 'coin_lines', 'contributions', 'cosmetic_choices', 'cosmetics_owned',
+ 'player_matches', 'players', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions',
+ 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -313,3 +327,86 @@ class XpLineRow(Base):
     reason: Mapped[str] = mapped_column(String(16), primary_key=True)
     count: Mapped[int] = mapped_column(Integer)
     xp: Mapped[int] = mapped_column(Integer)
+
+
+class ChallengeProgressRow(Base):
+    """How far a player got in one challenge in one period (revision 0009): the sum of
+    the challenge's metric over the player's matches that ended in the period, raised
+    in the transaction of each match's last action. A period is named by its end
+    (seconds since the epoch, UTC), so that a new period is a new row and a reset
+    deletes nothing."""
+
+    __tablename__ = "challenge_progress"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    period_end: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    challenge: Mapped[str] = mapped_column(String(40), primary_key=True)
+    progress: Mapped[int] = mapped_column(Integer)
+
+
+class ChallengeRewardRow(Base):
+    """A challenge's reward, paid (revision 0009): its key is the challenge and period,
+    so that a reward is paid once however many claims come at once."""
+
+    __tablename__ = "challenge_rewards"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    period_end: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    challenge: Mapped[str] = mapped_column(String(40), primary_key=True)
+    xp: Mapped[int] = mapped_column(Integer)
+    coins: Mapped[int] = mapped_column(Integer)
+    claimed_at: Mapped[float] = mapped_column(Float)
+
+
+class WalletRow(Base):
+    """A player's coins (revision 0009): the sum of its ``coin_lines``, never below 0
+    (a spend is a conditional update, and the database checks it too)."""
+
+    __tablename__ = "wallets"
+    __table_args__ = (CheckConstraint("coins >= 0", name="ck_wallets_coins"),)
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    coins: Mapped[int] = mapped_column(BigInteger)
+
+
+class CoinLineRow(Base):
+    """One change of a player's coins (revision 0009): ``delta``, ``reason``
+    (``challenge``, ``buy``) and a ``reference`` unique per player (the challenge and
+    period paid, the cosmetic bought)."""
+
+    __tablename__ = "coin_lines"
+    __table_args__ = (UniqueConstraint("player_id", "reference",
+                                       name="uq_coin_lines_reference"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    delta: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(16))
+    reference: Mapped[str] = mapped_column(String(80))
+    at: Mapped[float] = mapped_column(Float)
+
+
+class CosmeticOwnedRow(Base):
+    """A cosmetic a player bought (revision 0009)."""
+
+    __tablename__ = "cosmetics_owned"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    cosmetic: Mapped[str] = mapped_column(String(40), primary_key=True)
+    bought_at: Mapped[float] = mapped_column(Float)
+
+
+class CosmeticChoiceRow(Base):
+    """The cosmetic a player chose for a slot (revision 0009); none: the slot's free
+    default."""
+
+    __tablename__ = "cosmetic_choices"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    slot: Mapped[str] = mapped_column(String(16), primary_key=True)
+    cosmetic: Mapped[str] = mapped_column(String(40))

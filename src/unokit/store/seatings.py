@@ -107,6 +107,9 @@ class MatchFacts:
     """For each round: the event number of its end and the seats of the team that won it."""
     cards: tuple[tuple[int, int, str], ...] = ()
     """Each Draw Two and Wild Draw Four played: its event number, seat and line name."""
+    catches: tuple[tuple[int, int], ...] = ()
+    """Each missed UNO call caught: its event number and the catcher's seat (the
+    challenges count them, :mod:`unokit.store.challenges`)."""
 
 
 def _card_line(card: int) -> str | None:
@@ -122,6 +125,7 @@ def facts_of(rules: Rules, log: Iterable[Event]) -> MatchFacts:
     winners: tuple[int, ...] = ()
     rounds: list[tuple[int, tuple[int, ...]]] = []
     cards: list[tuple[int, int, str]] = []
+    catches: list[tuple[int, int]] = []
     for event in log:
         kind = event.kind
         if kind is EventKind.PLAYED:
@@ -132,7 +136,9 @@ def facts_of(rules: Rules, log: Iterable[Event]) -> MatchFacts:
             rounds.append((event.seq, teammates(rules, event.player)))
         elif kind is EventKind.MATCH_ENDED and event.player >= 0:
             winners = teammates(rules, event.player)
-    return MatchFacts(winners, tuple(rounds), tuple(cards))
+        elif kind is EventKind.CAUGHT:
+            catches.append((event.seq, event.player))
+    return MatchFacts(winners, tuple(rounds), tuple(cards), tuple(catches))
 
 
 @dataclass

@@ -63,7 +63,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from unokit.store import leases, seatings
+from unokit.store import challenges, leases, seatings
 from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
@@ -667,7 +667,8 @@ class Store:
         transaction (a line that broke a silence and the ``say`` it cost); with
         ``finished``, the room is marked finished in it too (the action that ended the
         match: its end is never stored apart from it), with the XP ledger of ``facts``
-        (:func:`unokit.store.seatings.write_ledger`)."""
+        (:func:`unokit.store.seatings.write_ledger`) and the challenge progress
+        (:func:`unokit.store.challenges.write_progress`)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -711,7 +712,8 @@ class Store:
                 values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
             if facts is not None:
-                seatings.write_ledger(connection, room_id, facts, values["ended_at"])
+                ended = seatings.write_ledger(connection, room_id, facts, values["ended_at"])
+                challenges.write_progress(connection, room_id, facts, ended, values["ended_at"])
         return write
 
     async def set_status(self, room_id: int, status: str) -> None:

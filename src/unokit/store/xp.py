@@ -7,6 +7,11 @@ the records of the finished matches still stored (rules, seed, actions, seatings
 :func:`stored_totals` reads the totals the players hold, so that a check can compare the
 two.
 
+A player's total (``players.xp``) is the XP of their matches plus the XP of the
+challenge rewards they were paid (``challenge_rewards``, :mod:`unokit.store.challenges`),
+which are rows of their own: the match ledger stays exactly what the match records give.
+:func:`recomputed_totals` adds the two again, from the records and the reward rows.
+
 The level curve: level ``L`` takes ``50 * L * (L - 1)`` XP in all (level 1 at 0 XP,
 2 at 100, 3 at 300, 4 at 600, 10 at 4,500, 20 at 19,000): each level asks 100 XP more
 than the one before, a match being worth 10 to about 40.
@@ -31,14 +36,28 @@ from unokit.engine.actions import parse_action
 from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
-from unokit.store.models import PlayerMatchRow, PlayerRow, RoomRow, XpLineRow
-from unokit.store.seatings import ACTIONS, PlayerResult, facts_of, ledger, read_record
+from unokit.store.models import (
+    ChallengeRewardRow,
+    PlayerMatchRow,
+    PlayerRow,
+    RoomRow,
+    XpLineRow,
+)
+from unokit.store.seatings import (
+    ACTIONS,
+    MatchFacts,
+    PlayerResult,
+    facts_of,
+    ledger,
+    read_record,
+)
 from unokit.store.store import Store
 
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 PLAYER_MATCHES: Table = PlayerMatchRow.__table__  # type: ignore[assignment]
 XP_LINES: Table = XpLineRow.__table__  # type: ignore[assignment]
 ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
+REWARDS: Table = ChallengeRewardRow.__table__  # type: ignore[assignment]
 
 LEVEL_STEP = 50
 """The curve's constant: level ``L`` begins at ``LEVEL_STEP * L * (L - 1)`` XP."""
@@ -137,18 +156,24 @@ async def recent_matches(store: Store, player_id: int, *, before: Cursor | None 
     return page, None if last is None else Cursor(last.ended_at, last.match_id)
 
 
-def replay_results(rules_json: str, seed: int, actions: list[str],
-                   record: tuple[Any, Any]) -> dict[int, PlayerResult]:
-    """A finished match's results derived again from its record: the match replayed
-    from its rules, seed and actions, and the ledger of its events, actions and
-    seatings (CPU work: run it off the event loop)."""
+def replay_facts(rules_json: str, seed: int, actions: list[str]) -> tuple[Rules, MatchFacts]:
+    """A finished match replayed from its rules, seed and actions: its rules and the
+    facts of its events (CPU work: run it off the event loop)."""
     rules = Rules.from_dict(json.loads(rules_json))
     game = Game(rules, seed)
     driver = Driver(game)
     for text in actions:
         driver.apply(parse_action(text))
+    return rules, facts_of(rules, game.log)
+
+
+def replay_results(rules_json: str, seed: int, actions: list[str],
+                   record: tuple[Any, Any]) -> dict[int, PlayerResult]:
+    """A finished match's results derived again from its record: the match replayed
+    from its rules, seed and actions, and the ledger of its events, actions and
+    seatings (CPU work: run it off the event loop)."""
     facts, seatings = record
-    return ledger(facts_of(rules, game.log), facts, seatings)
+    return ledger(replay_facts(rules_json, seed, actions)[1], facts, seatings)
 
 
 async def recompute(store: Store) -> dict[int, dict[int, PlayerResult]]:
@@ -191,7 +216,7 @@ def _live_players(connection: Connection) -> set[int]:
 
 
 async def stored_totals(store: Store) -> dict[int, int]:
-    """Every player's XP as stored (``players.xp``)."""
+    """Every player's XP as stored (``players.xp``: their matches' and their rewards')."""
     def read(connection: Connection) -> dict[int, int]:
         return {int(row.id): int(row.xp) for row in connection.execute(
             select(PLAYERS.c.id, PLAYERS.c.xp))}
@@ -210,3 +235,30 @@ async def stored_lines(store: Store) -> dict[int, dict[int, dict[str, int]]]:
                 row._mapping["count"]
         return out
     return await store.run(read)
+
+
+async def reward_xp(store: Store) -> dict[int, int]:
+    """The XP of the challenge rewards each player was paid (players with some)."""
+    def read(connection: Connection) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for row in connection.execute(select(REWARDS.c.player_id, REWARDS.c.xp)):
+            out[int(row.player_id)] = out.get(int(row.player_id), 0) + int(row.xp)
+        return out
+    return await store.run(read)
+
+
+async def recomputed_totals(store: Store, recomputed: dict[int, dict[int, PlayerResult]]
+                            | None = None) -> dict[int, int]:
+    """Every player's XP as the records give it: the XP of their matches derived again
+    (``recomputed``, or :func:`recompute`) plus that of the rewards they were paid.
+    Equal to :func:`stored_totals` while no finished match was pruned."""
+    matches = await recompute(store) if recomputed is None else recomputed
+    totals = {player: 0 for player in await store.run(_live_players)}
+    for results in matches.values():
+        for player, result in results.items():
+            if player in totals:
+                totals[player] += result.xp
+    for player, points in (await reward_xp(store)).items():
+        if player in totals:
+            totals[player] += points
+    return totals
