@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, delete, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from unokit.store.catalogue import COSMETIC_BY_ID, DEFAULTS
@@ -86,20 +86,23 @@ async def buy(store: Store, player_id: int, cosmetic_id: str, *, now: float) -> 
     def write(connection: Connection) -> int | str:
         if item.price == 0:
             return "owned"
-        # the row of the item first: a second buy of it at once waits here for the
-        # first, then finds it (PostgreSQL), or runs after it (SQLite)
+        # the wallet first, then the item's row, in every write that touches both
+        # (credit() has only the wallet), so that two buys cannot lock them in
+        # opposite orders
+        spent = connection.execute(update(WALLETS).where(
+            WALLETS.c.player_id == player_id, WALLETS.c.coins >= item.price).values(
+            coins=WALLETS.c.coins - item.price)).rowcount
+        held = select(OWNED.c.player_id).where(OWNED.c.player_id == player_id,
+                                               OWNED.c.cosmetic == item.id)
+        if spent != 1:
+            return "owned" if connection.execute(held).first() is not None else "too_poor"
         query = upsert(connection, OWNED).values(player_id=player_id, cosmetic=item.id,
                                                  bought_at=now)
         if connection.execute(query.on_conflict_do_nothing().returning(
                 OWNED.c.player_id)).first() is None:
+            connection.execute(update(WALLETS).where(WALLETS.c.player_id == player_id)
+                               .values(coins=WALLETS.c.coins + item.price))
             return "owned"
-        spent = connection.execute(update(WALLETS).where(
-            WALLETS.c.player_id == player_id, WALLETS.c.coins >= item.price).values(
-            coins=WALLETS.c.coins - item.price)).rowcount
-        if spent != 1:
-            connection.execute(delete(OWNED).where(OWNED.c.player_id == player_id,
-                                                   OWNED.c.cosmetic == item.id))
-            return "too_poor"
         connection.execute(insert(COIN_LINES).values(
             player_id=player_id, delta=-item.price, reason="buy",
             reference=f"buy:{item.id}", at=now))

@@ -233,6 +233,23 @@ def _live(statuses: tuple[str, ...], finished_since: float | None) -> ColumnElem
     return live
 
 
+DEADLOCK_TRIES = 5
+"""How many times a write is tried that keeps losing deadlocks (or serialization)."""
+_TRANSIENT_STATES = frozenset({"40P01", "40001"})
+"""PostgreSQL's SQLSTATEs of a deadlock's victim and of a serialization failure."""
+
+
+def _transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is a transaction the database rolled back to break a deadlock or
+    for want of serialization: the same write may well succeed when tried again.
+
+    >>> _transient(ValueError("no"))
+    False
+    """
+    error = getattr(exc, "orig", exc)
+    return getattr(error, "sqlstate", None) in _TRANSIENT_STATES
+
+
 def _settle_all(outcomes: list[_Outcome]) -> None:
     """From the writer thread: settle each future in its own event loop, with one call
     into each loop for the whole list (one wake-up, not one per write)."""
@@ -321,6 +338,8 @@ class Store:
         self.reconnects = 0
         """Batches tried again on a new connection after the old one was found dead (a
         database restart, a proxy that dropped it)."""
+        self.deadlocks = 0
+        """Writes tried again after the database chose them as a deadlock's victim."""
         self._thread = threading.Thread(target=self._writer, name="unokit-store",
                                         daemon=True)
         LIVE_HERE.add(self.owner.text)
@@ -451,11 +470,13 @@ class Store:
         return isinstance(exc, IntegrityError) or (
             isinstance(driver_error, type) and isinstance(exc, driver_error))
 
-    def _run_batch(self, batch: list[_Job], *, retried: bool = False) -> None:
+    def _run_batch(self, batch: list[_Job], *, retried: bool = False, tries: int = 0) -> None:
         """Commit ``batch`` in one transaction; if it fails, each write alone, so that a
         bad write fails only its own caller. A batch that fails because the connection
         it reused had died (the database restarted since) is tried once more on a new,
-        checked one. Never raises: the writer must not stop."""
+        checked one. A write that the database chose as the victim of a deadlock with
+        another process's transaction (or could not serialize) is tried again, up to
+        :data:`DEADLOCK_TRIES` times. Never raises: the writer must not stop."""
         reused = self._open is not None and not self._open.closed
         self._fenced = None
         try:
@@ -490,6 +511,11 @@ class Store:
             if len(batch) > 1:
                 for job in batch:
                     self._run_batch([job], retried=True)
+                return
+            if _transient(exc) and tries + 1 < DEADLOCK_TRIES:
+                self.deadlocks += 1
+                LOG.warning("write chosen as a deadlock's victim; trying it again")
+                self._run_batch(batch, retried=True, tries=tries + 1)
                 return
             if isinstance(exc, LeaseLost):
                 LOG.warning("write refused: the room is owned by another process",
