@@ -4,7 +4,9 @@ import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardFace } from "./cards.js";
 import { choices } from "./game.js";
-import { S, act, leaveRoom, seatName } from "./app.js";
+import { state as S } from "./store.js";
+import { seatName } from "./names.js";
+import { act, leaveRoom } from "./session.js";
 import { fairness, hostControls, isHost, seatItem } from "./room.js";
 import { chatBox, logBox, verifyLink } from "./table.js";
 
