@@ -61,6 +61,7 @@ function keysDialog() {
 export function render() {
   const key = focusKey(document.activeElement);
   const screen = screenOf(S);
+  const moved = screen !== S.screen;
   S.screen = screen;
   const yourTurn = screen === "table" && S.game.must;
   document.title = (yourTurn ? "● " + _("Your turn") + " · " : "") + (screen === "lobby" ? "unokit" : "unokit · " + (S.code || ""));
@@ -79,6 +80,9 @@ export function render() {
   S.game.fx = { top: false, drawn: 0, penalty: {} };
   parts.log.scrollTop = parts.log.scrollHeight;
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
+  // a new screen opens at its top (after Start on a phone: the table, not the place
+  // of the Start button)
+  if (moved) window.scrollTo(0, 0);
   restoreFocus(key);
   const dialog = root.querySelector('[role="dialog"]');
   if (dialog && !dialog.contains(document.activeElement)) {
