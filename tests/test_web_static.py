@@ -40,6 +40,7 @@ CONTRACT_TESTIDS = [
     "slap-button", "seven-target", "target-seat", "exchange", "next-round", "chat-input",
     "chat-send", "chat-log", "chat-line", "log", "log-line", "scores", "score", "turn-timer",
     "autopilot", "verify-link", "round-hand", "final-scores", "winner", "play-again",
+    "queued-moves",
 ]
 """Every ``data-testid`` of the DOM contract (docs/web.md), which the browser tests use."""
 
