@@ -301,6 +301,55 @@ def test_a_move_made_offline_shows_as_waiting_then_lands(server: ServerProcess,
     _one_human(server, code)
 
 
+TOASTS_JS = r"""
+(() => {
+  // every toast the page shows, by its code, in order
+  const seen = window.__unokit_toasts = [];
+  new MutationObserver(() => {
+    const toast = document.querySelector('[data-testid="toast"]');
+    if (toast && !toast.hidden && toast.dataset.code && seen.at(-1) !== toast.dataset.code) {
+      seen.push(toast.dataset.code);
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true,
+                        attributeFilter: ['data-code', 'hidden']});
+})();
+"""
+
+
+def test_a_move_made_offline_for_a_seat_given_up_meanwhile_is_explained(
+        server: ServerProcess, contexts: Any) -> None:
+    """While the page is offline with a move waiting, the seat is given up from another
+    browser (``leave``: a bot plays it from then on). Back online, the page is told its
+    move was not sent (``not_sent``), and does not wait for it."""
+    context = named_context(contexts, "Eve")
+    context.add_init_script(TOASTS_JS)
+    page = context.new_page()
+    code = start_at_my_turn(page, server, RULES, bots=["normal"])
+    token = page.evaluate("(code) => localStorage.getItem('unokit.token.' + code)", code)
+    assert token, "no seat token kept"
+    page.context.set_offline(True)
+    expect(by_id(page, "connection-status")).to_have_attribute("data-state", _not_online())
+    player = Player(page)
+    player.act(state(page))
+    if state(page)["picker"]:
+        player.act(state(page))
+    expect(by_id(page, "queued-moves")).to_have_attribute("data-count", "1")
+    # the same seat in another browser gives it up
+    other = contexts().new_page()
+    other.add_init_script(f"localStorage.setItem('unokit.token.{code}', {token!r});")
+    enter_room(other, server, code)
+    other.evaluate("async () => (await import('/static/session.js')).send({type: 'leave'})")
+    # the server says goodbye to the seat's connections once the seat is given up
+    expect(by_id(other, "toast")).to_have_attribute("data-code", "bye")
+    seats = server.get(f"/api/rooms/{code}")["seats"]
+    assert [s["kind"] for s in seats] == ["bot", "bot"], seats
+    page.context.set_offline(False)
+    wait_js(page, "() => window.__unokit_toasts.includes('not_sent')",
+            what="the page to say its move was not sent")
+    expect(by_id(page, "queued-moves")).to_be_hidden()
+    expect(by_id(page, "connection-status")).to_have_attribute("data-state", "online")
+
+
 def test_a_gap_in_seq_is_repaired_from_the_last_event_before_it(
         server: ServerProcess, contexts: Any) -> None:
     """One events message (of the page's own play) is lost on the way: the next one
