@@ -171,3 +171,19 @@ test("moves that can never go (the room ended the connection) are handed back", 
   assert.equal(link.stopped, true, "no more tries");
   link.close();
 });
+
+test("moves of a seat that is gone (bad_token) are handed back, and the page starts over", () => {
+  FakeSocket.all.length = 0;
+  const { link, seen } = newLink();
+  joined(link);
+  last().drop();
+  const id = link.send({ type: "act", action: "R5" });
+  last().accept();
+  assert.equal(last().sent[0].token, "tok");
+  last().say({ type: "error", code: "bad_token", message: "no such seat" });
+  assert.deepEqual(seen.dropped.map((m) => m.id), [id]);
+  assert.equal(seen.messages.some((m) => m.type === "reset"), true);
+  assert.equal(globalThis.localStorage.getItem("unokit.token.ROOM"), null, "the dead token is forgotten");
+  assert.equal(link.stopped, false, "it joins again, as a new player");
+  link.close();
+});
