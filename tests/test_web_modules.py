@@ -113,6 +113,31 @@ def test_no_module_imports_the_hub_and_only_the_store_holds_state() -> None:
         assert lets in ([], ["press"]), (name, lets)  # table.js: the long press under way
 
 
+STATE_WRITE = re.compile(
+    r"\b(?:S|state)\.[\w.\[\]\"]+\s*(?:=(?!=)|\+=|-=|\+\+|--)"
+    r"|\b(?:S|state)\.[\w.]+\.(?:push|pop|splice|delete|set|add|clear)\(")
+"""A write to the store's state object by name (``S.x = ...``, ``state.x.push(...)``)."""
+
+
+def state_writes(text: str) -> list[str]:
+    """The lines of a module that write to the state directly, not through ``update``.
+
+    >>> state_writes('update((s) => { s.name = "Ann"; });\\nS.name = "Bob";')
+    ['S.name = "Bob";']
+    >>> state_writes('if (S.code === code) go();')
+    []
+    """
+    return [line.strip() for line in text.splitlines() if STATE_WRITE.search(line)]
+
+
+def test_only_the_store_writes_the_state_outside_update() -> None:
+    """Every change of the state goes through ``store.js`` (``update(change)``, its
+    ``receive`` and the like), so that every change is seen by the subscribers."""
+    writes = {p.name: found for p in sorted(STATIC.glob("*.js")) if p.name != "store.js"
+              if (found := state_writes(p.read_text(encoding="utf-8")))}
+    assert writes == {}, writes
+
+
 # ---------------------------------------------------------------- ESLint
 def tool(name: str) -> str:
     found = shutil.which(name)

@@ -5,7 +5,7 @@
 // the focus where it was (docs/web.md).
 import { BASE, h, option } from "./dom.js";
 import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
-import { changed, screenOf, state as S, subscribe, update } from "./store.js";
+import { changed, screenOf, shown, state as S, subscribe, update } from "./store.js";
 import { parts, relog, renderStatus, statusText } from "./notify.js";
 import { enterRoom, leaveRoom } from "./session.js";
 import { refreshLobby } from "./lobbyapi.js";
@@ -62,7 +62,6 @@ export function render() {
   const key = focusKey(document.activeElement);
   const screen = screenOf(S);
   const moved = screen !== S.screen;
-  S.screen = screen;
   const yourTurn = screen === "table" && S.game.must;
   document.title = (yourTurn ? "● " + _("Your turn") + " · " : "") + (screen === "lobby" ? "unokit" : "unokit · " + (S.code || ""));
   let view = null;
@@ -77,7 +76,7 @@ export function render() {
   const root = document.getElementById("app");
   root.replaceChildren(...[header(), parts.banner, parts.queued, main, keysDialog(), parts.toast, parts.announce].filter(Boolean));
   renderStatus();
-  S.game.fx = { top: false, drawn: 0, penalty: {} };
+  update((s) => shown(s, screen), { quiet: true });
   parts.log.scrollTop = parts.log.scrollHeight;
   parts.chatLog.scrollTop = parts.chatLog.scrollHeight;
   // a new screen opens at its top (after Start on a phone: the table, not the place
@@ -126,7 +125,9 @@ setInterval(() => { if (!S.code) refreshLobby(); }, 5000);
 window.addEventListener("popstate", () => route(false));
 
 async function start() {
-  try { S.name = localStorage.getItem("unokit.name") || ""; } catch { S.name = ""; }
+  let name = "";
+  try { name = localStorage.getItem("unokit.name") || ""; } catch { name = ""; }
+  update((s) => { s.name = name; }, { quiet: true });
   try { await setLanguage(pickLanguage()); } catch { await setLanguage("en"); }
   const asked = new URLSearchParams(location.search).get("lang");
   if (asked && LANGS.includes(asked)) {

@@ -3,7 +3,7 @@
 // the legal action texts (game.js) and sends one with session.act.
 import { _ } from "./i18n.js";
 import { choices, multiCards, multiText, textsFor } from "./game.js";
-import { changed, state } from "./store.js";
+import { state, update } from "./store.js";
 import { toast } from "./notify.js";
 import { act } from "./session.js";
 
@@ -28,20 +28,20 @@ export function canPick(card) {
 
 export function toggleMulti() {
   if (!choices(state.game.legal).multi.length && !state.multi.on) return;
-  state.multi = { on: !state.multi.on, picked: [] };
-  changed();
+  update((s) => { s.multi = { on: !s.multi.on, picked: [] }; });
 }
 
 export function pickCard(card, k) {
-  const S = state;
-  if (isPicked(card, k)) S.multi.picked = S.multi.picked.filter((p) => !(p.card === card && p.k === k));
-  else if (canPick(card)) S.multi.picked.push({ card, k });
-  else {
+  const picked = isPicked(card, k);
+  if (!picked && !canPick(card)) {
     toast("not_playable", _("That card cannot be played together with others now."));
     return;
   }
-  S.multi.on = true;
-  changed();
+  update((s) => {
+    if (picked) s.multi.picked = s.multi.picked.filter((p) => !(p.card === card && p.k === k));
+    else s.multi.picked = [...s.multi.picked, { card, k }];
+    s.multi.on = true;
+  });
 }
 
 export function pickedText() {
@@ -51,7 +51,7 @@ export function pickedText() {
 export function playPicked() {
   if (state.multi.picked.length === 1) {
     const card = state.multi.picked[0].card;
-    state.multi = { on: false, picked: [] };
+    update((s) => { s.multi = { on: false, picked: [] }; }, { quiet: true });
     playCard(card);
     return;
   }
@@ -65,9 +65,8 @@ export function playPicked() {
 
 // ---------------------------------------------------------------- one card
 export function playCard(card, k = 0, ev = null) {
-  const S = state;
-  const g = S.game;
-  if ((ev && ev.shiftKey && choices(g.legal).multi.length) || S.multi.on) {
+  const g = state.game;
+  if ((ev && ev.shiftKey && choices(g.legal).multi.length) || state.multi.on) {
     pickCard(card, k);
     return;
   }
@@ -77,39 +76,37 @@ export function playCard(card, k = 0, ev = null) {
     return;
   }
   if (texts.some((t) => t.includes(">"))) {
-    S.picker = { card, texts };
+    update((s) => { s.picker = { card, texts }; });
   } else if (texts.some((t) => t.includes("@"))) {
-    S.targetPick = { card, texts };
+    update((s) => { s.targetPick = { card, texts }; });
   } else {
     act(withUno(texts, card) || texts[0]);
-    return;
   }
-  changed();
 }
 
 export function pickColour(letter) {
-  const S = state;
-  if (S.picker) {
-    const base = S.picker.card + ">" + letter;
-    const texts = S.picker.texts.filter((t) => t.toUpperCase().startsWith(base.toUpperCase()));
+  const picker = state.picker;
+  if (picker) {
+    const base = picker.card + ">" + letter;
+    const texts = picker.texts.filter((t) => t.toUpperCase().startsWith(base.toUpperCase()));
     const text = withUno(texts, texts.find((t) => !t.endsWith("!")) || base);
     if (text) act(text);
     return;
   }
-  const text = choices(S.game.legal).colours.find((t) => t.slice(-1).toUpperCase() === letter);
+  const text = choices(state.game.legal).colours.find((t) => t.slice(-1).toUpperCase() === letter);
   if (text) act(text);
 }
 
 export function pickTarget(seat) {
-  const S = state;
-  const pick = S.targetPick;
+  const pick = state.targetPick;
   if (!pick) return;
   const texts = pick.texts.filter((t) => t.startsWith(pick.card + "@" + seat));
   const gives = texts.filter((t) => t.includes("/"));
   if (gives.length) {
-    S.exchangePick = { card: pick.card, seat, texts: gives };
-    S.targetPick = null;
-    changed();
+    update((s) => {
+      s.exchangePick = { card: pick.card, seat, texts: gives };
+      s.targetPick = null;
+    });
     return;
   }
   const text = withUno(texts, pick.card + "@" + seat);
@@ -122,10 +119,10 @@ export function playWithoutTarget(text) {
 }
 
 export function giveCard(card) {
-  const S = state;
-  if (S.exchangePick) {
-    const base = S.exchangePick.card + "@" + S.exchangePick.seat + "/" + card;
-    const text = withUno(S.exchangePick.texts, base);
+  const pick = state.exchangePick;
+  if (pick) {
+    const base = pick.card + "@" + pick.seat + "/" + card;
+    const text = withUno(pick.texts, base);
     if (text) act(text);
     return;
   }
@@ -135,15 +132,13 @@ export function giveCard(card) {
 export function pressUno() {
   const c = choices(state.game.legal);
   if (c.uno) act("uno");
-  else if (c.unoWithPlay) {
-    state.unoArmed = !state.unoArmed;
-    changed();
-  }
+  else if (c.unoWithPlay) update((s) => { s.unoArmed = !s.unoArmed; });
 }
 
 export function closeDialogs() {
-  state.picker = state.targetPick = state.exchangePick = null;
-  state.multi = { on: false, picked: [] };
-  state.showKeys = false;
-  changed();
+  update((s) => {
+    s.picker = s.targetPick = s.exchangePick = null;
+    s.multi = { on: false, picked: [] };
+    s.showKeys = false;
+  });
 }

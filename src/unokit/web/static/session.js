@@ -5,7 +5,7 @@ import { BASE } from "./dom.js";
 import { _, language } from "./i18n.js";
 import { api, Link } from "./net.js";
 import { describe } from "./describe.js";
-import { changed, enterRoomState, receive, state } from "./store.js";
+import { changed, enterRoomState, receive, state, update } from "./store.js";
 import { names } from "./names.js";
 import { addChatLine, addLog, announce, clearRoomParts, errorText, relog, renderStatus, toast } from "./notify.js";
 import { refreshLobby } from "./lobbyapi.js";
@@ -62,15 +62,21 @@ function onError(msg) {
 }
 
 function onAnswer(id) {
-  state.inflight.delete(id);
+  update((s) => { s.inflight.delete(id); }, { quiet: true });
 }
 
 // Moves that will never be sent (the room ended this connection): said, not dropped
 // silently.
 function onDropped(messages) {
-  for (const msg of messages) state.inflight.delete(msg.id);
   if (messages.some((msg) => !quiet.has(msg.id))) toast("not_sent", errorText("not_sent"));
-  changed();
+  update((s) => { for (const msg of messages) s.inflight.delete(msg.id); });
+}
+
+// The connection's state, or a count of its messages (saving, queued): the status and
+// the banners change, not the screen.
+function connection(key, value) {
+  update((s) => { s[key] = value; }, { quiet: true });
+  renderStatus();
 }
 
 // The player's contribution to the deal (in the lobby, once per seat).
@@ -94,30 +100,29 @@ function contribute() {
 async function checkDeal(code) {
   try {
     const report = await api("/api/rooms/" + code + "/verify");
-    if (state.code === code) {
-      state.verify = report;
-      changed();
-    }
+    if (state.code === code) update((s) => { s.verify = report; });
   } catch {
-    state.verify = null;
+    update((s) => { s.verify = null; }, { quiet: true });
   }
 }
 
 export function enterRoom(code, { spectate = false, push = true } = {}) {
   if (link) link.close();
   code = String(code || "").trim().toUpperCase();
-  enterRoomState(state, code);
-  state.saving = 0;
-  state.queued = 0;
+  update((s) => {
+    enterRoomState(s, code);
+    s.saving = 0;
+    s.queued = 0;
+  }, { quiet: true });
   clearRoomParts();
   if (push && location.pathname !== BASE + "/r/" + code) {
     history.pushState({}, "", BASE + "/r/" + code + location.search);
   }
   link = new Link(code, { name: state.name, spectate, lang: language() }, {
     message: onMessage,
-    state: (conn) => { state.conn = conn; renderStatus(); },
-    saving: (count) => { state.saving = count; renderStatus(); },
-    queued: (count) => { state.queued = count; renderStatus(); },
+    state: (conn) => connection("conn", conn),
+    saving: (count) => connection("saving", count),
+    queued: (count) => connection("queued", count),
     answer: onAnswer,
     dropped: onDropped,
   });
@@ -129,10 +134,12 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
 export function leaveRoom({ push = true } = {}) {
   if (link) link.close();
   link = null;
-  enterRoomState(state, null);
-  state.conn = "online";
-  state.saving = 0;
-  state.queued = 0;
+  update((s) => {
+    enterRoomState(s, null);
+    s.conn = "online";
+    s.saving = 0;
+    s.queued = 0;
+  }, { quiet: true });
   if (push && location.pathname !== BASE + "/") history.pushState({}, "", BASE + "/" + location.search);
   refreshLobby();
   changed();
@@ -146,13 +153,13 @@ export function send(msg) {
 
 // A game action (its text): not sent again while the same one waits for its answer.
 export function act(text) {
-  const S = state;
-  S.autoplayed = false;
-  S.multi = { on: false, picked: [] };
-  S.picker = S.targetPick = S.exchangePick = null;
-  if (text.endsWith("!")) S.unoArmed = false;
-  if ([...S.inflight.values()].includes(text)) return;
-  const id = send({ type: "act", action: text });
-  if (id) S.inflight.set(id, text);
-  changed();
+  const waiting = [...state.inflight.values()].includes(text);
+  const id = waiting ? null : send({ type: "act", action: text });
+  update((s) => {
+    s.autoplayed = false;
+    s.multi = { on: false, picked: [] };
+    s.picker = s.targetPick = s.exchangePick = null;
+    if (text.endsWith("!")) s.unoArmed = false;
+    if (id) s.inflight.set(id, text);
+  });
 }

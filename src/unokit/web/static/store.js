@@ -72,6 +72,13 @@ export function update(change, { quiet = false } = {}) {
   if (!quiet) changed();
 }
 
+// The screen `screen` is drawn: it is the one shown, and the table's effects (a card
+// flying in, cards drawn, a penalty) have played.
+export function shown(s, screen) {
+  s.screen = screen;
+  s.game.fx = { top: false, drawn: 0, penalty: {} };
+}
+
 // Enter the room `code` (or the lobby for null): every room field starts over.
 export function enterRoomState(s, code) {
   Object.assign(s, roomState(code));
