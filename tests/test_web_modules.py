@@ -174,8 +174,8 @@ def test_eslint_with_this_config_fails_on_a_mistake() -> None:
 def test_the_unit_tests_of_the_modules_pass() -> None:
     files = sorted(str(p.relative_to(ROOT)) for p in WEB_TESTS.glob("*.test.mjs"))
     assert len(files) >= 4, files
-    done = subprocess.run([tool("node"), "--test", *files], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run([tool("node"), "--test", "--test-reporter=tap", *files], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=False)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-6000:]
     passed = re.search(r"^# pass (\d+)$", out, re.M)

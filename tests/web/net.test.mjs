@@ -83,7 +83,7 @@ test("a gap in seq is seen; the next event, or events already had, are not a gap
 });
 
 test("a lost connection is tried again at once, then after the pauses", () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  mock.timers.enable();
   try {
     FakeSocket.all.length = 0;
     const { link, seen } = newLink();
@@ -110,7 +110,7 @@ test("a lost connection is tried again at once, then after the pauses", () => {
 });
 
 test("a move made offline is counted as queued, sent on the resume, and answered", () => {
-  mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  mock.timers.enable();
   try {
     FakeSocket.all.length = 0;
     const { link, seen } = newLink();
