@@ -39,6 +39,7 @@ test: venv
 	$(BIN)/mypy
 	bash scripts/install_postgres.sh
 	bash scripts/install_browser.sh
+	bash scripts/install_web_tools.sh
 	$(PYTEST)
 
 lint: venv
@@ -50,6 +51,7 @@ typecheck: venv
 pytest: venv
 	bash scripts/install_postgres.sh
 	bash scripts/install_browser.sh
+	bash scripts/install_web_tools.sh
 	$(PYTEST)
 
 # Regenerate requirements/lock.txt from requirements/lock.in with a throwaway uv.

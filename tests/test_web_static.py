@@ -40,6 +40,7 @@ CONTRACT_TESTIDS = [
     "slap-button", "seven-target", "target-seat", "exchange", "next-round", "chat-input",
     "chat-send", "chat-log", "chat-line", "log", "log-line", "scores", "score", "turn-timer",
     "autopilot", "verify-link", "round-hand", "final-scores", "winner", "play-again",
+    "queued-moves",
 ]
 """Every ``data-testid`` of the DOM contract (docs/web.md), which the browser tests use."""
 
@@ -372,8 +373,8 @@ def test_a_browser_plays_two_cards_together_and_counts_the_draw_pile(tmp_path: P
                 # the room's events show seat 0 put down B1 and then R1 (red is named)
                 await page.locator('[data-testid="log-line"][data-kind="played"]').first.wait_for()
                 played = await page.evaluate(
-                    "async () => { const { S } = await import('/static/app.js');"
-                    " const e = S.game.events.find((x) => x.kind === 'played');"
+                    "async () => { const { state } = await import('/static/store.js');"
+                    " const e = state.game.events.find((x) => x.kind === 'played');"
                     " return [e.player, e.card, ...(e.cards || [])]; }")
                 assert played == [0, "B1", "R1"]
                 # the choice is over once the cards are played

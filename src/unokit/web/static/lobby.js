@@ -1,7 +1,9 @@
 // The lobby: quick play, a new room, joining by code, the open rooms.
 import { h, option } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
-import { S, createRoom, enterRoom, formRules, playNow, render, saveName } from "./app.js";
+import { state as S, update } from "./store.js";
+import { formRules, formSeats, newRoom, saveName, seatChoices } from "./lobbyapi.js";
+import { enterRoom } from "./session.js";
 import { effective, overridesText, presetMeaning, presetName, rulesLabel } from "./rules.js";
 import { lobbyAccount } from "./account.js";
 
@@ -53,19 +55,37 @@ function field(label, control, id) {
 }
 
 function setForm(key, value) {
-  S.form[key] = value;
-  render();
+  update((s) => { s.form[key] = value; });
 }
+
+async function playNow() {
+  const code = await newRoom("play-now");
+  if (code) enterRoom(code);
+}
+
+async function createRoom() {
+  const code = await newRoom("room");
+  if (code) enterRoom(code);
+}
+
 
 function toggleOverride(key, value, on) {
   const base = effective({ preset: S.form.preset });
-  if (on && JSON.stringify(base[key]) !== JSON.stringify(value)) S.form.overrides[key] = value;
-  else if (!on) {
-    const official = key === "draw" ? "one" : key.startsWith("draw_") ? "none" : false;
-    if (JSON.stringify(base[key]) !== JSON.stringify(official)) S.form.overrides[key] = official;
-    else delete S.form.overrides[key];
-  }
-  render();
+  update((s) => {
+    if (on && JSON.stringify(base[key]) !== JSON.stringify(value)) s.form.overrides[key] = value;
+    else if (!on) {
+      const official = key === "draw" ? "one" : key.startsWith("draw_") ? "none" : false;
+      if (JSON.stringify(base[key]) !== JSON.stringify(official)) s.form.overrides[key] = official;
+      else delete s.form.overrides[key];
+    }
+  });
+}
+
+function setSilence(value) {
+  update((s) => {
+    if (value === "off" && effective({ preset: s.form.preset }).silence === "off") delete s.form.overrides.silence;
+    else s.form.overrides.silence = value;
+  });
 }
 
 function explained() {
@@ -81,12 +101,11 @@ function explained() {
 function createForm() {
   const presets = S.presets.length ? S.presets.map((p) => p.name) : ["online", "official"];
   const all = effective(formRules());
-  const seatsFixed = all.teams === "pairs";
-  const seatChoices = seatsFixed ? [4, 6, 8, 10] : [2, 3, 4, 5, 6, 7, 8, 9, 10];
-  if (!seatChoices.includes(Number(S.form.seats))) S.form.seats = seatChoices.includes(4) ? 4 : seatChoices[0];
+  const seatCounts = seatChoices(all);
+  const seats = formSeats(S.form);
   return h("form", { class: "panel create", "aria-labelledby": "create-title", onsubmit: (ev) => { ev.preventDefault(); createRoom(); } },
     h("h2", { id: "create-title" }, _("New room")),
-    field(_("Rules"), h("select", { id: "preset-select", testid: "preset-select", onchange: (ev) => { S.form.preset = ev.target.value; S.form.overrides = {}; render(); } },
+    field(_("Rules"), h("select", { id: "preset-select", testid: "preset-select", onchange: (ev) => update((s) => { s.form.preset = ev.target.value; s.form.overrides = {}; }) },
       presets.map((name) => option(name, presetName(name), name === S.form.preset))), "preset-select"),
     h("fieldset", { class: "overrides" }, h("legend", {}, _("House rules")),
       OVERRIDES.map(([key, value]) => {
@@ -96,16 +115,16 @@ function createForm() {
           h("input", { type: "checkbox", id, checked: on, onchange: (ev) => toggleOverride(key, value, ev.target.checked) }),
           h("label", { for: id }, overrideLabel(key)));
       }),
-      field(_("Silence rule"), h("select", { id: "rule-silence", onchange: (ev) => { if (ev.target.value === "off" && effective({ preset: S.form.preset }).silence === "off") delete S.form.overrides.silence; else S.form.overrides.silence = ev.target.value; render(); } },
+      field(_("Silence rule"), h("select", { id: "rule-silence", onchange: (ev) => setSilence(ev.target.value) },
         // TRANSLATORS: Off: the silence rule is not played
         option("off", _("Off"), all.silence === "off"), option("twos", _("After a Draw Two"), all.silence === "twos"), option("wilds", _("After a wild"), all.silence === "wilds")), "rule-silence"),
       // TRANSLATORS: a label over the choice of the score that ends the match (100 points, ...)
-      field(_("Match to"), h("select", { id: "rule-target", onchange: (ev) => { S.form.overrides.target_score = Number(ev.target.value); render(); } },
+      field(_("Match to"), h("select", { id: "rule-target", onchange: (ev) => update((s) => { s.form.overrides.target_score = Number(ev.target.value); }) },
         [100, 200, 300, 500].map((n) => option(String(n), ngettext("{n} point", "{n} points", n), all.target_score === n))), "rule-target")),
     explained(),
     h("div", { class: "row" },
       field(_("Seats"), h("select", { id: "seats-select", testid: "seats-select", onchange: (ev) => setForm("seats", Number(ev.target.value)) },
-        seatChoices.map((n) => option(String(n), String(n), n === Number(S.form.seats)))), "seats-select"),
+        seatCounts.map((n) => option(String(n), String(n), n === seats))), "seats-select"),
       field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
         ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
       field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", timerSeconds(ev.target.value)) },
@@ -138,7 +157,7 @@ export function lobbyView() {
       h("p", { class: "lead" }, _("Play in the browser, on a phone or a desktop. No sign-up.")),
       h("div", { class: "field name" }, h("label", { for: "name-input" }, _("Your name")),
         h("input", { id: "name-input", testid: "name-input", type: "text", maxlength: "32", autocomplete: "nickname", value: S.name,
-          placeholder: _("Player"), oninput: (ev) => { S.name = ev.target.value; },
+          placeholder: _("Player"), oninput: (ev) => update((s) => { s.name = ev.target.value; }, { quiet: true }),
           onkeydown: (ev) => { if (ev.key === "Enter") playNow(); } })),
       h("button", { class: "primary big", type: "button", testid: "play-now", onclick: playNow }, _("Play now")),
       h("p", { class: "muted" }, _("A quick match against three bots."))),
@@ -151,7 +170,7 @@ export function lobbyView() {
           h("div", { class: "row" },
             h("label", { for: "join-code-input", class: "visually-hidden" }, _("Room code")),
             h("input", { id: "join-code-input", testid: "join-code-input", type: "text", maxlength: "16", autocomplete: "off", value: S.joinCode,
-              placeholder: _("Room code"), oninput: (ev) => { S.joinCode = ev.target.value; } }),
+              placeholder: _("Room code"), oninput: (ev) => update((s) => { s.joinCode = ev.target.value; }, { quiet: true }) }),
             h("button", { class: "secondary", type: "submit", testid: "join-submit" }, _("Join")))),
         openRooms())));
 }

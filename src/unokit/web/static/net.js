@@ -1,10 +1,16 @@
 // The server: its HTTP API and the game's WebSocket, with reconnect and resume.
-// A dropped connection comes back by itself (backoff via setTimeout) and resumes with
-// the seat token and the last event seen; unanswered messages are sent again with
-// their ids (the server applies each id at most once). A message the server did not
-// keep (`not_stored`, `unavailable`: its database is away) stays pending and is sent
-// again with its id after the error's `retry_after`, then after longer pauses (up to
-// 1.5 s), until it is answered: the page shows it as "saving", and nothing is dropped.
+// A dropped connection comes back by itself: a first try at once, then after pauses
+// that grow to at most RECONNECT_MAX (so the page is back within a second of the server
+// being ready after a restart), and resumes with the seat token and the last event
+// seen. Events that arrive after a gap in `seq` (some were lost) are not applied: the
+// connection starts over and resumes from the last event before the gap. Unanswered
+// messages are sent again with their ids (the server applies each id at most once);
+// those made while the connection is away are counted (`queued`) until they go. A
+// message the server did not keep (`not_stored`, `unavailable`: its database is away)
+// stays pending and is sent again with its id after the error's `retry_after`, then
+// after longer pauses (up to 1.5 s), until it is answered: the page shows it as
+// "saving", and nothing is dropped. Messages that can never go (the room ended the
+// connection for good) are handed back (`dropped`), for the page to explain.
 
 import { BASE } from "./dom.js";
 import { _, language } from "./i18n.js";
@@ -50,7 +56,20 @@ function store(key, value) {
   } catch { /* private mode: the seat lasts as long as the page */ }
 }
 
-const BACKOFF = [250, 500, 1000, 2000, 4000, 8000];
+// The pauses before the reconnects after a lost connection (the first try is at once),
+// the last repeated: never more than RECONNECT_MAX, so that a restarted server sees the
+// page again within a second of being ready. A failed try costs the server nothing
+// (no server listens) or one refused handshake.
+export const BACKOFF = [0, 200, 400, 800];
+export const RECONNECT_MAX = 800;
+
+// Milliseconds before reconnect number `tries` (0, 1, ...): at once, then growing, with
+// a little jitter (`random()` in [0, 1)) so that the pages of a restarted server do not
+// all come back in the same millisecond.
+export function reconnectDelay(tries, random = Math.random) {
+  const base = BACKOFF[Math.min(Math.max(tries, 0), BACKOFF.length - 1)];
+  return Math.round(base * (0.75 + 0.25 * random()));
+}
 // Error codes that say "nothing was kept: send it again" (`closing` waits for the
 // reconnect; the others are sent again on the same connection after a pause).
 export const RESEND = new Set(["not_stored", "unavailable"]);
@@ -67,7 +86,9 @@ const PONG_WITHIN = 10000; // no message this long after a ping: the connection 
 
 export class Link {
   // on: {message(msg), state(online|reconnecting|offline), answer(id, msg, sent),
-  //      saving(count): how many messages wait to be sent again}
+  //      saving(count): how many messages wait to be sent again,
+  //      queued(count): how many messages wait for the connection,
+  //      dropped(messages): messages that will never be sent (the connection ended)}
   constructor(code, options, on) {
     this.code = code;
     this.options = options; // {name, spectate, lang}
@@ -75,6 +96,7 @@ export class Link {
     this.ws = null;
     this.lastSeq = -1;
     this.pending = new Map(); // id -> message, until acked or refused
+    this.unsent = new Set(); // ids of pending messages not sent on this connection yet
     this.saving = new Map(); // id -> refusals so far, of messages the server did not keep
     this.resends = new Map(); // id -> the timer that sends it again
     this.counter = 0;
@@ -148,10 +170,26 @@ export class Link {
       return;
     }
     this.on.state("reconnecting");
-    const wait = BACKOFF[Math.min(this.tries, BACKOFF.length - 1)];
+    for (const id of this.pending.keys()) this.unsent.add(id);
+    this.tellQueued();
+    const wait = reconnectDelay(this.tries);
     this.tries += 1;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.open(), wait);
+    if (wait <= 0) this.open();
+    else this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  // Events after a gap: start the connection over, resuming from `lastSeq` (the
+  // server sends every event after it).
+  resume() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.tries = 0;
+    this.lost(ws);
+  }
+
+  tellQueued() {
+    if (this.on.queued) this.on.queued(this.unsent.size);
   }
 
   ping() {
@@ -169,12 +207,20 @@ export class Link {
       if (msg.token) store(tokenKey(this.code), msg.token);
       this.on.state("online");
       for (const sent of this.pending.values()) this.ws.send(JSON.stringify(sent));
+      this.unsent.clear();
+      this.tellQueued();
       this.on.message(msg);
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.ping(), PING_EVERY);
       return;
     }
     if (msg.type === "events") {
+      // events after a gap (one was lost on the way): none of them is applied, and the
+      // connection resumes from the last event before the gap
+      if (gapAfter(this.lastSeq, msg.events)) {
+        this.resume();
+        return;
+      }
       // the ack first, as when it comes on its own: the action was stored, then applied
       if (msg.ack && msg.ack.id) this.receive({ ...msg.ack, type: "ack" });
       for (const e of msg.events || []) this.lastSeq = Math.max(this.lastSeq, e.seq);
@@ -184,17 +230,21 @@ export class Link {
       if (RESEND.has(msg.code) || msg.code === "closing") {
         // the server could not take the hello now: the reconnect says it again, about
         // a second later (not after the long pauses of a dead network)
-        this.tries = Math.min(this.tries, BACKOFF.indexOf(1000));
+        this.tries = BACKOFF.length - 1;
       } else if (msg.code === "bad_token") {
         store(tokenKey(this.code), null);
         this.lastSeq = -1;
+        // the seat's moves cannot go any more: the new seat is someone else's
+        this.drop();
         this.on.message({ type: "reset" });
       } else {
         this.stopped = true;
+        this.drop();
       }
     }
     if (msg.type === "bye" && msg.reconnect === false) {
       this.stopped = true;
+      this.drop();
       if (/kick|sent you away|left/i.test(msg.reason || "")) store(tokenKey(this.code), null);
     }
     if (msg.type === "error" && msg.code === "closing" && msg.id && this.pending.has(msg.id)) {
@@ -209,6 +259,7 @@ export class Link {
       const sent = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       this.saved(msg.id);
+      if (this.unsent.delete(msg.id)) this.tellQueued();
       if (this.on.answer) this.on.answer(msg.id, msg, sent);
     }
     this.on.message(msg);
@@ -234,6 +285,16 @@ export class Link {
     if (this.saving.delete(id) && this.on.saving) this.on.saving(this.saving.size);
   }
 
+  // Every pending message will never be sent: hand them to `on.dropped`.
+  drop() {
+    const gone = [...this.pending.values()];
+    this.pending.clear();
+    this.unsent.clear();
+    for (const id of [...this.saving.keys()]) this.saved(id);
+    this.tellQueued();
+    if (gone.length && this.on.dropped) this.on.dropped(gone);
+  }
+
   raw(msg) {
     if (this.ws && this.ready) this.ws.send(JSON.stringify(msg));
   }
@@ -244,6 +305,10 @@ export class Link {
     const full = { ...msg, id: this.prefix + "-" + this.counter };
     if (msg.type !== "snapshot") this.pending.set(full.id, full);
     if (this.ws && this.ready) this.ws.send(JSON.stringify(full));
+    else if (msg.type !== "snapshot") {
+      this.unsent.add(full.id);
+      this.tellQueued();
+    }
     return full.id;
   }
 
@@ -259,4 +324,11 @@ export class Link {
     if (this.ws) this.ws.close();
     this.ws = null;
   }
+}
+
+// Whether `events` (an events message's, in order) skip one after `lastSeq`: their first
+// new event is not the next one. A first join or a reset (`lastSeq` -1) starts at 0.
+export function gapAfter(lastSeq, events) {
+  const next = (events || []).find((e) => e.seq > lastSeq);
+  return !!next && next.seq > lastSeq + 1;
 }

@@ -2,11 +2,11 @@
 // the fairness commitment.
 import { BASE, h, option } from "./dom.js";
 import { _, ngettext, pgettext } from "./i18n.js";
-import { S, send, seatName } from "./app.js";
+import { state as S, update } from "./store.js";
+import { seatName } from "./names.js";
+import { send } from "./session.js";
 import { presetName, summary } from "./rules.js";
 import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
-
-let botLevel = "normal";
 
 export function isHost() {
   if (!S.room || S.seat === null) return false;
@@ -56,9 +56,9 @@ export function hostControls(room, between = false) {
     h("h2", { id: "host-title" }, _("You are the host")),
     h("div", { class: "row" },
       h("label", { for: "add-bot-level", class: "visually-hidden" }, _("Bot level")),
-      h("select", { id: "add-bot-level", testid: "add-bot-level", onchange: (ev) => { botLevel = ev.target.value; } },
-        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === botLevel))),
-      h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: botLevel }) }, _("Add a bot"))),
+      h("select", { id: "add-bot-level", testid: "add-bot-level", onchange: (ev) => update((s) => { s.form.addBot = ev.target.value; }, { quiet: true }) },
+        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === S.form.addBot))),
+      h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: S.form.addBot }) }, _("Add a bot"))),
     h("div", { class: "row" },
       h("label", { for: "set-timer" }, _("Turn timer")),
       h("select", { id: "set-timer", testid: "set-timer", onchange: (ev) => send({ type: "set_timer", seconds: timerSeconds(ev.target.value) }) },

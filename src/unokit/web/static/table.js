@@ -3,7 +3,11 @@ import { BASE, h } from "./dom.js";
 import { _, ngettext, pgettext } from "./i18n.js";
 import { cardBack, cardFace, cardName, colourName, COLOURS, SYMBOLS } from "./cards.js";
 import { choices, textsFor } from "./game.js";
-import { S, act, canPick, closeDialogs, inflight, giveCard, isPicked, parts, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, pressUno, render, send, seatName, toast, toggleMulti } from "./app.js";
+import { state as S, update } from "./store.js";
+import { seatName } from "./names.js";
+import { parts, toast } from "./notify.js";
+import { act, send } from "./session.js";
+import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, playWithoutTarget, pressUno, toggleMulti } from "./play.js";
 import { effective } from "./rules.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -107,7 +111,7 @@ function actions() {
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
     // TRANSLATORS: a button: keep the card you drew and end your turn
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
-    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, "aria-disabled": [...inflight.values()].includes("catch " + seat) ? "true" : null, onclick: () => act("catch " + seat) },
+    c.catches.map((seat) => h("button", { type: "button", class: "danger", testid: "catch-button", data: { target: seat }, "aria-disabled": [...S.inflight.values()].includes("catch " + seat) ? "true" : null, onclick: () => act("catch " + seat) },
       _("Catch {name}!", { name: seatName(seat) }))),
     c.slap ? h("button", { type: "button", class: "danger big", testid: "slap-button", onclick: () => act("slap") }, _("Slap!")) : null,
     c.next ? h("button", { type: "button", class: "primary", testid: "next-round", onclick: () => act("next") }, _("Next round")) : null);
@@ -242,8 +246,7 @@ function sendChat() {
   if (!text) return;
   if (text.length > 200) { toast("too_long", _("A chat line is at most 200 characters.")); return; }
   send({ type: "chat", text });
-  S.chatDraft = "";
-  render();
+  update((s) => { s.chatDraft = ""; });
 }
 
 export function chatBox() {
@@ -262,7 +265,7 @@ export function chatBox() {
     h("form", { class: "row", onsubmit: (ev) => { ev.preventDefault(); sendChat(); } },
       h("label", { for: "chat-input", class: "visually-hidden" }, _("Message")),
       h("input", { id: "chat-input", testid: "chat-input", type: "text", maxlength: "200", autocomplete: "off", value: S.chatDraft,
-        placeholder: _("Say something…"), oninput: (ev) => { S.chatDraft = ev.target.value; } }),
+        placeholder: _("Say something…"), oninput: (ev) => update((s) => { s.chatDraft = ev.target.value; }, { quiet: true }) }),
       h("button", { type: "submit", class: "secondary", testid: "chat-send" }, _("Send"))));
 }
 
@@ -294,7 +297,7 @@ function dialogs() {
       h("h2", { id: "seven-title" }, S.targetPick.card.slice(1) === "7" ? _("Swap hands with…") : _("Choose a player")),
       h("div", { class: "targets" }, seats.map((seat) => h("button", { type: "button", class: "secondary", testid: "target-seat", data: { seat }, onclick: () => pickTarget(seat) },
         seatName(seat) + " · " + ngettext("{n} card", "{n} cards", g.sizes[seat] || 0)))),
-      plain ? h("button", { type: "button", class: "secondary", onclick: () => act(S.unoArmed && pick.texts.includes(plain + "!") ? plain + "!" : plain) }, _("Just play it")) : null,
+      plain ? h("button", { type: "button", class: "secondary", onclick: () => playWithoutTarget(plain) }, _("Just play it")) : null,
       h("button", { type: "button", class: "ghost", onclick: closeDialogs }, _("Cancel"))));
   }
   const gives = S.exchangePick ? [...new Set(S.exchangePick.texts.filter((t) => t.includes("/")).map((t) => t.split("/")[1].replace(/!$/, "")))] : c.gives;
