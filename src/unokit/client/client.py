@@ -70,16 +70,19 @@ class ActionRefused(UnoError):
         super().__init__(f"{code}: {message}")
 
 
-def ws_url(base: str) -> str:
-    """The WebSocket address of a server's base URL.
+def ws_url(base: str, room: str | None = None) -> str:
+    """The WebSocket address of a server's base URL (with the room's code in its path
+    when given and made of letters and digits, for a proxy that routes by room).
 
-    >>> ws_url("http://127.0.0.1:8000/")
-    'ws://127.0.0.1:8000/ws'
+    >>> ws_url("http://127.0.0.1:8000/"), ws_url("https://uno.example/uno", "ABCDEF")
+    ('ws://127.0.0.1:8000/ws', 'wss://uno.example/uno/ws/ABCDEF')
     """
     base = base.rstrip("/")
+    code = "" if room is None else room.strip().upper()
+    path = f"/ws/{code}" if code.isascii() and code.isalnum() else "/ws"
     if base.startswith("https://"):
-        return "wss://" + base.removeprefix("https://") + "/ws"
-    return "ws://" + base.removeprefix("http://") + "/ws"
+        return "wss://" + base.removeprefix("https://") + path
+    return "ws://" + base.removeprefix("http://") + path
 
 
 async def create_room(base: str, **fields: Any) -> dict[str, Any]:
@@ -170,7 +173,7 @@ class GameClient:
         try:
             headers = ({} if self.api_token is None
                        else {"Authorization": f"Bearer {self.api_token}"})
-            self._ws = await websockets.connect(ws_url(self.base), max_size=2**24,
+            self._ws = await websockets.connect(ws_url(self.base, self.room_code), max_size=2**24,
                                                 open_timeout=30, compression=None,
                                                 additional_headers=headers)
         except (OSError, websockets.WebSocketException, TimeoutError) as exc:

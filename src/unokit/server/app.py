@@ -590,9 +590,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
-    """The application: open the rooms on startup, stop them on shutdown."""
-    cluster = Cluster.of(settings) if rooms is None else None
+def create_app(settings: Settings, rooms: Rooms | None = None,
+               cluster: Cluster | None = None) -> Starlette:
+    """The application: open the rooms on startup, stop them on shutdown. ``cluster``:
+    this process's part among several (``rooms`` given with it publish through its
+    fan-out); without ``rooms`` it is made from ``settings``."""
+    if rooms is None and cluster is None:
+        cluster = Cluster.of(settings)
     shared = rooms or Rooms(settings, fanout=None if cluster is None else cluster.fanout)
     if cluster is not None:
         cluster.attach(shared, _take, _error)

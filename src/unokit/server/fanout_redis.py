@@ -25,7 +25,7 @@ finds a gap in ``seq`` and repairs it from the database, which is the log.
 >>> event_span(b'{"type":"events","events":[{"seq":3,"type":"draw"},{"seq":4}],"lead":0}')
 (3, 4)
 >>> event_span(b'{"type":"events","events":[]}'), event_span(b'{"type":"pong"}')
-(None, None)
+((None, None), (None, None))
 """
 
 from __future__ import annotations
