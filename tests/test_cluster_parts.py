@@ -239,3 +239,29 @@ def test_after_only_keeps_the_events_not_yet_sent() -> None:
     data = message([{"seq": 3}, {"seq": 4}, {"seq": 5}])
     assert after_only(data, 3) == message([{"seq": 4}, {"seq": 5}])
     assert after_only(data, 5) is None
+
+
+@pytest.mark.asyncio
+async def test_messages_forwarded_while_redis_was_away_are_sent_again() -> None:
+    bus = Bus()
+    relay = Relay(bus, Settings(database_url="sqlite://"),  # type: ignore[arg-type]
+                  lambda conn, code, message, msg_id: P.encode(P.Error(
+                      code=code, message="again", id=msg_id)))
+    relay.store = Store(stored_match(0))  # type: ignore[assignment]
+    client = Client()
+    client.allow = lambda: True  # type: ignore[attr-defined]
+    relayed = Relayed(conn=client, conn_id="3", code="ROOM01", owner="o", delivered=-1)
+    relay.clients["3"], relay.by_room["ROOM01"] = relayed, {relayed}
+    for msg_id in ("a1", "a2", "a3"):
+        relay._forward(relayed, "unokit:proc:o",
+                       P.encode(P.Act(id=msg_id, action="draw")).decode())
+    assert [fields[b"kind"] for _, fields in bus.sent] == [b"m", b"m", b"m"]
+    # a1 answered by an ack, a2 by an events message with its ack; a3 never (lost)
+    relay.take("d", {b"conn": b"3", b"room": b"ROOM01", b"viewer": b"1", b"seq": b"-1",
+                     b"data": P.encode(P.Ack(id="a1", seq=-1))})
+    relay.take("b", entry("b", message([{"seq": 0}], ack="a2")))
+    client.got.clear()
+    relay.back()
+    await until(lambda: not relay.repairing, "the relay checked the room")
+    errors = [m for m in map(P.decode_server, client.got) if isinstance(m, P.Error)]
+    assert errors == [P.Error(code="unavailable", message="again", id="a3")]

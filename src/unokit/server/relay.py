@@ -63,6 +63,12 @@ AWAY = N_("the server process that runs this room cannot be reached now: send it
           "in a moment")
 """The refusal of a message the relay could not forward (Redis is away)."""
 
+UNANSWERED = 256
+"""Unanswered message ids kept per client (the oldest go first)."""
+ANSWERS = (b'{"type":"ack"', b'{"type":"error"', b'{"type":"snapshot"',
+           b'{"type":"pong"')
+"""How the messages that answer a client's message by its id begin."""
+
 ErrorBytes = Callable[[Any, str, object, str | None], bytes]
 """``(connection, code, message, id)``: an error message for that connection."""
 
@@ -86,6 +92,10 @@ class Relayed:
     pending: collections.deque[tuple[str, bytes | None, int | None, int | None]] = field(
         default_factory=collections.deque)
     """Entries that came while the room was repaired: (kind, data, first, last)."""
+    unanswered: dict[str, None] = field(default_factory=dict)
+    """Ids of the client's messages forwarded and not answered yet (oldest first, at
+    most :data:`UNANSWERED`): if Redis was away meanwhile, they may be lost, and the
+    client is told to send them again."""
 
 
 def missed_events(stored: StoredRoom, settings: Settings,
@@ -251,9 +261,16 @@ class Relay:
                                     msg_id))
             return
 
+        msg_id = None if data is None else P.message_id(data)
+        if msg_id:
+            client.unanswered.pop(msg_id, None)
+            client.unanswered[msg_id] = None
+            if len(client.unanswered) > UNANSWERED:
+                del client.unanswered[next(iter(client.unanswered))]
+
         def failed() -> None:
-            msg_id = None if data is None else P.message_id(data)
-            if msg_id is not None:
+            if msg_id:
+                client.unanswered.pop(msg_id, None)
                 conn.deliver(self.error(conn, "unavailable", AWAY, msg_id))
         self.bus.send(stream, entry_fields({"kind": "m", "conn": client.conn_id,
                                             "reply": self.bus.me, "room": client.code},
@@ -301,6 +318,8 @@ class Relay:
             client.conn.close(data)
             return
         assert data is not None
+        if client.unanswered:
+            self._answered(client, data)
         if first is None or last is None:
             client.conn.deliver(data)
             return
@@ -316,9 +335,28 @@ class Relay:
             client.conn.deliver(data)
         client.delivered = max(client.delivered, last)
 
+    @staticmethod
+    def _answered(client: Relayed, data: bytes) -> None:
+        """Forget the id that ``data`` answers (an ack, an error, a snapshot, or an
+        events message with an ack)."""
+        msg_id = None
+        if data.startswith(ANSWERS):
+            msg_id = P.message_id(data)
+        elif b'"ack":' in data and data.startswith(b'{"type":"events"'):
+            ack = _EVENTS.decode(data).ack
+            msg_id = None if ack is None else ack.id
+        if msg_id:
+            client.unanswered.pop(msg_id, None)
+
     def back(self) -> None:
         """Redis answers again after it was away: what it lost is repaired, in every room
-        relayed."""
+        relayed: the events from the database, and each client is told to send again the
+        messages still unanswered (``unavailable``; the owner answers a message it had
+        already applied with the same answer, and applies it once)."""
+        for client in list(self.clients.values()):
+            waiting, client.unanswered = client.unanswered, {}
+            for msg_id in waiting:
+                client.conn.deliver(self.error(client.conn, "unavailable", AWAY, msg_id))
         for code in list(self.by_room):
             self.repair(code)
 
