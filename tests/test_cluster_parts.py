@@ -265,3 +265,43 @@ async def test_messages_forwarded_while_redis_was_away_are_sent_again() -> None:
     await until(lambda: not relay.repairing, "the relay checked the room")
     errors = [m for m in map(P.decode_server, client.got) if isinstance(m, P.Error)]
     assert errors == [P.Error(code="unavailable", message="again", id="a3")]
+
+
+# ------------------------------------------------------------------ the owner's side
+class Room:
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def submit(self, item: Any) -> None:
+        self.items.append(item)
+
+
+def test_the_owner_lets_go_of_clients_their_relay_no_longer_names_or_is_gone() -> None:
+    from unokit.server.cluster import SILENT_RENEWALS, Cluster
+    from unokit.server.inbox import Gone
+    settings = Settings(database_url="sqlite://", redis_url="redis://127.0.0.1:9/0",
+                        lease=4, lease_renew=1)
+    cluster = Cluster(settings)  # nothing is connected until it starts
+    room = Room()
+    conns = {}
+    for stream, conn_id in (("s:b", "1"), ("s:b", "2"), ("s:b", "3"), ("s:c", "1")):
+        conn = remote(cluster.bus, cluster.fanout, stream, 0)
+        conns[stream, conn_id] = cluster.remote[stream, conn_id] = conn
+        cluster._rooms_of[conn] = room  # type: ignore[assignment]
+    cluster._entry({b"kind": b"g", b"reply": b"s:b", b"conn": b"3", b"room": b"R"})
+    cluster._entry({b"kind": b"l", b"reply": b"s:b", b"data": b"1"})  # "2"'s g was lost
+    assert set(cluster.remote) == {("s:b", "1"), ("s:c", "1")} and cluster.let_go == 1
+    assert room.items == [Gone(conns["s:b", "3"]), Gone(conns["s:b", "2"])]
+    # s:c never says it is alive: once it has been silent for long enough, it is gone
+    import time
+    now = time.monotonic()
+    cluster.sweep(now)
+    cluster._entry({b"kind": b"l", b"reply": b"s:b", b"data": b"1"})
+    later = now + SILENT_RENEWALS * settings.lease_renew + 1
+    cluster.bus.away = True  # Redis is away: nobody can be heard, nobody is let go
+    cluster.sweep(later)
+    assert len(cluster.remote) == 2
+    cluster.bus.away = False
+    cluster._heard["s:b"] = later  # s:b spoke again
+    cluster.sweep(later)
+    assert set(cluster.remote) == {("s:b", "1")} and cluster.let_go == 2

@@ -17,19 +17,27 @@ kind   from                    what
                                stream, ``player``, ``lang``, ``data``: the hello)
 ``m``  a relay, to the owner   a client's message (``data``; none: a binary frame)
 ``g``  a relay, to the owner   the client went
+``l``  a relay, to the owner   the clients it still relays (``data``: their ids,
+                               comma-separated), every ``lease_renew`` seconds
 ``d``  the owner, to a relay   a message for one client (``conn``, ``viewer``)
 ``c``  the owner, to a relay   close that client, after ``data`` if any
 ``b``  the owner, to a relay   a message of the room: ``v<viewer>`` for each viewer
 =====  ======================  ==================================================
 
-Every entry names its ``room``; those of the owner carry ``seq`` (and ``first`` for a
-message of events).
+Every entry but ``l`` names its ``room``; those of the owner carry ``seq`` (and
+``first`` for a message of events).
+
+An owner lets go of a relayed client (as of one whose connection closed) when the
+relay's ``l`` no longer names it, and of every client of a relay it has not heard an
+``l`` from for :data:`SILENT_RENEWALS` renewal intervals while Redis answered (that
+process is gone).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +55,9 @@ if TYPE_CHECKING:
     from unokit.server.settings import Settings
 
 LOG = logging.getLogger("unokit.cluster")
+
+SILENT_RENEWALS = 4
+"""Renewal intervals without an ``l`` from a relay after which its clients are let go."""
 
 Take = Callable[[Any, "Room", "Rooms", "str | None", int], None]
 """``(connection, room, rooms, text, depth)``: handle one message of a welcomed
@@ -70,6 +81,11 @@ class Cluster:
         """Messages of relayed clients whose hello is still being handled."""
         self._rooms_of: dict[RemoteConnection, Room] = {}
         self._hellos: set[asyncio.Task[None]] = set()
+        self._heard: dict[str, float] = {}
+        """relay stream -> when its last ``l`` came (the monotonic clock)."""
+        self._sweeper: asyncio.Task[None] | None = None
+        self.let_go = 0
+        """Relayed clients let go because their relay no longer named them, or is gone."""
 
     @classmethod
     def of(cls, settings: Settings) -> Cluster | None:
@@ -84,7 +100,7 @@ class Cluster:
         self._error = error
         self.relay = Relay(self.bus, self.settings, error)
         self.bus.on_entry = self._entry
-        self.bus.on_back = self.relay.back
+        self.bus.on_back = self._back
 
     async def start(self) -> None:
         """Start reading this process's stream (the rooms are open)."""
@@ -92,9 +108,12 @@ class Cluster:
         assert self.relay is not None
         self.relay.start(self.rooms.store)
         await self.bus.start(self.rooms.store.owner.text)
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="relayed-sweep")
 
     async def stop(self) -> None:
         """Tell the relayed clients to reconnect, write what waits, stop."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         if self.relay is not None:
             await self.relay.stop()
         for task in list(self._hellos):
@@ -108,10 +127,56 @@ class Cluster:
             self.relay.take(kind, fields)
         elif kind in ("h", "m", "g"):
             self._owner_entry(kind, fields)
+        elif kind == "l":
+            self._alive(fields.get(b"reply", b"").decode(),
+                        set((fields.get(b"data") or b"").decode().split(",")))
+
+    def _back(self) -> None:
+        """Redis answers again: the relays get a new chance to be heard."""
+        now = time.monotonic()
+        for stream in self._heard:
+            self._heard[stream] = now
+        assert self.relay is not None
+        self.relay.back()
+
+    def _alive(self, stream: str, conns: set[str]) -> None:
+        """The relay ``stream`` still relays ``conns``: let go of its other clients."""
+        self._heard[stream] = time.monotonic()
+        for key in [k for k in self.remote if k[0] == stream and k[1] not in conns]:
+            self._let_go(key)
+
+    def _let_go(self, key: tuple[str, str], *, counted: bool = True) -> None:
+        """The relayed client ``key`` is gone (``counted``: found gone, not told)."""
+        conn = self.remote.get(key)
+        if conn is None:
+            return
+        self.let_go += counted
+        self._forget(key, conn)
+        room = self._rooms_of.pop(conn, None)
+        if room is not None:
+            room.submit(inbox.Gone(conn))
+
+    def sweep(self, now: float) -> None:
+        """Let go of the clients of every relay not heard from for
+        :data:`SILENT_RENEWALS` renewal intervals before ``now`` (unless Redis is away:
+        then nobody can be heard)."""
+        if self.bus.away:
+            return
+        silent = now - SILENT_RENEWALS * self.settings.lease_renew
+        for stream in {key[0] for key in self.remote}:
+            heard = self._heard.setdefault(stream, now)
+            if heard < silent:
+                for key in [k for k in self.remote if k[0] == stream]:
+                    self._let_go(key)
+                del self._heard[stream]
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lease_renew)
+            self.sweep(time.monotonic())
 
     # ------------------------------------------------------------ the owner's side
     def _owner_entry(self, kind: str, fields: Fields) -> None:
-        assert self.rooms is not None
         key = (fields.get(b"reply", b"").decode(), fields.get(b"conn", b"").decode())
         data = fields.get(b"data")
         conn = self.remote.get(key)
@@ -126,15 +191,12 @@ class Cluster:
                 self._waiting[conn].append(data)
             elif not conn.closed:
                 room = self._rooms_of.get(conn)
-                if room is not None and self._take is not None:
+                if room is not None and self._take is not None and self.rooms is not None:
                     self._take(conn, room, self.rooms, None if data is None
                                else data.decode(errors="replace"),
                                self.settings.max_json_depth)
         elif kind == "g" and conn is not None:
-            self._forget(key, conn)
-            room = self._rooms_of.pop(conn, None)
-            if room is not None:
-                room.submit(inbox.Gone(conn))
+            self._let_go(key, counted=False)
 
     def _stranger(self, key: tuple[str, str], fields: Fields) -> None:
         conn = RemoteConnection(self.bus, self.fanout, stream=key[0], conn_id=key[1],

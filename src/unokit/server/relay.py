@@ -407,10 +407,22 @@ class Relay:
     async def _watch_owners(self) -> None:
         while True:
             await asyncio.sleep(self.settings.lease_renew)
+            self.say_alive()
             try:
                 await self.check_owners()
             except Exception as exc:  # the database is away: look again next time
                 LOG.warning("relay: owners not checked", extra={"error": str(exc)[:200]})
+
+    def say_alive(self) -> None:
+        """Tell each owner which of its clients this process still relays (an entry
+        ``l``): the owner lets go of the others (their ``g`` was lost), and of every
+        client of a relay it has not heard from for a while (that process is gone)."""
+        ids: dict[str, list[str]] = {}
+        for client in self.clients.values():
+            ids.setdefault(client.owner, []).append(client.conn_id)
+        for owner, conns in ids.items():
+            self.bus.send(stream_of(owner), entry_fields(
+                {"kind": "l", "reply": self.bus.me}, ",".join(conns).encode()))
 
     async def check_owners(self) -> None:
         """Tell ``bye`` (``reconnect: true``) to the clients whose room has another
