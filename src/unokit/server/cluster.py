@@ -174,6 +174,7 @@ class Cluster:
         while True:
             await asyncio.sleep(self.settings.lease_renew)
             self.sweep(time.monotonic())
+            await self.bus.keep()
 
     # ------------------------------------------------------------ the owner's side
     def _owner_entry(self, kind: str, fields: Fields) -> None:

@@ -60,6 +60,9 @@ BATCH = 256
 """Entries written to Redis in one round trip at most."""
 READ_BLOCK_MS = 1000
 """How long one ``XREAD`` waits for an entry, in milliseconds."""
+STREAM_TTL = 3600
+"""Seconds a process's stream outlives the last time the process said it reads it
+(:meth:`Bus.keep`): the stream of a process that is gone goes away by itself."""
 RETRY_PAUSE = 0.2
 """Seconds between two tries to reach Redis while it is away."""
 
@@ -153,6 +156,12 @@ class Bus:
         for client in (self._writer, self._reader):
             with contextlib.suppress(Exception):
                 await client.aclose()
+
+    async def keep(self) -> None:
+        """Say that this process still reads its stream (its time to live starts again;
+        called every few seconds)."""
+        with contextlib.suppress(RedisError, OSError):  # away: the next call says it
+            await self._writer.expire(self.me, STREAM_TTL)
 
     def send(self, stream: str, fields: Fields,
              on_fail: Callable[[], None] | None = None) -> None:
