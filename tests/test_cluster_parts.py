@@ -305,3 +305,24 @@ def test_the_owner_lets_go_of_clients_their_relay_no_longer_names_or_is_gone() -
     cluster._heard["s:b"] = later  # s:b spoke again
     cluster.sweep(later)
     assert set(cluster.remote) == {("s:b", "1")} and cluster.let_go == 2
+
+
+# ------------------------------------------------------------------ the client
+@pytest.mark.asyncio
+async def test_a_client_that_finds_a_gap_in_the_events_resumes_after_its_last_event(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from unokit.client import GameClient
+    client = GameClient("http://127.0.0.1:9", "ROOM01")
+    resumed: list[int] = []
+
+    async def reconnect() -> None:
+        resumed.append(client.last_seq)
+    monkeypatch.setattr(client, "reconnect", reconnect)
+    client._take(P.Events(events=[{"seq": 0}, {"seq": 1}]))
+    client._take(P.Events(events=[{"seq": 4}], legal=["R5"], must=True))  # 2, 3 lost
+    assert client._gap_repair is not None
+    await client._gap_repair
+    assert resumed == [1] and client.gaps == 1
+    assert client.last_seq == 1 and not client.must  # the message after the gap is left
+    client._take(P.Events(events=[{"seq": 2}, {"seq": 3}, {"seq": 4}]))  # the resume
+    assert [e["seq"] for e in client.events] == [0, 1, 2, 3, 4]

@@ -5,7 +5,9 @@ order), what its seat may do (``legal``, ``must``) and the room (``room``). :met
 sends an action with a fresh client action id and waits for its ack, raising
 :class:`ActionRefused` for an error. When the connection drops, :meth:`reconnect` comes
 back with the seat token, resumes after the last event seen and sends again, with the
-same ids, every action still unanswered (so that none is applied twice). A message
+same ids, every action still unanswered (so that none is applied twice); an events
+message whose first event comes after a gap (events lost on the way) is left, and the
+client reconnects the same way. A message
 refused with "nothing was kept, send it again" (``not_stored``, ``unavailable``,
 ``closing``: a database outage, a restart) stays pending, listed in :attr:`saving`, and
 is sent again with the same id after the server's ``retry_after``, then after longer
@@ -153,6 +155,10 @@ class GameClient:
         self._prefix = secrets.token_hex(4)
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.gaps = 0
+        """Events messages that came after a gap in the events (each made the client
+        reconnect and resume after its last event)."""
+        self._gap_repair: asyncio.Task[None] | None = None
         self.listeners: list[asyncio.Event] = []
         """Events set after every message (to wait on several clients at once)."""
 
@@ -209,6 +215,12 @@ class GameClient:
         await self.close_socket()
         await self.connect()
 
+    async def _resume_after_gap(self) -> None:
+        """Reconnect after a gap in the events (if that fails, the connection is left
+        closed, as after any drop: :meth:`reconnect` again)."""
+        with contextlib.suppress(ClientError):
+            await self.reconnect()
+
     async def close_socket(self) -> None:
         """Close the connection (pending actions stay pending)."""
         if self._reader is not None:
@@ -248,6 +260,14 @@ class GameClient:
                 listener.set()
 
     def _take(self, message: P.ServerMessage) -> None:
+        if (isinstance(message, P.Events) and message.events
+                and message.events[0]["seq"] > self.last_seq + 1):
+            # events were lost on the way (a server relaying the room lost some): this
+            # message is left, and the connection resumes after the last event seen
+            self.gaps += 1
+            if self._gap_repair is None or self._gap_repair.done():
+                self._gap_repair = asyncio.create_task(self._resume_after_gap())
+            return
         if isinstance(message, P.Events):
             for event in message.events:
                 if event["seq"] > self.last_seq:
