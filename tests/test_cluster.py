@@ -229,3 +229,36 @@ async def test_redis_restarted_mid_match_loses_no_event_and_play_goes_on(
         check.close()
         cache.stop()
         engine.dispose()
+
+
+async def test_the_owner_killed_its_room_resumes_on_the_relay_for_both_clients(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNOKIT_LEASE", "4")
+    monkeypatch.setenv("UNOKIT_LEASE_RENEW", "0.5")
+    engine: Engine = open_engine(postgres_url)
+    try:
+        async with two_servers(tmp_path, postgres_url, redis_url(), monkeypatch) as (a, b):
+            code = await new_room(a.url, rules=RULES)
+            ann = await join(a.url, code, name="Ann")
+            bob = await join(b.url, code, name="Bob")  # relayed by b
+            await ann.start()
+            await play([ann, bob], actions=4)
+            owner = lease_owner(engine, code)
+
+            a.kill()  # SIGKILL: b takes the room over, and tells its client to come back
+            await until(lambda: lease_owner(engine, code) not in (owner, ""),
+                        "the other process took the room over")
+            assert b.proc is not None and f"/{b.proc.pid}/" in lease_owner(engine, code)
+            await bob.wait_for(lambda c: c.closed.is_set())
+            assert bob.bye is not None and bob.bye.get("reconnect", True) is True
+            await bob.reconnect()  # the same process: it owns the room now
+            await ann.wait_for(lambda c: c.closed.is_set())
+            ann.base = b.url  # its process is gone: any other will do
+            await ann.reconnect()
+            await play([ann, bob])
+            check_events(ann, await stored_events(postgres_url, code, 0))
+            check_events(bob, await stored_events(postgres_url, code, 1))
+            await ann.close()
+            await bob.close()
+    finally:
+        engine.dispose()
