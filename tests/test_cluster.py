@@ -6,7 +6,8 @@ Each client keeps every message as received; the events they hold must be the ro
 events as the database replays them, as their seat sees them: each once, in order, none
 missing. Then the same with Redis restarted (losing every stream) while the relay holds
 events in Redis it has not read yet: the relay finds the gap and repairs it from the
-database.
+database. And with the owner killed (SIGKILL): the other process takes the room over,
+tells its relayed client to reconnect, and both clients resume there.
 """
 
 from __future__ import annotations
