@@ -326,3 +326,22 @@ async def test_a_client_that_finds_a_gap_in_the_events_resumes_after_its_last_ev
     assert client.last_seq == 1 and not client.must  # the message after the gap is left
     client._take(P.Events(events=[{"seq": 2}, {"seq": 3}, {"seq": 4}]))  # the resume
     assert [e["seq"] for e in client.events] == [0, 1, 2, 3, 4]
+
+
+def test_a_relayed_client_over_its_rate_is_refused_at_the_relay_and_closed() -> None:
+    from unokit.server.relay import REFUSED_LIMIT
+    bus = Bus()
+    relay = Relay(bus, Settings(database_url="sqlite://"),  # type: ignore[arg-type]
+                  lambda conn, code, message, msg_id: P.encode(P.Error(
+                      code=code, message="slow", id=msg_id)))
+    client = Client()
+    client.refused = 0  # type: ignore[attr-defined]
+    client.allow = lambda: False  # type: ignore[attr-defined]
+    relayed = Relayed(conn=client, conn_id="5", code="ROOM01", owner="o", delivered=-1)
+    for n in range(REFUSED_LIMIT):
+        relay._forward(relayed, "s:o", P.encode(P.Act(id=f"x{n}", action="draw")).decode())
+    assert bus.sent == []  # nothing over the rate reaches Redis
+    assert client.closed and P.decode_server(client.got[-1]) == P.Bye(
+        reason="too many refused messages", reconnect=False)
+    assert P.decode_server(client.got[0]) == P.Error(code="rate_limited", message="slow",
+                                                     id="x0")

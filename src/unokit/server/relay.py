@@ -63,6 +63,9 @@ AWAY = N_("the server process that runs this room cannot be reached now: send it
           "in a moment")
 """The refusal of a message the relay could not forward (Redis is away)."""
 
+REFUSED_LIMIT = 200
+"""Messages refused in a row (over the rate) after which the relay closes a client, as
+:data:`unokit.server.app.REFUSED_LIMIT` for a local one."""
 UNANSWERED = 256
 """Unanswered message ids kept per client (the oldest go first)."""
 ANSWERS = (b'{"type":"ack"', b'{"type":"error"', b'{"type":"snapshot"',
@@ -259,7 +262,12 @@ class Relay:
             msg_id = None if data is None else P.message_id(data)
             conn.deliver(self.error(conn, "rate_limited", N_("too many messages: slow down"),
                                     msg_id))
+            conn.refused += 1
+            if conn.refused >= REFUSED_LIMIT:  # as the owner would: the flood ends here
+                conn.close(P.encode(P.Bye(reason=localize(
+                    language(conn), N_("too many refused messages")), reconnect=False)))
             return
+        conn.refused = 0
 
         msg_id = None if data is None else P.message_id(data)
         if msg_id:
