@@ -123,8 +123,8 @@ async def main() -> int:
               f"{statistics.median(values):.2f} ms, p99 {percentile(values, 0.99):.2f} ms")
     o = [t * 1000 for t in times["owner"]]
     r = [t * 1000 for t in times["relay"]]
-    print(f"relay's cost per action: p50 +{statistics.median(r) - statistics.median(o):.2f} "
-          f"ms, p99 +{percentile(r, 0.99) - percentile(o, 0.99):.2f} ms")
+    print(f"relay's cost per action: p50 {statistics.median(r) - statistics.median(o):+.2f} "
+          f"ms, p99 {percentile(r, 0.99) - percentile(o, 0.99):+.2f} ms")
     return 0
 
 
