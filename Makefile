@@ -12,9 +12,11 @@ LINT_PATHS := $(wildcard src tests benchmarks examples)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 # pytest runs beside a throwaway PostgreSQL server of its own (scripts/pg_test_server.sh
-# run), unless UNOKIT_TEST_POSTGRES_URL already names one; without PostgreSQL installed
-# the script says how to install it, and the PostgreSQL tests fail.
-PYTEST := bash scripts/pg_test_server.sh run $(BIN)/python -m pytest -n 2
+# run), unless UNOKIT_TEST_POSTGRES_URL already names one, and beside a throwaway Redis
+# (scripts/redis_test_server.sh run) unless UNOKIT_TEST_REDIS_URL names one; without
+# them installed the scripts say how to install them, and their tests fail.
+PYTEST := bash scripts/pg_test_server.sh run bash scripts/redis_test_server.sh run \
+	$(BIN)/python -m pytest -n 2
 
 .PHONY: venv run play test lint typecheck pytest lock catalogues clean
 
@@ -38,6 +40,7 @@ test: venv
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/mypy
 	bash scripts/install_postgres.sh
+	bash scripts/install_redis.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)
@@ -50,6 +53,7 @@ typecheck: venv
 
 pytest: venv
 	bash scripts/install_postgres.sh
+	bash scripts/install_redis.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)

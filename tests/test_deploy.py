@@ -152,7 +152,8 @@ def test_the_server_part_of_the_lock_holds_the_server_and_no_tools() -> None:
     names = {subset.requirement_name(entry) for entry in chosen}
     for needed in ("starlette", "uvicorn", "sqlalchemy", "alembic", "psycopg",
                    "psycopg-binary", "msgspec", "websockets", "typer", "rich", "numba",
-                   "numpy", "llvmlite", "hatchling", "prometheus-client", "anyio"):
+                   "numpy", "llvmlite", "hatchling", "prometheus-client", "anyio",
+                   "redis"):
         assert needed in names, needed
     for tool in ("pytest", "ray", "playwright", "mypy", "ruff", "textual", "gymnasium"):
         assert tool not in names, tool
@@ -187,4 +188,10 @@ def test_the_websocket_path_of_the_proxy_is_the_servers() -> None:
     from unokit.server.app import create_app
     paths = {getattr(route, "path", "") for route in
              create_app(Settings(database_url="sqlite://")).routes}
-    assert {"/ws", "/healthz"} <= paths
+    assert {"/ws", "/ws/{code}", "/healthz"} <= paths
+    nginx = read("nginx.conf")
+    coded = nginx[nginx.index("location /ws/ {"):]
+    coded = coded[:coded.index("}")]
+    for needed in ("proxy_http_version 1.1;", "proxy_set_header Upgrade $http_upgrade;",
+                   "proxy_set_header Connection $connection_upgrade;"):
+        assert needed in coded, needed

@@ -5,7 +5,9 @@ order), what its seat may do (``legal``, ``must``) and the room (``room``). :met
 sends an action with a fresh client action id and waits for its ack, raising
 :class:`ActionRefused` for an error. When the connection drops, :meth:`reconnect` comes
 back with the seat token, resumes after the last event seen and sends again, with the
-same ids, every action still unanswered (so that none is applied twice). A message
+same ids, every action still unanswered (so that none is applied twice); an events
+message whose first event comes after a gap (events lost on the way) is left, and the
+client reconnects the same way. A message
 refused with "nothing was kept, send it again" (``not_stored``, ``unavailable``,
 ``closing``: a database outage, a restart) stays pending, listed in :attr:`saving`, and
 is sent again with the same id after the server's ``retry_after``, then after longer
@@ -70,16 +72,19 @@ class ActionRefused(UnoError):
         super().__init__(f"{code}: {message}")
 
 
-def ws_url(base: str) -> str:
-    """The WebSocket address of a server's base URL.
+def ws_url(base: str, room: str | None = None) -> str:
+    """The WebSocket address of a server's base URL (with the room's code in its path
+    when given and made of letters and digits, for a proxy that routes by room).
 
-    >>> ws_url("http://127.0.0.1:8000/")
-    'ws://127.0.0.1:8000/ws'
+    >>> ws_url("http://127.0.0.1:8000/"), ws_url("https://uno.example/uno", "ABCDEF")
+    ('ws://127.0.0.1:8000/ws', 'wss://uno.example/uno/ws/ABCDEF')
     """
     base = base.rstrip("/")
+    code = "" if room is None else room.strip().upper()
+    path = f"/ws/{code}" if code.isascii() and code.isalnum() else "/ws"
     if base.startswith("https://"):
-        return "wss://" + base.removeprefix("https://") + "/ws"
-    return "ws://" + base.removeprefix("http://") + "/ws"
+        return "wss://" + base.removeprefix("https://") + path
+    return "ws://" + base.removeprefix("http://") + path
 
 
 async def create_room(base: str, **fields: Any) -> dict[str, Any]:
@@ -150,6 +155,10 @@ class GameClient:
         self._prefix = secrets.token_hex(4)
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
+        self.gaps = 0
+        """Events messages that came after a gap in the events (each made the client
+        reconnect and resume after its last event)."""
+        self._gap_repair: asyncio.Task[None] | None = None
         self.listeners: list[asyncio.Event] = []
         """Events set after every message (to wait on several clients at once)."""
 
@@ -170,7 +179,7 @@ class GameClient:
         try:
             headers = ({} if self.api_token is None
                        else {"Authorization": f"Bearer {self.api_token}"})
-            self._ws = await websockets.connect(ws_url(self.base), max_size=2**24,
+            self._ws = await websockets.connect(ws_url(self.base, self.room_code), max_size=2**24,
                                                 open_timeout=30, compression=None,
                                                 additional_headers=headers)
         except (OSError, websockets.WebSocketException, TimeoutError) as exc:
@@ -205,6 +214,12 @@ class GameClient:
         still unanswered is sent again with its id."""
         await self.close_socket()
         await self.connect()
+
+    async def _resume_after_gap(self) -> None:
+        """Reconnect after a gap in the events (if that fails, the connection is left
+        closed, as after any drop: :meth:`reconnect` again)."""
+        with contextlib.suppress(ClientError):
+            await self.reconnect()
 
     async def close_socket(self) -> None:
         """Close the connection (pending actions stay pending)."""
@@ -245,6 +260,14 @@ class GameClient:
                 listener.set()
 
     def _take(self, message: P.ServerMessage) -> None:
+        if (isinstance(message, P.Events) and message.events
+                and message.events[0]["seq"] > self.last_seq + 1):
+            # events were lost on the way (a server relaying the room lost some): this
+            # message is left, and the connection resumes after the last event seen
+            self.gaps += 1
+            if self._gap_repair is None or self._gap_repair.done():
+                self._gap_repair = asyncio.create_task(self._resume_after_gap())
+            return
         if isinstance(message, P.Events):
             for event in message.events:
                 if event["seq"] > self.last_seq:

@@ -21,7 +21,8 @@
 ``GET /r/{code}``                       the invite link (the web page for a browser)
 ``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
-``WS /ws``                              the game (docs/protocol.md)
+``WS /ws``, ``WS /ws/{code}``            the game (docs/protocol.md); the second names
+                                        the room in its path, for a proxy to route by
 ======================================  ==============================================
 
 With the setting ``base_path`` (``/uno``) every path is under it (``/uno/ws``, ...).
@@ -59,6 +60,7 @@ from unokit.i18n import N_, localize, pick_language
 from unokit.server import accounts, admin, inbox, replays, rewards
 from unokit.server import protocol as P
 from unokit.server.access import read_token
+from unokit.server.cluster import Cluster
 from unokit.server.fanout import SPECTATORS
 from unokit.server.limits import Limits, Refused, check_origin, json_body
 from unokit.server.logs import CONNECTION_ID
@@ -290,9 +292,21 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         conn.close(_error(conn, "version", Reason("this server speaks protocol version "
                                                   "{version}", version=P.VERSION)))
         return
+    path_code = websocket.path_params.get("code")
+    if path_code is not None and path_code.strip().upper() != hello.room.strip().upper():
+        conn.close(_error(conn, "bad_message", N_("the hello names another room than the "
+                                                  "path (/ws/CODE)")))
+        return
     try:
         rooms.oversight.check_address(client_address(websocket))
         room = await rooms.live(hello.room)
+    except Elsewhere as exc:  # another process owns it: relayed there, if in a cluster
+        cluster: Cluster | None = websocket.app.state.cluster
+        if cluster is None or cluster.relay is None:
+            conn.close(_error(conn, exc.code, exc))
+        else:
+            await cluster.relay.relay_or_refuse(websocket, conn, hello, first, exc)
+        return
     except RoomError as exc:
         conn.close(_error(conn, exc.code, exc))
         return
@@ -602,9 +616,16 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
-    """The application: open the rooms on startup, stop them on shutdown."""
-    shared = rooms or Rooms(settings)
+def create_app(settings: Settings, rooms: Rooms | None = None,
+               cluster: Cluster | None = None) -> Starlette:
+    """The application: open the rooms on startup, stop them on shutdown. ``cluster``:
+    this process's part among several (``rooms`` given with it publish through its
+    fan-out); without ``rooms`` it is made from ``settings``."""
+    if rooms is None and cluster is None:
+        cluster = Cluster.of(settings)
+    shared = rooms or Rooms(settings, fanout=None if cluster is None else cluster.fanout)
+    if cluster is not None:
+        cluster.attach(shared, _take, _error)
 
     metrics = shared.oversight.metrics
 
@@ -619,11 +640,15 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         app.state.admin_token = read_token(settings.admin_token, settings.data_dir)
         lag = asyncio.create_task(metrics.measure_lag(), name="loop-lag")
         await shared.open()
+        if cluster is not None:
+            await cluster.start()
         try:
             yield
         finally:
             lag.cancel()
             await shared.close()
+            if cluster is not None:
+                await cluster.stop()
             app.state.passwords.close()
 
     routes: list[BaseRoute] = [
@@ -642,6 +667,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
                     settings.base_path),
         WebSocketRoute("/ws", game_socket),
+        WebSocketRoute("/ws/{code}", game_socket),
         *admin.routes(settings.metrics),
     ]
     if settings.base_path:
@@ -651,6 +677,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))],
         exception_handlers={HTTPException: _http_error})
     app.state.rooms = shared
+    app.state.cluster = cluster
     app.state.admin_token = ""
     app.state.limits = Limits(settings)
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,

@@ -26,6 +26,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from unokit.i18n import _
 from unokit.server.access import admin_token
 from unokit.server.app import create_app
+from unokit.server.cluster import Cluster
 from unokit.server.collector import Collections
 from unokit.server.logs import JsonFormatter, setup_logging
 from unokit.server.outage import FIRST_PAUSE, LONGEST_PAUSE
@@ -91,8 +92,9 @@ def serve(settings: Settings) -> None:
     except SQLAlchemyError as exc:  # one line, without the URL (it may hold a password)
         log.error("cannot start: the database cannot be used: %s", type(exc).__name__)
         raise SystemExit(STARTUP_FAILURE) from None
-    rooms = Rooms(settings)
-    app = create_app(settings, rooms)
+    cluster = Cluster.of(settings)  # several processes share a Redis
+    rooms = Rooms(settings, fanout=None if cluster is None else cluster.fanout)
+    app = create_app(settings, rooms, cluster)
     server = _Server(uvicorn_config(settings, app))
     server.rooms = rooms
     server.collections = Collections()

@@ -26,6 +26,8 @@ TURN_TIMERS = (0, 15, 30, 60)
 """The turn timers a room may have, in seconds (0: off)."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+"""How ``redis_url`` may begin."""
 LOBBY_LIMIT = 7 * 24 * 3600.0
 """The longest seat and lobby timeouts and the longest ``abandon_after`` (a week), in
 seconds."""
@@ -36,6 +38,8 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_LANG",  # the language of the command line (unokit.i18n)
     "UNOKIT_TEST_POSTGRES_URL",  # tests: the PostgreSQL server to test against
     "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
+    "UNOKIT_TEST_REDIS_URL",  # tests: the Redis server to test against
+    "UNOKIT_REDIS_DIR",  # scripts/redis_test_server.sh: where its throwaway server lives
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
     "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token
@@ -135,6 +139,10 @@ class Settings:
     lease_renew: float = 5.0
     """Seconds between two renewals of this process's leases (and two looks for rooms
     whose lease ran out, to take them over); less than ``lease``."""
+    redis_url: str = ""
+    """The Redis that several server processes on one database share
+    (``redis://host:6379/0``): a process relays the rooms another one owns through it
+    (:mod:`unokit.server.relay`). Empty: one process, no Redis."""
     db_connect_timeout: float = 5.0
     """Seconds a new database connection may take before it counts as failed."""
     db_statement_timeout: float = 5.0
@@ -404,6 +412,11 @@ def check(settings: Settings) -> None:
     if not 0.1 <= settings.lease_renew <= settings.lease / 2:
         raise SettingsError(f"lease_renew: 0.1 seconds to half the lease "
                             f"({settings.lease / 2:g}), not {settings.lease_renew}")
+    if settings.redis_url and (not settings.redis_url.startswith(REDIS_SCHEMES)
+                               or any(c.isspace() for c in settings.redis_url)):
+        # the value is not repeated: a URL may hold a password
+        raise SettingsError("redis_url: a URL such as redis://127.0.0.1:6379/0 (or "
+                            "rediss://, unix://, without spaces), or empty")
     for name in ("db_connect_timeout", "db_statement_timeout"):
         value = getattr(settings, name)
         if not 0 < value <= 600:
