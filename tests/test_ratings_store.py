@@ -1,0 +1,197 @@
+"""Ratings as stored, on SQLite and PostgreSQL: many random matches (leavers, kicks,
+people back, away seats, bots, partners, guests and seats without a session) written
+through the store as a server writes them; a full re-rate from the stored entrants
+reproduces every stored rating exactly; ratings are committed with the match's last
+action or not at all; unrated rooms, guests and bot-only matches rate nobody; bots
+never move; a leaver is placed last."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, select
+
+from test_xp import play_match
+from unokit.engine.actions import format_action
+from unokit.engine.driver import Driver
+from unokit.engine.game import Game
+from unokit.engine.phases import MATCH_OVER
+from unokit.engine.rules import Rules
+from unokit.store import ActionData, NewRoom, SeatData, Store
+from unokit.store import accounts as A
+from unokit.store import ratings as R
+from unokit.store.rating_model import BOT_RATINGS, MU, SIGMA
+from unokit.store.seatings import facts_of
+
+pytestmark = pytest.mark.asyncio
+
+MATCHES = 60
+
+
+async def accounts(store: Store, count: int, guests: int = 0) -> list[int]:
+    """``count`` players, all accounts but the last ``guests``."""
+    players = [await A.create_guest(store, f"{n:043d}", now=0.0) for n in range(count)]
+    for n, player in enumerate(players[:count - guests]):
+        await A.claim(store, player, f"p{n}", "$argon2id$x", now=0.0)
+    return players
+
+
+async def read(store: Store, fn: Any) -> Any:
+    return await store.run(fn)
+
+
+async def test_a_full_rerate_reproduces_every_stored_rating(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        rng = random.Random(155)
+        players = await accounts(store, 12, guests=1)
+        expected: dict[int, Any] = {}
+
+        async def table(t: int) -> None:
+            mine = random.Random(rng.getrandbits(32))
+            for m in range(MATCHES // 4):
+                await play_match(store, mine, f"T{t}M{m}", players, expected)
+        await asyncio.gather(*(table(t) for t in range(4)))
+        stored = await read(store, R.stored_ratings)
+        again, afters = await read(store, R.rerate)
+        assert again == stored  # exactly: the same floats
+        assert afters == await read(store, R.stored_afters)
+
+        def entrants(connection: Connection) -> list[Any]:
+            return list(connection.execute(select(R.RESULTS)))
+        rows = await read(store, entrants)
+        rated = {row.match_id for row in rows}
+        # the run rated many matches and left others unrated (guests, seats without a
+        # session); it had bots, partners, ties and leavers
+        assert 10 <= len(rated) < MATCHES
+        assert any(row.bot for row in rows)
+        for row in rows:
+            if row.bot:  # a bot never moves
+                assert (row.mu_after, row.sigma_after) == BOT_RATINGS[row.bot] == (
+                    row.mu_before, row.sigma_before)
+        teams = Counter((row.match_id, row.team) for row in rows)
+        assert max(teams.values()) == 2
+        assert sum(stored[p][2] for p in stored) == sum(1 for r in rows if r.player_id)
+        guest = players[-1]
+        assert guest not in stored
+    finally:
+        await store.close()
+
+
+async def finish(store: Store, room: int, rules: Rules, seed: int,
+                 origins: str = "player") -> None:
+    """Play the started match of ``room`` to its end with the first legal action."""
+    game = Game(rules, seed)
+    driver = Driver(game)
+    while game.phase is not MATCH_OVER:
+        seat = driver.lead()
+        action = game.legal_actions(seat)[0]
+        driver.apply(action)
+        over = game.phase is MATCH_OVER
+        await store.append_action(room, ActionData(
+            len(game.history) - 1, format_action(action), seat, origins, None,
+            game.log[-1].seq, 1.0, 1), finished=over,
+            facts=facts_of(rules, game.log) if over else None)
+
+
+async def seated_match(store: Store, code: str, holders: list[tuple[str, int | None]],
+                       *, rated: bool = True, rules: dict[str, Any] | None = None,
+                       leave: int | None = None) -> dict[int, R.SeatRating]:
+    """A match of ``holders`` (("human", player) or ("bot", None)) played to its end;
+    with ``leave``, that seat's person leaves after the first action."""
+    parsed = Rules.from_dict(rules or {"preset": "official", "players": len(holders),
+                                       "hand_size": 3, "rounds": 1})
+    room = await store.create_room(NewRoom(
+        code=code, rules=json.dumps(parsed.to_dict()), turn_timer=0, public=True,
+        server_seed="00" * 32, commitment="ab" * 32, seats=parsed.players, rated=rated))
+    await store.set_seats(room, [
+        SeatData(seat, kind, f"s{seat}", "hard" if kind == "bot" else "", "h" * 64, False,
+                 1, player) for seat, (kind, player) in enumerate(holders)])
+    await store.start_match(room, 7)
+    game = Game(parsed, 7)
+    driver = Driver(game)
+    shown: dict[int, R.SeatRating] = {}
+    while game.phase is not MATCH_OVER:
+        seat = driver.lead()
+        action = game.legal_actions(seat)[0]
+        driver.apply(action)
+        over = game.phase is MATCH_OVER
+        shown = await store.append_action(room, ActionData(
+            len(game.history) - 1, format_action(action), seat, "player", None,
+            game.log[-1].seq, 1.0, 1), finished=over,
+            facts=facts_of(parsed, game.log) if over else None)
+        if leave is not None and len(game.history) == 1 and not over:
+            await store.set_seats(room, [SeatData(leave, "human", "", "", "", False, 1,
+                                                  None)])
+    return shown
+
+
+async def test_who_is_rated(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        ann, bea, guest = await accounts(store, 3, guests=1)
+        # unrated room: nobody
+        assert await seated_match(store, "U1", [("human", ann), ("human", bea)],
+                                  rated=False) == {}
+        # a guest at the table: nobody
+        assert await seated_match(store, "U2", [("human", ann), ("human", guest)]) == {}
+        # a seat taken without a session: nobody
+        assert await seated_match(store, "U3", [("human", ann), ("human", None)]) == {}
+        # bots alone: nobody
+        assert await seated_match(store, "U4", [("bot", None), ("bot", None)]) == {}
+        assert await read(store, R.stored_ratings) == {}
+        # two accounts and a bot: both people, each seat shown with its change
+        shown = await seated_match(store, "R1", [("human", ann), ("human", bea),
+                                                 ("bot", None)])
+        assert sorted(shown) == [0, 1]
+        stored = await read(store, R.stored_ratings)
+        assert set(stored) == {ann, bea}
+        for seat, player in ((0, ann), (1, bea)):
+            rating = shown[seat]
+            assert rating.player_id == player and rating.provisional
+            assert rating.change == rating.rating - 1500
+            assert stored[player][2] == 1
+        assert {shown[0].change > 0, shown[1].change > 0} == {True, False} or \
+            shown[0].change == shown[1].change
+    finally:
+        await store.close()
+
+
+async def test_a_leaver_is_placed_last(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        ann, bea, cy = await accounts(store, 3)
+        shown = await seated_match(store, "L1", [("human", ann), ("human", bea),
+                                                 ("human", cy)], leave=2)
+        assert 2 not in shown  # the leaver's seat shows nobody: a bot played it
+
+        def rows(connection: Connection) -> list[Any]:
+            return list(connection.execute(select(R.RESULTS).order_by(R.RESULTS.c.slot)))
+        found = await read(store, rows)
+        by_player = {row.player_id: row for row in found if row.player_id is not None}
+        assert by_player[cy].rank == max(row.rank for row in found)
+        assert by_player[cy].rank > max(by_player[ann].rank, by_player[bea].rank)
+        assert by_player[cy].mu_after < MU
+        assert by_player[cy].sigma_before == SIGMA
+    finally:
+        await store.close()
+
+
+async def test_partners_are_one_team_and_share_their_change(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        players = await accounts(store, 4)
+        await seated_match(store, "P1", [("human", p) for p in players],
+                           rules={"preset": "pairs", "hand_size": 3, "rounds": 1})
+        stored = await read(store, R.stored_ratings)
+        # seats 0 and 2 are partners, and so are 1 and 3
+        assert stored[players[0]][0] == stored[players[2]][0]
+        assert stored[players[1]][0] == stored[players[3]][0]
+        assert stored[players[0]][0] != stored[players[1]][0]
+    finally:
+        await store.close()
