@@ -22,7 +22,7 @@ sum of at most 63 counts per level (:func:`count_before`), and the entry at rank
 is found by going down the levels (:func:`entry_at`); within one score, an index range
 of the tied entries. Pages are keyset pages from there.
 
->>> week_end(1796342400.0)  # Thursday 2026-12-03 00:00 UTC
+>>> week_end(1796256000.0)  # Thursday 2026-12-03 00:00 UTC
 '2026-12-07'
 >>> sort_key(1500) == BASE - 1500
 True
@@ -209,6 +209,13 @@ def _banned(connection: Connection, names: Iterable[str]) -> set[str]:
         BANS.c.kind == "name", BANS.c.value.in_(sorted(folded)))).scalars())
 
 
+def _lock(connection: Connection, players: Sequence[int]) -> None:
+    """Lock the players' rows, in the order of their ids (whoever changes a player's
+    entries holds them)."""
+    connection.execute(select(PLAYERS.c.id).where(PLAYERS.c.id.in_(sorted(players)))
+                       .order_by(PLAYERS.c.id).with_for_update()).all()
+
+
 def refresh(connection: Connection, players: Sequence[int], now: float,
             policy: Policy) -> None:
     """Bring every board entry of ``players`` up to date as of ``now`` (in the
@@ -268,6 +275,7 @@ def drop(connection: Connection, players: Sequence[int], now: float) -> None:
     """Take ``players`` off every current board (deleted or banned players)."""
     if not players:
         return
+    _lock(connection, players)
     week = week_end(now)
     for board in sorted(board_name(k, w) for k in KINDS for w in (None, week)):
         set_scores(connection, board, dict.fromkeys(players))
@@ -275,8 +283,19 @@ def drop(connection: Connection, players: Sequence[int], now: float) -> None:
                        .values(active_until=0.0))
 
 
+def drop_name(connection: Connection, folded: str, now: float) -> None:
+    """Take the account whose name folds to ``folded`` (a name just banned) off the
+    current boards."""
+    key = folded.lower()
+    found = [int(row.id) for row in connection.execute(select(
+        PLAYERS.c.id, PLAYERS.c.username).where(PLAYERS.c.username_key == key))
+             if row.username and _fold(row.username) == folded]
+    drop(connection, found, now)
+
+
 def drop_everywhere(connection: Connection, players: Sequence[int]) -> None:
     """Take ``players`` off every board, past weeks too (deleted players)."""
+    _lock(connection, players)
     boards = sorted(set(connection.execute(select(ENTRIES.c.board).where(
         ENTRIES.c.player_id.in_(sorted(players)))).scalars()))
     for board in boards:
@@ -365,8 +384,8 @@ def page(connection: Connection, board: str, rank: int, limit: int) -> list[Entr
         rows += connection.execute(select(ENTRIES.c.player_id, ENTRIES.c.score).where(
             ENTRIES.c.board == board, ENTRIES.c.sort_key > key)
             .order_by(ENTRIES.c.sort_key, ENTRIES.c.player_id).limit(limit - len(rows)))
-    names = dict(connection.execute(select(PLAYERS.c.id, PLAYERS.c.username).where(
-        PLAYERS.c.id.in_([r.player_id for r in rows]))).tuples())
+    names = {row.id: row.username for row in connection.execute(select(
+        PLAYERS.c.id, PLAYERS.c.username).where(PLAYERS.c.id.in_([r.player_id for r in rows])))}
     return [Entry(rank + i, int(r.player_id), str(names.get(r.player_id) or ""),
                   int(r.score)) for i, r in enumerate(rows)]
 
