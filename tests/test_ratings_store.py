@@ -14,8 +14,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, select, text
 
+from store_kit import migrate_to
 from test_xp import play_match
 from unokit.engine.actions import format_action
 from unokit.engine.driver import Driver
@@ -25,6 +26,7 @@ from unokit.engine.rules import Rules
 from unokit.store import ActionData, NewRoom, SeatData, Store
 from unokit.store import accounts as A
 from unokit.store import ratings as R
+from unokit.store.db import HEAD, current_revision, open_engine
 from unokit.store.rating_model import BOT_RATINGS, MU, SIGMA
 from unokit.store.seatings import facts_of
 
@@ -195,3 +197,31 @@ async def test_partners_are_one_team_and_share_their_change(database_url: str) -
         assert stored[players[0]][0] != stored[players[1]][0]
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("revision", ["0001", "0004", "0007", "0008"])
+async def test_revision_0009_goes_up_from_every_earlier_one(database_url: str,
+                                                            revision: str) -> None:
+    migrate_to(database_url, revision)
+    engine = open_engine(database_url)
+    with engine.begin() as connection:  # a room of that revision
+        connection.execute(text(
+            "INSERT INTO rooms (code, rules, status, turn_timer, public, server_seed, "
+            "commitment, created_at) VALUES ('OLD1', '{}', 'lobby', 0, true, 'aa', 'bb', 1.0)"))
+    engine.dispose()
+    store = Store(database_url)  # migrates to the newest revision
+    try:
+        assert current_revision(store.engine) == HEAD == "0009"
+
+        def rated(connection: Connection) -> list[Any]:
+            return list(connection.execute(text("SELECT rated FROM rooms")).scalars())
+        assert [bool(r) for r in await store.run(rated)] == [True]
+        assert await read(store, R.stored_ratings) == {}
+    finally:
+        await store.close()
+    migrate_to(database_url, "0008", down=True)  # and back down
+    engine = open_engine(database_url)
+    assert current_revision(engine) == "0008"
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT code FROM rooms")).scalars().all() == ["OLD1"]
+    engine.dispose()

@@ -186,7 +186,7 @@ async def test_revision_0008_goes_up_from_every_earlier_one(database_url: str,
     engine.dispose()
     store = Store(database_url)  # migrates to the newest revision
     try:
-        assert current_revision(store.engine) == HEAD == "0008"
+        assert current_revision(store.engine) == HEAD
         [room] = await store.load_rooms(code="OLD1")
         assert room.seats[0].name == "Ann" and room.seats[0].player_id is None
         guest = await A.create_guest(store, S1, now=0.0)
