@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Table, delete, func, select, union_all, update
+from sqlalchemy import Connection, Table, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -303,61 +303,76 @@ def drop_everywhere(connection: Connection, players: Sequence[int]) -> None:
 
 
 # ---------------------------------------------------------------- reading
+_COUNT_BEFORE = text("SELECT coalesce(sum(n), 0) FROM (" + " UNION ALL ".join(
+    f"SELECT n FROM board_counts WHERE board = :board AND level = {level} "
+    f"AND key >= :low{level} AND key < :key{level}" for level in range(LEVELS)) + ") AS below")
+_KEY_OF = text("SELECT sort_key FROM board_entries WHERE board = :board "
+               "AND player_id = :player")
+_TIES_BEFORE = text("SELECT count(*) FROM board_entries WHERE board = :board "
+                    "AND sort_key = :key AND player_id < :player")
+_LEVEL = text("SELECT key, n FROM board_counts WHERE board = :board AND level = :level "
+              "AND key >= :low AND key <= :high AND n > 0 ORDER BY key")
+_NTH_TIED = text("SELECT player_id FROM board_entries WHERE board = :board "
+                 "AND sort_key = :key ORDER BY player_id LIMIT 1 OFFSET :offset")
+_SIZE = text(f"SELECT coalesce(sum(n), 0) FROM board_counts WHERE board = :board "
+             f"AND level = {LEVELS - 1}")
+_PAGE_TIED = text("SELECT player_id, score FROM board_entries WHERE board = :board "
+                  "AND sort_key = :key AND player_id >= :player ORDER BY player_id "
+                  "LIMIT :limit")
+_PAGE_AFTER = text("SELECT player_id, score FROM board_entries WHERE board = :board "
+                   "AND sort_key > :key ORDER BY sort_key, player_id LIMIT :limit")
+_NAMES = text("SELECT id, username FROM players WHERE id IN :ids").bindparams(
+    bindparam("ids", expanding=True))
+TOP_KEY = (1 << 62) - 1
+"""Above every count key of every level."""
+
+
 def count_before(connection: Connection, board: str, key: int) -> int:
-    """How many entries of ``board`` have a sort key below ``key``."""
-    parts = []
+    """How many entries of ``board`` have a sort key below ``key``: at each level, the
+    counts of the keys beside ``key``'s own under one parent (at most 63), and at the
+    top level all those below."""
+    bounds: dict[str, int | str] = {"board": board}
     for level in range(LEVELS):
         k = key >> (SHIFT * level)
-        low = 0 if level == LEVELS - 1 else (k >> SHIFT) << SHIFT
-        parts.append(select(COUNTS.c.n).where(
-            COUNTS.c.board == board, COUNTS.c.level == level, COUNTS.c.key >= low,
-            COUNTS.c.key < k))
-    found = union_all(*parts).subquery()
-    return int(connection.execute(select(func.coalesce(func.sum(found.c.n), 0))).scalar()
-               or 0)
+        bounds[f"key{level}"] = k
+        bounds[f"low{level}"] = 0 if level == LEVELS - 1 else (k >> SHIFT) << SHIFT
+    return int(connection.execute(_COUNT_BEFORE, bounds).scalar() or 0)
 
 
 def rank_of(connection: Connection, board: str, player: int) -> int | None:
     """The player's rank on ``board`` (1 first), or ``None`` if they are not on it."""
-    key = connection.execute(select(ENTRIES.c.sort_key).where(
-        ENTRIES.c.board == board, ENTRIES.c.player_id == player)).scalar()
+    key = connection.execute(_KEY_OF, {"board": board, "player": player}).scalar()
     if key is None:
         return None
-    ties = connection.execute(select(func.count()).select_from(ENTRIES).where(
-        ENTRIES.c.board == board, ENTRIES.c.sort_key == key,
-        ENTRIES.c.player_id < player)).scalar()
+    ties = connection.execute(_TIES_BEFORE, {"board": board, "key": key,
+                                             "player": player}).scalar()
     return 1 + count_before(connection, board, int(key)) + int(ties or 0)
 
 
 def size(connection: Connection, board: str) -> int:
     """How many entries ``board`` has."""
-    return int(connection.execute(select(func.coalesce(func.sum(COUNTS.c.n), 0)).where(
-        COUNTS.c.board == board, COUNTS.c.level == LEVELS - 1)).scalar() or 0)
+    return int(connection.execute(_SIZE, {"board": board}).scalar() or 0)
 
 
 def entry_at(connection: Connection, board: str, rank: int) -> tuple[int, int] | None:
-    """The (sort key, player) at ``rank`` (1 first), or ``None`` past the last."""
+    """The (sort key, player) at ``rank`` (1 first), or ``None`` past the last: down
+    the levels, each time into the key whose counts hold the rank."""
     left = rank - 1
     if left < 0:
         return None
-    low, high, key = 0, None, 0
+    low, high, key = 0, TOP_KEY, 0
     for level in reversed(range(LEVELS)):
-        query = select(COUNTS.c.key, COUNTS.c.n).where(
-            COUNTS.c.board == board, COUNTS.c.level == level, COUNTS.c.key >= low,
-            COUNTS.c.n > 0).order_by(COUNTS.c.key)
-        if high is not None:
-            query = query.where(COUNTS.c.key <= high)
-        for row in connection.execute(query):
+        for row in connection.execute(_LEVEL, {"board": board, "level": level, "low": low,
+                                               "high": high}):
             if left < row.n:
-                low, high = row.key << SHIFT, (row.key << SHIFT) + (1 << SHIFT) - 1
                 key = int(row.key)
+                low, high = key << SHIFT, (key << SHIFT) + (1 << SHIFT) - 1
                 break
             left -= int(row.n)
         else:
             return None
-    player = connection.execute(select(ENTRIES.c.player_id).where(
-        ENTRIES.c.board == board, ENTRIES.c.sort_key == key)
-        .order_by(ENTRIES.c.player_id).limit(1).offset(left)).scalar()
+    player = connection.execute(_NTH_TIED, {"board": board, "key": key,
+                                            "offset": left}).scalar()
     return None if player is None else (key, int(player))
 
 
@@ -377,15 +392,13 @@ def page(connection: Connection, board: str, rank: int, limit: int) -> list[Entr
     if start is None:
         return []
     key, player = start
-    rows = list(connection.execute(select(ENTRIES.c.player_id, ENTRIES.c.score).where(
-        ENTRIES.c.board == board, ENTRIES.c.sort_key == key, ENTRIES.c.player_id >= player)
-        .order_by(ENTRIES.c.player_id).limit(limit)))
+    rows = list(connection.execute(_PAGE_TIED, {"board": board, "key": key,
+                                                "player": player, "limit": limit}))
     if len(rows) < limit:
-        rows += connection.execute(select(ENTRIES.c.player_id, ENTRIES.c.score).where(
-            ENTRIES.c.board == board, ENTRIES.c.sort_key > key)
-            .order_by(ENTRIES.c.sort_key, ENTRIES.c.player_id).limit(limit - len(rows)))
-    names = {row.id: row.username for row in connection.execute(select(
-        PLAYERS.c.id, PLAYERS.c.username).where(PLAYERS.c.id.in_([r.player_id for r in rows])))}
+        rows += connection.execute(_PAGE_AFTER, {"board": board, "key": key,
+                                                 "limit": limit - len(rows)})
+    names = {row.id: row.username for row in connection.execute(
+        _NAMES, {"ids": [r.player_id for r in rows]})} if rows else {}
     return [Entry(rank + i, int(r.player_id), str(names.get(r.player_id) or ""),
                   int(r.score)) for i, r in enumerate(rows)]
 

@@ -1,0 +1,116 @@
+"""The leaderboards' HTTP API, and a player's rating and ranks as profiles show them.
+
+=============================================  ==========================================
+``GET /api/leaderboards/{kind}``               a page of the ``rating`` or ``xp`` board:
+                                               ``?period=all|week``, ``?week=YYYY-MM-DD``
+                                               (a week by its end), ``?rank=N``,
+                                               ``?limit=N`` (1-100), ``?around=me``
+=============================================  ==========================================
+
+A page is ``{"board", "kind", "period", "week", "total", "rank", "entries"}``, each
+entry ``{"rank", "player", "score"}``; ranks are exact (:mod:`unokit.store.boards`).
+``?around=me`` centres the page on the player of the session (or API token).
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from unokit.i18n import N_
+from unokit.server.accounts import _guarded, _json, _store, _who
+from unokit.server.seating import RoomError
+from unokit.store import Store
+from unokit.store import boards as B
+from unokit.store.ratings import player_rating
+
+PAGE_MAX = 100
+"""The most entries one page holds."""
+PAGE_DEFAULT = 50
+RANK_MAX = 1_000_000_000
+
+
+async def rating_json(store: Store, player_id: int) -> dict[str, Any]:
+    """A player's ``rating`` (shown, change, provisional, matches, mu, sigma) and their
+    ``ranks`` on the current boards (``null``: not on it), for ``/api/me`` and
+    profiles."""
+    now = store.clock()
+    week = B.week_end(now)
+
+    def read(connection: Connection) -> dict[str, Any]:
+        rating = player_rating(connection, player_id, store.rating_policy)
+        ranks = {f"{kind}{'_week' if w else ''}":
+                 B.rank_of(connection, B.board_name(kind, w), player_id)
+                 for kind in B.KINDS for w in (None, week)}
+        return {"rating": rating.as_dict(), "ranks": ranks}
+    return await store.run(read)
+
+
+def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 10 or not (
+            low <= int(text) <= high):
+        raise RoomError("bad_request", N_("{name}: a whole number from {low} to {high}"),
+                        name=name, low=low, high=high)
+    return int(text)
+
+
+def _week(request: Request, now: float) -> str | None:
+    period = request.query_params.get("period", "all")
+    week = request.query_params.get("week")
+    if period not in ("all", "week"):
+        raise RoomError("bad_request", N_("period: all or week"))
+    if week is None:
+        return B.week_end(now) if period == "week" else None
+    try:
+        day = datetime.date.fromisoformat(week)
+    except ValueError:
+        day = None
+    if day is None or len(week) != 10 or day.weekday() != 0 or week > B.week_end(now):
+        raise RoomError("bad_request", N_("week: the Monday (YYYY-MM-DD) that ends a week "
+                                          "up to this one"))
+    return week
+
+
+async def leaderboard(request: Request) -> Response:
+    """A page of a leaderboard, by rank number or around the caller."""
+    kind = request.path_params["kind"]
+    if kind not in B.KINDS:
+        raise RoomError("not_found", N_("no such leaderboard: rating or xp"))
+    store = _store(request)
+    week = _week(request, store.clock())
+    board = B.board_name(kind, week)
+    limit = _int(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
+    rank = _int(request, "rank", 1, 1, RANK_MAX)
+    around = request.query_params.get("around")
+    me = None
+    if around is not None:
+        if around != "me":
+            raise RoomError("bad_request", N_("around: me"))
+        me = (await _who(request, tokens=True)).player.id
+
+    def read(connection: Connection) -> dict[str, Any]:
+        start = rank
+        if me is not None:
+            mine = B.rank_of(connection, board, me)
+            if mine is None:
+                raise RoomError("not_found", N_("you are not on this leaderboard"))
+            start = max(1, mine - limit // 2)
+        entries = B.page(connection, board, start, limit)
+        return {"board": board, "kind": kind, "period": "all" if week is None else "week",
+                "week": week, "total": B.size(connection, board), "rank": start,
+                "entries": [{"rank": e.rank, "player": e.username, "score": e.score}
+                            for e in entries]}
+    return _json(await store.run(read))
+
+
+def routes() -> list[BaseRoute]:
+    """The routes of this module."""
+    return [Route("/api/leaderboards/{kind}", _guarded(leaderboard), methods=["GET"])]
