@@ -16,6 +16,7 @@
 ``GET /api/rooms/{code}/verify``        the record's fairness checks (``unokit verify``)
 ``/api/guest``, ``/api/me``,             players, sessions and accounts
 ``/api/players/..``, ``/api/account/..``  (:mod:`unokit.server.accounts`)
+``/api/leaderboards/{kind}``             leaderboards (:mod:`unokit.server.leaderboards`)
 ``GET /r/{code}``                       the invite link (the web page for a browser)
 ``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
@@ -54,7 +55,7 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import accounts, admin, inbox
+from unokit.server import accounts, admin, inbox, leaderboards
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.fanout import SPECTATORS
@@ -611,6 +612,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None) -> Starlette:
         Route("/api/rooms/{code}/record", room_record),
         Route("/api/rooms/{code}/verify", room_verify),
         *accounts.routes(),
+        *leaderboards.routes(),
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
                     settings.base_path),
         WebSocketRoute("/ws", game_socket),

@@ -1,4 +1,4 @@
-"""The leaderboards' HTTP API, and a player's rating and ranks as profiles show them.
+"""The leaderboards' HTTP API.
 
 =============================================  ==========================================
 ``GET /api/leaderboards/{kind}``               a page of the ``rating`` or ``xp`` board:
@@ -25,30 +25,12 @@ from starlette.routing import BaseRoute, Route
 from unokit.i18n import N_
 from unokit.server.accounts import _guarded, _json, _store, _who
 from unokit.server.seating import RoomError
-from unokit.store import Store
 from unokit.store import boards as B
-from unokit.store.ratings import player_rating
 
 PAGE_MAX = 100
 """The most entries one page holds."""
 PAGE_DEFAULT = 50
 RANK_MAX = 1_000_000_000
-
-
-async def rating_json(store: Store, player_id: int) -> dict[str, Any]:
-    """A player's ``rating`` (shown, change, provisional, matches, mu, sigma) and their
-    ``ranks`` on the current boards (``null``: not on it), for ``/api/me`` and
-    profiles."""
-    now = store.clock()
-    week = B.week_end(now)
-
-    def read(connection: Connection) -> dict[str, Any]:
-        rating = player_rating(connection, player_id, store.rating_policy)
-        ranks = {f"{kind}{'_week' if w else ''}":
-                 B.rank_of(connection, B.board_name(kind, w), player_id)
-                 for kind in B.KINDS for w in (None, week)}
-        return {"rating": rating.as_dict(), "ranks": ranks}
-    return await store.run(read)
 
 
 def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -96,19 +78,22 @@ async def leaderboard(request: Request) -> Response:
             raise RoomError("bad_request", N_("around: me"))
         me = (await _who(request, tokens=True)).player.id
 
-    def read(connection: Connection) -> dict[str, Any]:
+    def read(connection: Connection) -> dict[str, Any] | None:
         start = rank
         if me is not None:
             mine = B.rank_of(connection, board, me)
             if mine is None:
-                raise RoomError("not_found", N_("you are not on this leaderboard"))
+                return None
             start = max(1, mine - limit // 2)
         entries = B.page(connection, board, start, limit)
         return {"board": board, "kind": kind, "period": "all" if week is None else "week",
                 "week": week, "total": B.size(connection, board), "rank": start,
                 "entries": [{"rank": e.rank, "player": e.username, "score": e.score}
                             for e in entries]}
-    return _json(await store.run(read))
+    found = await store.run(read)
+    if found is None:
+        raise RoomError("not_found", N_("you are not on this leaderboard"))
+    return _json(found)
 
 
 def routes() -> list[BaseRoute]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Table, insert, select, update
 
@@ -38,6 +38,9 @@ from unokit.store.models import (
 )
 from unokit.store.rating_model import MU, SIGMA, Entrant, bot_rating, display, rate
 from unokit.store.seatings import SEATINGS, MatchFacts, PlayerResult, Seating, read_record
+
+if TYPE_CHECKING:
+    from unokit.store.store import Store
 
 RATINGS: Table = RatingRow.__table__  # type: ignore[assignment]
 RESULTS: Table = RatingResultRow.__table__  # type: ignore[assignment]
@@ -256,3 +259,18 @@ def player_rating(connection: Connection, player_id: int,
         return PlayerRating(display(MU), 0, True, 0, MU, SIGMA)
     return PlayerRating(display(row.mu), row.change, row.sigma >= policy.provisional_sigma,
                         row.matches, row.mu, row.sigma)
+
+
+async def profile_rating(store: Store, player_id: int) -> dict[str, Any]:
+    """A player's ``rating`` (:meth:`PlayerRating.as_dict`) and their ``ranks`` on the
+    current boards (``rating``, ``rating_week``, ``xp``, ``xp_week``; ``None``: not on
+    it), as ``/api/me`` and profiles show them."""
+    week = boards.week_end(store.clock())
+
+    def read(connection: Connection) -> dict[str, Any]:
+        rating = player_rating(connection, player_id, store.rating_policy)
+        ranks = {f"{kind}{'_week' if w else ''}":
+                 boards.rank_of(connection, boards.board_name(kind, w), player_id)
+                 for kind in boards.KINDS for w in (None, week)}
+        return {"rating": rating.as_dict(), "ranks": ranks}
+    return await store.run(read)
