@@ -7,7 +7,7 @@
 ``GET /api/rooms``                      the public rooms that wait for players, a page
                                         of them (``?offset=0&limit=100``)
 ``POST /api/rooms``                     a new room: ``{"rules", "seats", "turn_timer",
-                                        "public", "bots"}``
+                                        "public", "bots", "rated"}``
 ``POST /api/play-now``                  a room against bots, started at once:
                                         ``{"rules", "bot", "turn_timer"}``
 ``GET /api/rooms/{code}``               a room as everyone sees it
@@ -481,8 +481,10 @@ async def create_room(request: Request) -> Response:
             raise RoomError("bad_request", N_("bots: a list of bot names"))
         seats, turn_timer = _field(data, "seats", int), _field(data, "turn_timer", int)
         public = _field(data, "public", bool, True)
+        rated = _field(data, "rated", bool, True)
         room = await _new_room(request, lambda: rooms.create(
-            rules, seats=seats, turn_timer=turn_timer, public=public, bots=bots))
+            rules, seats=seats, turn_timer=turn_timer, public=public, bots=bots,
+            rated=rated))
     except RoomError as exc:
         return _room_error(exc, request)
     return _json({"code": room.code, "invite": room.info().invite}, 201)

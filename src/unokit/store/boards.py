@@ -261,7 +261,12 @@ def refresh(connection: Connection, players: Sequence[int], now: float,
         set_scores(connection, board, scores[board])
 
 
-def expire(connection: Connection, now: float, policy: Policy, batch: int = 100) -> int:
+EXPIRE_BATCH = 100
+"""The most players one expiring transaction looks at."""
+
+
+def expire(connection: Connection, now: float, policy: Policy,
+           batch: int = EXPIRE_BATCH) -> int:
     """Take off the boards up to ``batch`` players whose last 7 days no longer
     qualify; how many were looked at."""
     due = list(connection.execute(select(RATINGS.c.player_id).where(
