@@ -576,10 +576,11 @@ class Room(Lobby, Talk, Pacing, Presence):
         started = self.clock.monotonic()
         line = None if chat is None else self._new_line(seat, chat, client_id, seq)
         try:
-            self.ratings = await self.store.append_action(self.id, ActionData(
+            shown = await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, action_text(action), seat, origin, client_id, seq,
                 at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER,
                 facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None)
+            self.ratings = shown or self.ratings
         except StoreError:
             self._rollback()
             raise

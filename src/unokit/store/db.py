@@ -11,7 +11,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> current_revision(engine) == HEAD
 True
 >>> schema_state(engine)
-('current', '0008')
+('current', '0009')
 """
 
 from __future__ import annotations

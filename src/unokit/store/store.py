@@ -668,14 +668,15 @@ class Store:
                             chat: ChatData | None = None, *,
                             finished: bool = False,
                             facts: seatings.MatchFacts | None = None
-                            ) -> dict[int, SeatRating]:
+                            ) -> dict[int, SeatRating] | None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
         transaction (a line that broke a silence and the ``say`` it cost); with
         ``finished``, the room is marked finished in it too (the action that ended the
         match: its end is never stored apart from it), with the XP ledger of ``facts``
         (:func:`unokit.store.seatings.write_ledger`) and its ratings
-        (:func:`unokit.store.ratings.write_ratings`): the new ratings, by seat."""
+        (:func:`unokit.store.ratings.write_ratings`): then the new ratings, by seat
+        (else ``None``)."""
         if self._closed:
             raise StoreError("the store is closed")
         future: asyncio.Future[dict[int, SeatRating] | None] = \
@@ -693,7 +694,8 @@ class Store:
                 shown = each(connection) or shown
             return shown
         self._jobs.put((write if writes else None, future, (room_id, *action)))
-        return await future or {}
+        shown = await future
+        return (shown or {}) if finished else None
 
     def _chat_writer(self, room_id: int, line: ChatData) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
