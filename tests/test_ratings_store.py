@@ -23,11 +23,13 @@ from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER
 from unokit.engine.rules import Rules
-from unokit.store import ActionData, NewRoom, SeatData, Store
+from unokit.store import ActionData, NewRoom, SeatData, Store, xp
 from unokit.store import accounts as A
+from unokit.store import boards as B
 from unokit.store import ratings as R
+from unokit.store.bans import add_ban
 from unokit.store.db import HEAD, current_revision, open_engine
-from unokit.store.rating_model import BOT_RATINGS, MU, SIGMA
+from unokit.store.rating_model import BOT_RATINGS, MU, SIGMA, display
 from unokit.store.seatings import facts_of
 
 pytestmark = pytest.mark.asyncio
@@ -225,3 +227,56 @@ async def test_revision_0009_goes_up_from_every_earlier_one(database_url: str,
     with engine.connect() as connection:
         assert connection.execute(text("SELECT code FROM rooms")).scalars().all() == ["OLD1"]
     engine.dispose()
+
+
+def board_check(connection: Connection) -> dict[str, list[tuple[int, int]]]:
+    """Every board's entries in rank order, each rank and count checked against the
+    entries themselves: ``{board: [(player, score)]}``."""
+    entries = B.ENTRIES
+    out: dict[str, list[tuple[int, int]]] = {}
+    for row in connection.execute(select(entries).order_by(
+            entries.c.board, entries.c.sort_key, entries.c.player_id)):
+        out.setdefault(row.board, []).append((row.player_id, row.score))
+    for board, listed in out.items():
+        assert B.size(connection, board) == len(listed)
+        for rank, (player, _) in enumerate(listed, start=1):
+            assert B.rank_of(connection, board, player) == rank
+        counts = Counter[tuple[int, int]]()
+        for row in connection.execute(select(entries.c.sort_key).where(
+                entries.c.board == board)):
+            for level in range(B.LEVELS):
+                counts[(level, row.sort_key >> (B.SHIFT * level))] += 1
+        stored = {(row.level, row.key): row.n for row in connection.execute(
+            select(B.COUNTS).where(B.COUNTS.c.board == board)) if row.n}
+        assert stored == dict(counts)
+    return out
+
+
+async def test_match_ends_keep_the_leaderboards_exact(database_url: str) -> None:
+    store = Store(database_url)
+    store.rating_policy = B.Policy(provisional_sigma=100.0, min_matches=2)
+    try:
+        rng = random.Random(24)
+        players = await accounts(store, 6)
+        expected: dict[int, Any] = {}
+        for m in range(16):
+            await play_match(store, rng, f"B{m}", players, expected)
+        boards = await store.run(board_check)
+        stored = await read(store, R.stored_ratings)
+        week = B.week_end(store.clock())
+        listed = {p for p, _ in boards.get("rating", [])}
+        assert listed and listed <= set(stored)
+        for player, score in boards["rating"]:
+            assert score == display(stored[player][0]) and stored[player][2] >= 2
+        assert {p for p, _ in boards[f"rating:{week}"]} == listed
+        totals = await xp.stored_totals(store)
+        assert boards["xp"] == sorted(((p, totals[p]) for p in listed),
+                                      key=lambda e: (-e[1], e[0]))
+        # a name banned now is off every current board at once
+        first = boards["rating"][0][0]
+        await add_ban(store, "name", f"p{players.index(first)}")
+        after = await store.run(board_check)
+        assert all(first not in {p for p, _ in after.get(b, [])}
+                   for b in ("rating", "xp", f"rating:{week}", f"xp:{week}"))
+    finally:
+        await store.close()
