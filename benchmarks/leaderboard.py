@@ -44,8 +44,10 @@ def fill(engine: Engine, players: int, rng: random.Random) -> dict[int, int]:
     """Insert the players, their entries and the counts straight (not timed)."""
     scores = {p: round(rng.gauss(1500, 300)) for p in range(1, players + 1)}
     counts: Counter[tuple[int, int]] = Counter()
+    if engine.dialect.name == "postgresql":
+        copy_fill(engine, scores)
     with engine.begin() as connection:
-        for first in range(1, players + 1, CHUNK):
+        for first in range(1, players + 1 if engine.dialect.name == "sqlite" else 1, CHUNK):
             ids = range(first, min(players, first + CHUNK - 1) + 1)
             connection.execute(insert(PlayerRow.__table__), [
                 {"id": i, "username": f"p{i}", "username_key": f"p{i}", "password_hash": "",
@@ -69,6 +71,24 @@ def fill(engine: Engine, players: int, rng: random.Random) -> dict[int, int]:
         with engine.begin() as connection:
             connection.execute(text("ANALYZE"))
     return scores
+
+
+def copy_fill(engine: Engine, scores: dict[int, int]) -> None:
+    """The players and entries through PostgreSQL's COPY (much faster than INSERTs)."""
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        with cursor.copy("COPY players (id, username, username_key, password_hash, "  # type: ignore[attr-defined]
+                         "created_at, seen_at, xp) FROM STDIN") as copy:
+            for i in scores:
+                copy.write_row((i, f"p{i}", f"p{i}", "", 0.0, 0.0, 0))
+        with cursor.copy("COPY board_entries (board, player_id, sort_key, score) "  # type: ignore[attr-defined]
+                         "FROM STDIN") as copy:
+            for i, score in scores.items():
+                copy.write_row((BOARD, i, B.sort_key(score), score))
+        raw.commit()
+    finally:
+        raw.close()
 
 
 def timed(samples: int, fn: Callable[[], object]) -> list[float]:

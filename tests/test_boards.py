@@ -24,7 +24,10 @@ def naive(scores: dict[int, int]) -> list[int]:
     return sorted(scores, key=lambda p: (-scores[p], p))
 
 
-async def test_ranks_and_pages_equal_a_plain_sort(database_url: str) -> None:
+@pytest.mark.parametrize("upper_rows", [B.UPPER_ROWS, 2])  # 2: level by level
+async def test_ranks_and_pages_equal_a_plain_sort(database_url: str, upper_rows: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(B, "UPPER_ROWS", upper_rows)
     store = Store(database_url)
     try:
         rng = random.Random(7)

@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Table, bindparam, delete, func, select, text, update
+from sqlalchemy import Connection, Table, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -321,13 +321,13 @@ _NTH_TIED = text("SELECT player_id FROM board_entries WHERE board = :board "
                  "AND sort_key = :key ORDER BY player_id LIMIT 1 OFFSET :offset")
 _SIZE = text(f"SELECT coalesce(sum(n), 0) FROM board_counts WHERE board = :board "
              f"AND level = {LEVELS - 1}")
-_PAGE_TIED = text("SELECT player_id, score FROM board_entries WHERE board = :board "
-                  "AND sort_key = :key AND player_id >= :player ORDER BY player_id "
-                  "LIMIT :limit")
-_PAGE_AFTER = text("SELECT player_id, score FROM board_entries WHERE board = :board "
-                   "AND sort_key > :key ORDER BY sort_key, player_id LIMIT :limit")
-_NAMES = text("SELECT id, username FROM players WHERE id IN :ids").bindparams(
-    bindparam("ids", expanding=True))
+_ENTRY = ("SELECT e.player_id, e.score, p.username FROM board_entries e "
+          "LEFT JOIN players p ON p.id = e.player_id WHERE e.board = :board ")
+_PAGE_TOP = text(_ENTRY + "ORDER BY e.sort_key, e.player_id LIMIT :limit")
+_PAGE_TIED = text(_ENTRY + "AND e.sort_key = :key ORDER BY e.player_id "
+                  "LIMIT :limit OFFSET :offset")
+_PAGE_AFTER = text(_ENTRY + "AND e.sort_key > :key ORDER BY e.sort_key, e.player_id "
+                   "LIMIT :limit")
 TOP_KEY = (1 << 62) - 1
 """Above every count key of every level."""
 
@@ -359,23 +359,51 @@ def size(connection: Connection, board: str) -> int:
     return int(connection.execute(_SIZE, {"board": board}).scalar() or 0)
 
 
-def entry_at(connection: Connection, board: str, rank: int) -> tuple[int, int] | None:
-    """The (sort key, player) at ``rank`` (1 first), or ``None`` past the last: down
-    the levels, each time into the key whose counts hold the rank."""
+UPPER = 2
+"""The levels from this one up are read in one query when they hold few keys."""
+UPPER_ROWS = 512
+_UPPER = text(f"SELECT level, key, n FROM board_counts WHERE board = :board "
+              f"AND level >= {UPPER} AND n > 0 ORDER BY level DESC, key LIMIT :rows")
+
+
+def _find(connection: Connection, board: str, rank: int) -> tuple[int, int] | None:
+    """The sort key holding ``rank`` and how many entries of that key come before it:
+    down the levels, each time into the key whose counts hold the rank. The upper
+    levels (few keys) come in one query, the lower ones one query each."""
     left = rank - 1
     if left < 0:
         return None
+    upper = list(connection.execute(_UPPER, {"board": board, "rows": UPPER_ROWS}))
+    by_level: dict[int, list[tuple[int, int]]] | None = None
+    if len(upper) < UPPER_ROWS:
+        by_level = {}
+        for row in upper:
+            by_level.setdefault(int(row.level), []).append((int(row.key), int(row.n)))
     low, high, key = 0, TOP_KEY, 0
     for level in reversed(range(LEVELS)):
-        for row in connection.execute(_LEVEL, {"board": board, "level": level, "low": low,
-                                               "high": high}):
-            if left < row.n:
-                key = int(row.key)
+        if by_level is not None and level >= UPPER:
+            rows: Iterable[tuple[int, int]] = [
+                (k, n) for k, n in by_level.get(level, []) if low <= k <= high]
+        else:
+            rows = ((int(r.key), int(r.n)) for r in connection.execute(
+                _LEVEL, {"board": board, "level": level, "low": low, "high": high}))
+        for k, n in rows:
+            if left < n:
+                key = k
                 low, high = key << SHIFT, (key << SHIFT) + (1 << SHIFT) - 1
                 break
-            left -= int(row.n)
+            left -= n
         else:
             return None
+    return key, left
+
+
+def entry_at(connection: Connection, board: str, rank: int) -> tuple[int, int] | None:
+    """The (sort key, player) at ``rank`` (1 first), or ``None`` past the last."""
+    found = _find(connection, board, rank)
+    if found is None:
+        return None
+    key, left = found
     player = connection.execute(_NTH_TIED, {"board": board, "key": key,
                                             "offset": left}).scalar()
     return None if player is None else (key, int(player))
@@ -393,17 +421,18 @@ class Entry:
 
 def page(connection: Connection, board: str, rank: int, limit: int) -> list[Entry]:
     """Up to ``limit`` entries of ``board`` from ``rank`` on (1 first)."""
-    start = entry_at(connection, board, rank)
-    if start is None:
-        return []
-    key, player = start
-    rows = list(connection.execute(_PAGE_TIED, {"board": board, "key": key,
-                                                "player": player, "limit": limit}))
-    if len(rows) < limit:
-        rows += connection.execute(_PAGE_AFTER, {"board": board, "key": key,
-                                                 "limit": limit - len(rows)})
-    names = {row.id: row.username for row in connection.execute(
-        _NAMES, {"ids": [r.player_id for r in rows]})} if rows else {}
-    return [Entry(rank + i, int(r.player_id), str(names.get(r.player_id) or ""),
-                  int(r.score)) for i, r in enumerate(rows)]
+    if rank == 1:  # the top page: the first entries of the index
+        rows = list(connection.execute(_PAGE_TOP, {"board": board, "limit": limit}))
+    else:
+        found = _find(connection, board, rank)
+        if found is None:
+            return []
+        key, left = found
+        rows = list(connection.execute(_PAGE_TIED, {"board": board, "key": key,
+                                                    "offset": left, "limit": limit}))
+        if len(rows) < limit:
+            rows += connection.execute(_PAGE_AFTER, {"board": board, "key": key,
+                                                     "limit": limit - len(rows)})
+    return [Entry(rank + i, int(r.player_id), str(r.username or ""), int(r.score))
+            for i, r in enumerate(rows)]
 
