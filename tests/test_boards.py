@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, insert
 
+from unokit.server.retention import expire_boards
 from unokit.store import Store
 from unokit.store import accounts as A
 from unokit.store import boards as B
@@ -159,3 +160,20 @@ def test_weeks_are_keyed_by_their_end() -> None:
     assert B.week_end(NOW + 4 * DAY - 1) == "2026-12-07"  # Sunday 23:59:59
     assert B.week_end(NOW + 4 * DAY) == "2026-12-14"  # Monday 00:00
     assert B.week_start("2026-12-07") == NOW - 3 * DAY
+
+
+async def test_the_retention_sweep_takes_lapsed_players_off(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        players = [await A.create_guest(store, f"{n:043d}", now=0.0) for n in range(3)]
+        for n, player in enumerate(players):
+            await A.claim(store, player, f"p{n}", "$argon2id$x", now=0.0)
+        recent = [NOW - 3 * DAY, NOW - 2 * DAY, NOW - DAY]
+        await rated_history(store, players[0], players[1:], recent)
+        await refresh(store, players, NOW)
+        assert await ranks(store, "rating", players[:1]) == [1]
+        assert await expire_boards(store, NOW + 3 * DAY) == 0
+        assert await expire_boards(store, NOW + 4 * DAY) == 1  # 7 days after the oldest
+        assert await ranks(store, "rating", players[:1]) == [None]
+    finally:
+        await store.close()
