@@ -210,10 +210,15 @@ async def test_revision_0009_goes_up_from_every_earlier_one(database_url: str,
         connection.execute(text(
             "INSERT INTO rooms (code, rules, status, turn_timer, public, server_seed, "
             "commitment, created_at) VALUES ('OLD1', '{}', 'lobby', 0, true, 'aa', 'bb', 1.0)"))
+        connection.execute(text(
+            "INSERT INTO seats (room_id, seat, kind, name, bot, token_hash, host) "
+            "SELECT id, 0, 'human', 'Ann', '', 'h', true FROM rooms"))
     engine.dispose()
     store = Store(database_url)  # migrates to the newest revision
     try:
         assert current_revision(store.engine) == HEAD == "0009"
+        [room] = await store.load_rooms(code="OLD1")
+        assert [seat.name for seat in room.seats] == ["Ann"]  # the room's rows stay
 
         def rated(connection: Connection) -> list[Any]:
             return list(connection.execute(text("SELECT rated FROM rooms")).scalars())
@@ -226,6 +231,7 @@ async def test_revision_0009_goes_up_from_every_earlier_one(database_url: str,
     assert current_revision(engine) == "0008"
     with engine.connect() as connection:
         assert connection.execute(text("SELECT code FROM rooms")).scalars().all() == ["OLD1"]
+        assert connection.execute(text("SELECT name FROM seats")).scalars().all() == ["Ann"]
     engine.dispose()
 
 

@@ -20,9 +20,9 @@ depends_on = None
 def upgrade() -> None:
     """Create the tables and the column ``rooms.rated`` (true for the rooms there are).
     Matches finished before are not rated."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.add_column(sa.Column("rated", sa.Boolean(), nullable=False,
-                                   server_default=sa.true()))
+    # a plain ADD COLUMN: a batch (copy and drop) of the rooms would cascade to their rows
+    op.add_column("rooms", sa.Column("rated", sa.Boolean(), nullable=False,
+                                     server_default=sa.true()))
     op.create_table(
         "ratings",
         sa.Column("player_id", sa.Integer(),
@@ -73,5 +73,4 @@ def downgrade() -> None:
     """Drop them again (the ratings and leaderboards are lost)."""
     for table in ("board_counts", "board_entries", "rating_results", "ratings"):
         op.drop_table(table)
-    with op.batch_alter_table("rooms") as batch:
-        batch.drop_column("rated")
+    op.drop_column("rooms", "rated")  # SQLite 3.35+: a plain DROP COLUMN
