@@ -321,13 +321,19 @@ _NTH_TIED = text("SELECT player_id FROM board_entries WHERE board = :board "
                  "AND sort_key = :key ORDER BY player_id LIMIT 1 OFFSET :offset")
 _SIZE = text(f"SELECT coalesce(sum(n), 0) FROM board_counts WHERE board = :board "
              f"AND level = {LEVELS - 1}")
-_ENTRY = ("SELECT e.player_id, e.score, p.username FROM board_entries e "
-          "LEFT JOIN players p ON p.id = e.player_id WHERE e.board = :board ")
-_PAGE_TOP = text(_ENTRY + "ORDER BY e.sort_key, e.player_id LIMIT :limit")
-_PAGE_TIED = text(_ENTRY + "AND e.sort_key = :key ORDER BY e.player_id "
-                  "LIMIT :limit OFFSET :offset")
-_PAGE_AFTER = text(_ENTRY + "AND e.sort_key > :key ORDER BY e.sort_key, e.player_id "
-                   "LIMIT :limit")
+def _entries(where: str, order: str) -> str:
+    """A page of entries with their players' names: the entries from the index alone
+    (the score is ``BASE - sort_key``), then the names of those few."""
+    return (f"SELECT e.player_id, {BASE} - e.sort_key AS score, p.username FROM "
+            f"(SELECT player_id, sort_key FROM board_entries WHERE board = :board {where} "
+            f"ORDER BY {order}) AS e LEFT JOIN players p ON p.id = e.player_id "
+            f"ORDER BY e.sort_key, e.player_id")
+
+
+_PAGE_TOP = text(_entries("", "sort_key, player_id LIMIT :limit"))
+_PAGE_TIED = text(_entries("AND sort_key = :key",
+                           "player_id LIMIT :limit OFFSET :offset"))
+_PAGE_AFTER = text(_entries("AND sort_key > :key", "sort_key, player_id LIMIT :limit"))
 TOP_KEY = (1 << 62) - 1
 """Above every count key of every level."""
 
