@@ -16,6 +16,7 @@ from room_kit import Table
 from test_server_accounts import Browser, settings
 from test_server_xp import play_out, seated
 from unokit.server import protocol as P
+from unokit.server.leaderboards import READS
 from unokit.store import Store
 from unokit.store import accounts as A
 from unokit.store import boards as B
@@ -133,3 +134,9 @@ async def test_leaderboards_over_http(database_url: str) -> None:
         assert (answer.status, answer.json()["error"]) == (404, "not_found")
         past = await ann.call("GET", "/api/leaderboards/rating", query=b"week=2026-11-30")
         assert past.status == 200 and past.json()["board"] == "rating:2026-11-30"
+        app.state.leaderboard_reads = READS  # as many reads as it takes at once
+        answer = await ann.call("GET", "/api/leaderboards/rating")
+        assert (answer.status, answer.json()["error"]) == (503, "busy")
+        assert answer.headers["retry-after"] == "1"
+        app.state.leaderboard_reads = 0
+        assert (await ann.call("GET", "/api/leaderboards/rating")).status == 200

@@ -9,7 +9,8 @@
 
 A page is ``{"board", "kind", "period", "week", "total", "rank", "entries"}``, each
 entry ``{"rank", "player", "score"}``; ranks are exact (:mod:`unokit.store.boards`).
-``?around=me`` centres the page on the player of the session (or API token).
+``?around=me`` centres the page on the player of the session (or API token). At most
+:data:`READS` reads run or wait at once; past them the answer is ``503 busy``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 
 from unokit.i18n import N_
 from unokit.server.accounts import _guarded, _json, _store, _who
+from unokit.server.limits import Refused
 from unokit.server.seating import RoomError
 from unokit.store import boards as B
 
@@ -31,6 +33,9 @@ PAGE_MAX = 100
 """The most entries one page holds."""
 PAGE_DEFAULT = 50
 RANK_MAX = 1_000_000_000
+READS = 8
+"""Leaderboard reads one process runs or queues at once (they share the store's
+connection with the rooms' writes); past them the answer is ``503 busy``."""
 
 
 def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -90,7 +95,15 @@ async def leaderboard(request: Request) -> Response:
                 "week": week, "total": B.size(connection, board), "rank": start,
                 "entries": [{"rank": e.rank, "player": e.username, "score": e.score}
                             for e in entries]}
-    found = await store.run(read)
+    reading = getattr(request.app.state, "leaderboard_reads", 0)
+    if reading >= READS:
+        raise Refused("busy", 503, N_("too many leaderboard reads at once: try again "
+                                      "in a second"), retry_after=1)
+    request.app.state.leaderboard_reads = reading + 1
+    try:
+        found = await store.run(read)
+    finally:
+        request.app.state.leaderboard_reads -= 1
     if found is None:
         raise RoomError("not_found", N_("you are not on this leaderboard"))
     return _json(found)
