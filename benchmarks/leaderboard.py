@@ -60,7 +60,7 @@ def fill(engine: Engine, players: int, rng: random.Random) -> dict[int, int]:
                  "created_at": 0.0, "seen_at": 0.0, "xp": 0} for i in ids])
             connection.execute(insert(BoardEntryRow.__table__), [
                 {"board": BOARD, "player_id": i, "sort_key": B.sort_key(scores[i]),
-                 "score": scores[i]} for i in ids])
+                 "name": f"p{i}"} for i in ids])
         for score in scores.values():
             key = B.sort_key(score)
             for level in range(B.LEVELS):
@@ -88,10 +88,10 @@ def copy_fill(engine: Engine, scores: dict[int, int]) -> None:
                          "created_at, seen_at, xp) FROM STDIN") as copy:
             for i in scores:
                 copy.write_row((i, f"p{i}", f"p{i}", "", 0.0, 0.0, 0))
-        with cursor.copy("COPY board_entries (board, player_id, sort_key, score) "  # type: ignore[attr-defined]
+        with cursor.copy("COPY board_entries (board, player_id, sort_key, name) "  # type: ignore[attr-defined]
                          "FROM STDIN") as copy:
             for i, score in scores.items():
-                copy.write_row((BOARD, i, B.sort_key(score), score))
+                copy.write_row((BOARD, i, B.sort_key(score), f"p{i}"))
         raw.commit()
     finally:
         raw.close()

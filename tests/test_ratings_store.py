@@ -242,7 +242,7 @@ def board_check(connection: Connection) -> dict[str, list[tuple[int, int]]]:
     out: dict[str, list[tuple[int, int]]] = {}
     for row in connection.execute(select(entries).order_by(
             entries.c.board, entries.c.sort_key, entries.c.player_id)):
-        out.setdefault(row.board, []).append((row.player_id, row.score))
+        out.setdefault(row.board, []).append((row.player_id, B.BASE - row.sort_key))
     for board, listed in out.items():
         assert B.size(connection, board) == len(listed)
         for rank, (player, _) in enumerate(listed, start=1):

@@ -15,7 +15,8 @@ each match of theirs (:func:`refresh`); when their last 7 days no longer qualify
 (``ratings.active_until``), :func:`expire` takes them off.
 
 **Exact ranks without counting rows.** Each entry has a *sort key* (lower is better:
-``2**41 - score``) and ties are ordered by player id. ``board_counts`` holds, for each
+``2**41 - score``) and ties are ordered by player id; it holds the player's name, so
+that a page is read from the index alone. ``board_counts`` holds, for each
 level ``L`` of 0 to 6, how many entries have each value of ``sort_key >> (6 * L)``,
 kept in the same transaction as the entries. The entries before a sort key are the
 sum of at most 63 counts per level (:func:`count_before`), and the entry at rank *r*
@@ -142,6 +143,9 @@ def set_scores(connection: Connection, board: str,
     """Put players on ``board`` with a score, or take them off (``None``), keeping the
     counts (the caller holds the players' rows)."""
     players = sorted(scores)
+    names = {row.id: row.username or "" for row in connection.execute(select(
+        PLAYERS.c.id, PLAYERS.c.username).where(PLAYERS.c.id.in_(
+            [p for p in players if scores[p] is not None])))}
     held = {row.player_id: row.sort_key for row in connection.execute(
         select(ENTRIES.c.player_id, ENTRIES.c.sort_key).where(
             ENTRIES.c.board == board, ENTRIES.c.player_id.in_(players)))}
@@ -160,11 +164,11 @@ def set_scores(connection: Connection, board: str,
         else:
             _count_changes(changes, board, key, +1)
             upserts.append({"board": board, "player_id": player, "sort_key": key,
-                            "score": int(score or 0)})
+                            "name": names.get(player, "")})
     if gone:
         connection.execute(delete(ENTRIES).where(ENTRIES.c.board == board,
                                                  ENTRIES.c.player_id.in_(gone)))
-    _upsert(connection, ENTRIES, upserts, ("board", "player_id"), None, ("sort_key", "score"))
+    _upsert(connection, ENTRIES, upserts, ("board", "player_id"), None, ("sort_key", "name"))
     _apply(connection, changes)
 
 
@@ -322,12 +326,9 @@ _NTH_TIED = text("SELECT player_id FROM board_entries WHERE board = :board "
 _SIZE = text(f"SELECT coalesce(sum(n), 0) FROM board_counts WHERE board = :board "
              f"AND level = {LEVELS - 1}")
 def _entries(where: str, order: str) -> str:
-    """A page of entries with their players' names: the entries from the index alone
-    (the score is ``BASE - sort_key``), then the names of those few."""
-    return (f"SELECT e.player_id, {BASE} - e.sort_key AS score, p.username FROM "
-            f"(SELECT player_id, sort_key FROM board_entries WHERE board = :board {where} "
-            f"ORDER BY {order}) AS e LEFT JOIN players p ON p.id = e.player_id "
-            f"ORDER BY e.sort_key, e.player_id")
+    """A page of entries, from the index alone (the score is ``BASE - sort_key``)."""
+    return (f"SELECT player_id, {BASE} - sort_key AS score, name FROM board_entries "
+            f"WHERE board = :board {where} ORDER BY {order}")
 
 
 _PAGE_TOP = text(_entries("", "sort_key, player_id LIMIT :limit"))
@@ -439,6 +440,6 @@ def page(connection: Connection, board: str, rank: int, limit: int) -> list[Entr
         if len(rows) < limit:
             rows += connection.execute(_PAGE_AFTER, {"board": board, "key": key,
                                                      "limit": limit - len(rows)})
-    return [Entry(rank + i, int(r.player_id), str(r.username or ""), int(r.score))
+    return [Entry(rank + i, int(r.player_id), str(r.name), int(r.score))
             for i, r in enumerate(rows)]
 

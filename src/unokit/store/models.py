@@ -377,15 +377,17 @@ class RatingResultRow(Base):
 
 class BoardEntryRow(Base):
     """A player's place on a leaderboard (revision 0009): ``sort_key`` is its order
-    (lower first; ties by player id), ``score`` what is shown."""
+    (lower first; ties by player id) and gives the score shown (``2**41 - sort_key``);
+    ``name`` is the player's username, so that a page is read from the index alone."""
 
     __tablename__ = "board_entries"
-    __table_args__ = (Index("ix_board_entries_order", "board", "sort_key", "player_id"),)
+    __table_args__ = (Index("ix_board_entries_order", "board", "sort_key", "player_id",
+                            "name"),)
 
     board: Mapped[str] = mapped_column(String(24), primary_key=True)
     player_id: Mapped[int] = mapped_column(Integer, primary_key=True)
     sort_key: Mapped[int] = mapped_column(BigInteger)
-    score: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(32))
 
 
 class BoardCountRow(Base):

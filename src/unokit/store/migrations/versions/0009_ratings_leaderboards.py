@@ -56,10 +56,10 @@ def upgrade() -> None:
         sa.Column("board", sa.String(24), primary_key=True),
         sa.Column("player_id", sa.Integer(), primary_key=True),
         sa.Column("sort_key", sa.BigInteger(), nullable=False),
-        sa.Column("score", sa.BigInteger(), nullable=False),
+        sa.Column("name", sa.String(32), nullable=False),
     )
     op.create_index("ix_board_entries_order", "board_entries",
-                    ["board", "sort_key", "player_id"])
+                    ["board", "sort_key", "player_id", "name"])
     op.create_table(
         "board_counts",
         sa.Column("board", sa.String(24), primary_key=True),
