@@ -5,6 +5,7 @@ pages by rank and around the caller, and refuses bad input with typed errors."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import msgspec
@@ -140,3 +141,25 @@ async def test_leaderboards_over_http(database_url: str) -> None:
         assert answer.headers["retry-after"] == "1"
         app.state.leaderboard_reads = 0
         assert (await ann.call("GET", "/api/leaderboards/rating")).status == 200
+
+
+async def test_any_leaderboard_query_gets_a_page_or_a_typed_error() -> None:
+    rng = random.Random(5)
+    names = ["rank", "limit", "period", "week", "around", "x", ""]
+    values = ["1", "0", "-1", "100", "101", "1e3", "99999999999999999999", "", "me", "you",
+              "all", "week", "2026-11-30", "2026-13-01", "٣", "%00", "a" * 300, "2026-11-30T"]
+    async with opened_app(settings()) as (app, _rooms):
+        ann = Browser(app)
+        await ann.account("Ann")
+        for _ in range(150):
+            kind = rng.choice(["rating", "xp", "coins", "%2e%2e", "RATING"])
+            query = "&".join(f"{rng.choice(names)}={rng.choice(values)}"
+                             for _ in range(rng.randrange(4)))
+            answer = await ann.call("GET", f"/api/leaderboards/{kind}",
+                                    query=query.encode())
+            body = answer.json()
+            assert answer.status in (200, 400, 404), (kind, query, body)
+            if answer.status == 200:
+                assert body["kind"] == kind and len(body["entries"]) <= 100
+            else:
+                assert body["error"] in ("bad_request", "not_found"), (kind, query)
