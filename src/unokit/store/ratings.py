@@ -184,7 +184,8 @@ def rerate(connection: Connection) -> tuple[dict[int, tuple[float, float, int]],
                                              dict[tuple[int, int], tuple[float, float]]]:
     """Rate every stored rated match again, from the first rating of each player and
     the bots' stored ratings, each player's matches in the order they were rated:
-    ``({player: (mu, sigma, matches)}, {(match, slot): (mu_after, sigma_after)})``."""
+    ``({player: (mu, sigma, matches)}, {(match, slot): (mu_after, sigma_after)})``,
+    players deleted since among them. A check to run offline: it reads every row."""
     matches = _stored(connection)
     waiting: dict[tuple[int, int], int] = {}  # (player, n) -> match
     for match_id, rows in matches.items():
