@@ -315,10 +315,27 @@ def drop_everywhere(connection: Connection, players: Sequence[int]) -> None:
 _COUNT_BEFORE = text("SELECT coalesce(sum(n), 0) FROM (" + " UNION ALL ".join(
     f"SELECT n FROM board_counts WHERE board = :board AND level = {level} "
     f"AND key >= :low{level} AND key < :key{level}" for level in range(LEVELS)) + ") AS below")
-_KEY_OF = text("SELECT sort_key FROM board_entries WHERE board = :board "
-               "AND player_id = :player")
-_TIES_BEFORE = text("SELECT count(*) FROM board_entries WHERE board = :board "
-                    "AND sort_key = :key AND player_id < :player")
+_MINE = ("(SELECT sort_key FROM board_entries WHERE board = :board "
+         "AND player_id = :player)")
+
+
+def _rank_sql() -> str:
+    """One statement for a player's rank: their sort key, the tied entries before
+    them, and the counts below their key at each level (the bounds of
+    :func:`count_before`, worked out by the database from the key)."""
+    levels = []
+    for level in range(LEVELS):
+        key = f"({_MINE} >> {SHIFT * level})"
+        low = "0" if level == LEVELS - 1 else f"(({key} >> {SHIFT}) << {SHIFT})"
+        levels.append(f"SELECT n FROM board_counts WHERE board = :board AND level = {level} "
+                      f"AND key >= {low} AND key < {key}")
+    return (f"SELECT {_MINE} AS sort_key, (SELECT count(*) FROM board_entries "
+            f"WHERE board = :board AND sort_key = {_MINE} AND player_id < :player) AS ties, "
+            f"(SELECT coalesce(sum(n), 0) FROM ({' UNION ALL '.join(levels)}) AS below) "
+            f"AS below")
+
+
+_RANK = text(_rank_sql())
 _LEVEL = text("SELECT key, n FROM board_counts WHERE board = :board AND level = :level "
               "AND key >= :low AND key <= :high AND n > 0 ORDER BY key")
 _NTH_TIED = text("SELECT player_id FROM board_entries WHERE board = :board "
@@ -352,13 +369,12 @@ def count_before(connection: Connection, board: str, key: int) -> int:
 
 
 def rank_of(connection: Connection, board: str, player: int) -> int | None:
-    """The player's rank on ``board`` (1 first), or ``None`` if they are not on it."""
-    key = connection.execute(_KEY_OF, {"board": board, "player": player}).scalar()
-    if key is None:
+    """The player's rank on ``board`` (1 first), or ``None`` if they are not on it (one
+    statement: see :func:`count_before` for the counts)."""
+    row = connection.execute(_RANK, {"board": board, "player": player}).one()
+    if row.sort_key is None:
         return None
-    ties = connection.execute(_TIES_BEFORE, {"board": board, "key": key,
-                                             "player": player}).scalar()
-    return 1 + count_before(connection, board, int(key)) + int(ties or 0)
+    return 1 + int(row.below or 0) + int(row.ties or 0)
 
 
 def size(connection: Connection, board: str) -> int:
