@@ -155,7 +155,7 @@ async def test_who_is_eligible_and_for_how_long(database_url: str) -> None:
         await store.close()
 
 
-def test_weeks_are_keyed_by_their_end() -> None:
+async def test_weeks_are_keyed_by_their_end() -> None:
     assert B.week_end(NOW) == "2026-12-07"
     assert B.week_end(NOW + 4 * DAY - 1) == "2026-12-07"  # Sunday 23:59:59
     assert B.week_end(NOW + 4 * DAY) == "2026-12-14"  # Monday 00:00
