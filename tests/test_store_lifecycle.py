@@ -95,7 +95,8 @@ async def test_retention_deletes_old_rooms_in_batches_and_keeps_the_rest(
         commits = store.commits
         assert await keeper.run() == 10
         # 3 + 3 + 3 + 1 rooms: four transactions, one for the lost guests (none) and one
-        # for the challenge progress of periods over as long (none)
+        # for the challenge progress of periods over as long (none), and for the players
+        # off the leaderboards (none)
         assert store.commits - commits == 6
         assert await codes(store) == {"FIN89", "LOBH", "MATCH2", "PLAY", "LOBBY", "HELD"}
         assert await rows_of(store, old) == 0

@@ -56,6 +56,7 @@ from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
 from unokit.store import accounts as stored
 from unokit.store.coins import wallet
+from unokit.store.ratings import profile_rating
 from unokit.store.xp import PAGE, Cursor, recent_matches
 
 LOG = logging.getLogger("unokit.accounts")
@@ -243,8 +244,8 @@ async def _profile(request: Request, player: stored.Player) -> dict[str, Any]:
     before, limit = _page(request)
     matches, after = await recent_matches(_store(request), player.id, before=before,
                                           limit=limit)
-    return {**player_json(player), "matches": matches,
-            "next": None if after is None else after.text()}
+    return {**player_json(player), **await profile_rating(_store(request), player.id),
+            "matches": matches, "next": None if after is None else after.text()}
 
 
 # ---------------------------------------------------------------- endpoints

@@ -7,7 +7,7 @@
 ``GET /api/rooms``                      the public rooms that wait for players, a page
                                         of them (``?offset=0&limit=100``)
 ``POST /api/rooms``                     a new room: ``{"rules", "seats", "turn_timer",
-                                        "public", "bots"}``
+                                        "public", "bots", "rated"}``
 ``POST /api/play-now``                  a room against bots, started at once:
                                         ``{"rules", "bot", "turn_timer"}``
 ``GET /api/rooms/{code}``               a room as everyone sees it
@@ -18,6 +18,7 @@
 ``/api/players/..``, ``/api/account/..``  (:mod:`unokit.server.accounts`)
 ``/api/challenges..``, ``/api/shop..``  challenges, coins and cosmetics
                                         (:mod:`unokit.server.rewards`)
+``/api/leaderboards/{kind}``             leaderboards (:mod:`unokit.server.leaderboards`)
 ``GET /r/{code}``                       the invite link (the web page for a browser)
 ``GET /metrics``, ``/admin/...``        the operator's (:mod:`unokit.server.admin`)
 ``GET /``, ``/static/...``, ``/i18n/..`` the web client (docs/web.md)
@@ -57,7 +58,7 @@ from unokit import i18n, web
 from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import accounts, admin, inbox, replays, rewards
+from unokit.server import accounts, admin, inbox, leaderboards, replays, rewards
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.cluster import Cluster
@@ -496,8 +497,10 @@ async def create_room(request: Request) -> Response:
             raise RoomError("bad_request", N_("bots: a list of bot names"))
         seats, turn_timer = _field(data, "seats", int), _field(data, "turn_timer", int)
         public = _field(data, "public", bool, True)
+        rated = _field(data, "rated", bool, True)
         room = await _new_room(request, lambda: rooms.create(
-            rules, seats=seats, turn_timer=turn_timer, public=public, bots=bots))
+            rules, seats=seats, turn_timer=turn_timer, public=public, bots=bots,
+            rated=rated))
     except RoomError as exc:
         return _room_error(exc, request)
     return _json({"code": room.code, "invite": room.info().invite}, 201)
@@ -664,6 +667,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
         Route("/api/rooms/{code}/replay", room_replay),
         *accounts.routes(),
         *rewards.routes(),
+        *leaderboards.routes(),
         *web.routes(room_info, i18n.LANGUAGES, i18n.catalogue, i18n.plural_rule,
                     settings.base_path),
         WebSocketRoute("/ws", game_socket),

@@ -284,12 +284,23 @@ class Timer(_Server, tag="timer"):
     ms: int
 
 
+class SeatRatingMsg(msgspec.Struct, frozen=True):
+    """A seat's rating after a rated match: the number shown, its change, and whether it
+    is still provisional."""
+
+    rating: int
+    change: int
+    provisional: bool
+
+
 class Reveal(_Server, tag="reveal"):
     """The match is over: the server seed behind the commitment, and the match seed."""
 
     server_seed: str
     seed: str
     contributions: dict[str, str]
+    ratings: dict[str, SeatRatingMsg] = {}
+    """The rated seats' new ratings, by seat number (empty: the match was not rated)."""
 
 
 class Bye(_Server, tag="bye"):

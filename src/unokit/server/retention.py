@@ -34,9 +34,12 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+from sqlalchemy import Connection
+
+from unokit.store import Store, boards
 from unokit.store.accounts import delete_lost_guests
 from unokit.store.challenges import prune_progress
-from unokit.store.lifecycle import DELETE_BATCH, Retention, delete_ended
+from unokit.store.lifecycle import DELETE_BATCH, Retention, delete_ended, in_batches
 
 if TYPE_CHECKING:
     from unokit.server.rooms import Rooms
@@ -82,6 +85,7 @@ class Retainer:
             store, now - (self.rooms.settings.session_days + 1) * DAY)
         if guests:
             LOG.info("lost guests deleted", extra={"guests": guests})
+        await expire_boards(store, now)
         retention = self.retention(now)
         if retention.finished_before is not None:  # progress lives as long as matches
             await prune_progress(store, retention.finished_before, batch=self.batch)
@@ -113,3 +117,11 @@ class Retainer:
             except Exception:  # the database may be away: the next sweep tries again
                 LOG.warning("retention sweep failed", exc_info=True)
             await asyncio.sleep(RETAIN_EVERY)
+
+
+async def expire_boards(store: Store, now: float) -> int:
+    """Take off the leaderboards every player whose last 7 days no longer qualify
+    (:func:`unokit.store.boards.expire`, a bounded batch per transaction); how many."""
+    def write(connection: Connection) -> int:
+        return boards.expire(connection, now, store.rating_policy)
+    return await in_batches(store, write, boards.EXPIRE_BATCH)

@@ -83,7 +83,7 @@ class Room(Lobby, Talk, Pacing, Presence):
     async def create(cls, *, code: str, rules: Rules, store: Store, fanout: FanOut,
                      settings: Settings, turn_timer: int | None = None,
                      public: bool = True, server_seed: bytes | None = None,
-                     clock: RoomClock = SYSTEM_CLOCK) -> Room:
+                     clock: RoomClock = SYSTEM_CLOCK, rated: bool = True) -> Room:
         """A new room in the lobby, stored, with every seat empty."""
         timer = settings.turn_timer if turn_timer is None else turn_timer
         if timer not in TURN_TIMERS:
@@ -93,7 +93,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         room_id = await store.create_room(NewRoom(
             code=code, rules=json.dumps(rules.to_dict(), sort_keys=True), turn_timer=timer,
             public=public, server_seed=seed.hex(), commitment=commitment,
-            seats=rules.players))
+            seats=rules.players, rated=rated))
         state = RoomState.new([Seat() for _ in range(rules.players)], turn_timer=timer,
                               now=clock.wall())
         return cls(room_id=room_id, code=code, rules=rules, store=store, fanout=fanout,
@@ -576,10 +576,11 @@ class Room(Lobby, Talk, Pacing, Presence):
         started = self.clock.monotonic()
         line = None if chat is None else self._new_line(seat, chat, client_id, seq)
         try:
-            await self.store.append_action(self.id, ActionData(
+            shown = await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, action_text(action), seat, origin, client_id, seq,
                 at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER,
                 facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None)
+            self.ratings = shown or self.ratings
         except StoreError:
             self._rollback()
             raise

@@ -40,6 +40,7 @@ from unokit.server.room_state import RoomState, Thinking
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat, language
 from unokit.server.settings import Settings
 from unokit.store import ChatData, Store
+from unokit.store.ratings import SeatRating
 
 if TYPE_CHECKING:
     from collections import deque
@@ -169,6 +170,8 @@ class RoomBase:
         self.fanout = fanout
         self.settings = settings
         self.public = public
+        self.ratings: dict[int, SeatRating] = {}
+        """The rated seats' new ratings, once the match ended (sent with the reveal)."""
         self.server_seed = server_seed
         self.commitment = commitment
         self.state = state
@@ -341,4 +344,7 @@ class RoomBase:
     def _reveal_message(self) -> bytes:
         return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),
                                  contributions={str(k): v for k, v in
-                                                sorted(self.contributions.items())}))
+                                                sorted(self.contributions.items())},
+                                 ratings={str(seat): P.SeatRatingMsg(
+                                     r.rating, r.change, r.provisional)
+                                     for seat, r in sorted(self.ratings.items())}))

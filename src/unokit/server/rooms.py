@@ -55,7 +55,7 @@ from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.room_clock import RoomClock
 from unokit.server.seating import RoomError
-from unokit.server.settings import Settings
+from unokit.server.settings import Settings, rating_policy
 from unokit.store import Store, StoreConflict, StoredRoom, StoreError
 from unokit.store.bans import list_bans
 from unokit.store.leases import Clock
@@ -152,6 +152,7 @@ class Rooms:
         while no process served them, and bring back every live room that no other live
         process holds."""
         self.store = await open_store(self.settings, lease_clock=self.lease_clock)
+        self.store.rating_policy = rating_policy(self.settings)
         self.store.clock = self.clock
         self.oversight.set_bans((b.kind, b.value) for b in await list_bans(self.store))
         now = self.clock()
@@ -192,7 +193,8 @@ class Rooms:
 
     async def create(self, rules: str | Mapping[str, Any] | None = None, *,
                      seats: int | None = None, turn_timer: int | None = None,
-                     public: bool = True, bots: list[str] | None = None) -> Room:
+                     public: bool = True, bots: list[str] | None = None,
+                     rated: bool = True) -> Room:
         """A new room (in the lobby; seat 0 stays free for its creator, the other seats
         get ``bots`` in order).
 
@@ -216,7 +218,7 @@ class Rooms:
                 room = await writing(self.settings, Room.create(
                     code=code, rules=parsed, store=store, fanout=self.fanout,
                     settings=self.settings, turn_timer=turn_timer, public=public,
-                    server_seed=self.server_seeds(), clock=self.room_clock()))
+                    server_seed=self.server_seeds(), clock=self.room_clock(), rated=rated))
             except StoreConflict:
                 continue  # the code was taken by an older room: draw another
             break

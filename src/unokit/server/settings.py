@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from unokit.engine.errors import UnoError
+from unokit.store.boards import Policy
 
 TURN_TIMERS = (0, 15, 30, 60)
 """The turn timers a room may have, in seconds (0: off)."""
@@ -205,6 +206,11 @@ class Settings:
     """... at once."""
     session_days: float = 90.0
     """Days a session stays valid after it was last used."""
+    rating_provisional_sigma: float = 6.5
+    """A rating is provisional, and off the leaderboards, while its sigma is at least
+    this (docs/accounts.md)."""
+    leaderboard_min_matches: int = 20
+    """Rated matches a player needs to be on the leaderboards."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -295,7 +301,8 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "hash_workers": "int", "hash_queue": "int", "hash_memory_kib": "int",
           "login_rate": "number", "login_burst": "int", "account_rate": "number",
           "account_burst": "int", "guest_rate": "number", "guest_burst": "int",
-          "session_days": "number"}
+          "session_days": "number", "rating_provisional_sigma": "number",
+          "leaderboard_min_matches": "int"}
 
 _RANGES: dict[str, tuple[float, float, str]] = {
     "max_body": (1024, 64 * 1024 * 1024, "bytes"),
@@ -324,6 +331,8 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "guest_rate": (0, 1e6, "guests per second (0: no limit)"),
     "guest_burst": (1, 1_000_000, "guests"),
     "session_days": (0.001, 36500, "days"),
+    "rating_provisional_sigma": (0.1, 100, "sigma"),
+    "leaderboard_min_matches": (0, 1_000_000, "rated matches"),
 }
 """The ranges of the limits: (least, most, unit)."""
 
@@ -459,3 +468,9 @@ def check_operations(settings: Settings) -> None:
         parse_networks(settings.metrics_allow)
     except ValueError as exc:
         raise SettingsError(f"metrics_allow: {exc}") from None
+
+
+def rating_policy(settings: Settings) -> Policy:
+    """The store's rating and leaderboard policy from the settings."""
+    return Policy(provisional_sigma=settings.rating_provisional_sigma,
+                  min_matches=settings.leaderboard_min_matches)

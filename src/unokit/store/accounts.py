@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, insert, select, update
 
-from unokit.store import challenges
+from unokit.store import boards, challenges
 from unokit.store.leases import StoreError
 from unokit.store.lifecycle import in_batches
 from unokit.store.models import (
@@ -275,6 +275,7 @@ async def delete_player(store: Store, player_id: int) -> None:
 
 def _delete_players(connection: Connection, ids: list[int]) -> None:
     """Delete the players ``ids`` and every row of theirs, children first."""
+    boards.drop_everywhere(connection, ids)
     for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES, *challenges.TABLES):
         connection.execute(delete(table).where(table.c.player_id.in_(ids)))
     connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, Table, delete, insert, select
 
+from unokit.store import boards
 from unokit.store.models import BanRow
 from unokit.store.store import Store
 
@@ -46,6 +47,8 @@ async def add_ban(store: Store, kind: str, value: str, reason: str = "") -> Ban:
     def write(connection: Connection) -> int:
         result = connection.execute(insert(BANS).values(
             kind=kind, value=value, reason=reason, created_at=at))
+        if kind == "name":  # off the leaderboards at once
+            boards.drop_name(connection, value, at)
         return int(result.inserted_primary_key[0])  # type: ignore[index]
     return Ban(await store.run(write), kind, value, reason, at)
 

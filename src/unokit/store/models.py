@@ -3,7 +3,8 @@ players' contributions to a fair deal, the lines of the table chat, the answers 
 the host's and the lobby's commands, which server process owns each room (its lease),
 and the players (guests and accounts), their sessions and API tokens, who held each
 seat of a match (its seatings) and the XP each match gave (revision 0008); the
-players' challenge progress and rewards, their coins and cosmetics (revision 0009).
+players' challenge progress and rewards, their coins and cosmetics (revision 0009); the
+ratings, every rated match's entrants and the leaderboards (revision 0010).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -11,10 +12,10 @@ game. The Alembic migrations in ``unokit/store/migrations`` create these tables;
 checks that the migrated schema and these models agree.
 
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
-['actions', 'answers', 'api_tokens', 'bans', 'challenge_progress', 'challenge_rewards',
- 'chat', 'coin_lines', 'contributions', 'cosmetic_choices', 'cosmetics_owned',
- 'player_matches', 'players', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions',
- 'wallets', 'xp_lines']
+['actions', 'answers', 'api_tokens', 'bans', 'board_counts', 'board_entries',
+ 'challenge_progress', 'challenge_rewards', 'chat', 'coin_lines', 'contributions',
+ 'cosmetic_choices', 'cosmetics_owned', 'player_matches', 'players', 'rating_results',
+ 'ratings', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -69,6 +71,9 @@ class RoomRow(Base):
     creation time at first): what the lobby timeout and the abandonment of a match count
     from, written when the last one goes and, while one stays, at most once a minute
     (revision 0004)."""
+    rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """Whether its matches are rated (when every person seated is an account; revision
+    0010)."""
 
 
 class SeatRow(Base):
@@ -410,3 +415,76 @@ class CosmeticChoiceRow(Base):
                                            primary_key=True)
     slot: Mapped[str] = mapped_column(String(16), primary_key=True)
     cosmetic: Mapped[str] = mapped_column(String(40))
+
+
+class RatingRow(Base):
+    """A player's current rating (openskill's mu and sigma) and how many rated matches it
+    rests on (revision 0010; see :mod:`unokit.store.ratings`)."""
+
+    __tablename__ = "ratings"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer)
+    """Rated matches played."""
+    change: Mapped[int] = mapped_column(Integer)
+    """How the rating shown moved in the last rated match."""
+    updated_at: Mapped[float] = mapped_column(Float)
+    active_until: Mapped[float] = mapped_column(Float, index=True)
+    """When the player stops being eligible for the leaderboards unless they play
+    again (0: not on them)."""
+
+
+class RatingResultRow(Base):
+    """One entrant of a rated match: the player (or the bot), their team and place, and
+    their rating before and after (revision 0010). Rows are kept when a player or the
+    room is deleted: the full re-rate replays them all."""
+
+    __tablename__ = "rating_results"
+    __table_args__ = (Index("ix_rating_results_player", "player_id", "ended_at"),)
+
+    match_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The player; ``None`` for a bot."""
+    bot: Mapped[str] = mapped_column(String(40), default="")
+    team: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    """The team's place: 0 first, equal places tied, a leaver last."""
+    n: Mapped[int] = mapped_column(Integer)
+    """How many rated matches the player had played before this one (-1 for a bot)."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    ended_at: Mapped[float] = mapped_column(Float)
+
+
+class BoardEntryRow(Base):
+    """A player's place on a leaderboard (revision 0010): ``sort_key`` is its order
+    (lower first; ties by player id) and gives the score shown (``2**41 - sort_key``);
+    ``name`` is the player's username, so that a page is read from the index alone."""
+
+    __tablename__ = "board_entries"
+    __table_args__ = (Index("ix_board_entries_order", "board", "sort_key", "player_id",
+                            "name"),)
+
+    board: Mapped[str] = mapped_column(String(24), primary_key=True)
+    player_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sort_key: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(32))
+
+
+class BoardCountRow(Base):
+    """How many entries of a leaderboard have sort keys in one range: level ``L``, key
+    ``k`` counts the keys ``x`` with ``x >> (6 * L) == k`` (revision 0010; see
+    :mod:`unokit.store.boards`)."""
+
+    __tablename__ = "board_counts"
+
+    board: Mapped[str] = mapped_column(String(24), primary_key=True)
+    level: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)

@@ -58,6 +58,7 @@ from unokit.store.models import (
     SeatRow,
     XpLineRow,
 )
+from unokit.store.rating_model import places
 
 SEATINGS: Table = SeatingRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
@@ -110,6 +111,16 @@ class MatchFacts:
     catches: tuple[tuple[int, int], ...] = ()
     """Each missed UNO call caught: its event number and the catcher's seat (the
     challenges count them, :mod:`unokit.store.challenges`)."""
+    places: tuple[int, ...] = ()
+    """Each seat's place in the finishing order (:func:`unokit.store.rating_model.places`)."""
+    teams: tuple[int, ...] = ()
+    """Each seat's team: the lowest seat of its partners."""
+
+    def team_of(self, seat: int) -> tuple[int, ...]:
+        """The seats of ``seat``'s team (the seat alone without :attr:`teams`)."""
+        if not self.teams:
+            return (seat,)
+        return tuple(s for s, t in enumerate(self.teams) if t == self.teams[seat])
 
 
 def _card_line(card: int) -> str | None:
@@ -122,6 +133,7 @@ def _card_line(card: int) -> str | None:
 
 def facts_of(rules: Rules, log: Iterable[Event]) -> MatchFacts:
     """The facts of a finished match, from its event log (``game.log``)."""
+    log = list(log)
     winners: tuple[int, ...] = ()
     rounds: list[tuple[int, tuple[int, ...]]] = []
     cards: list[tuple[int, int, str]] = []
@@ -138,7 +150,8 @@ def facts_of(rules: Rules, log: Iterable[Event]) -> MatchFacts:
             winners = teammates(rules, event.player)
         elif kind is EventKind.CAUGHT:
             catches.append((event.seq, event.player))
-    return MatchFacts(winners, tuple(rounds), tuple(cards), tuple(catches))
+    return MatchFacts(winners, tuple(rounds), tuple(cards), tuple(catches), places(rules, log),
+                      tuple(min(teammates(rules, seat)) for seat in range(rules.players)))
 
 
 @dataclass

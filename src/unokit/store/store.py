@@ -63,7 +63,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from unokit.store import challenges, leases, seatings
+from unokit.store import boards, challenges, leases, ratings, seatings
 from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
@@ -74,6 +74,7 @@ from unokit.store.models import (
     RoomRow,
     SeatRow,
 )
+from unokit.store.ratings import SeatRating
 
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
@@ -116,6 +117,8 @@ class NewRoom:
     server_seed: str
     commitment: str
     seats: int
+    rated: bool = True
+    """Whether its matches are rated (:mod:`unokit.store.ratings`)."""
 
 
 class SeatData(NamedTuple):
@@ -303,6 +306,9 @@ class Store:
         """The leases' clock (tests); ``None``: the database's."""
         self.owner = Owner.here()
         """This store as the owner of rooms' leases."""
+        self.rating_policy = boards.Policy()
+        """When a rating is provisional, and who is on the leaderboards (the server
+        sets it from its settings)."""
         self._tokens: dict[int, int] = {}
         """The rooms this store holds, and their fencing tokens (changed only by the
         writer thread)."""
@@ -614,7 +620,7 @@ class Store:
             now = self.clock()
             result = connection.execute(insert(ROOMS).values(
                 code=room.code, rules=room.rules, status="lobby",
-                turn_timer=room.turn_timer, public=room.public,
+                turn_timer=room.turn_timer, public=room.public, rated=room.rated,
                 server_seed=room.server_seed, commitment=room.commitment,
                 created_at=now, last_seen=now))
             room_id = int(result.inserted_primary_key[0])  # type: ignore[index]
@@ -687,28 +693,36 @@ class Store:
     async def append_action(self, room_id: int, action: ActionData,
                             chat: ChatData | None = None, *,
                             finished: bool = False,
-                            facts: seatings.MatchFacts | None = None) -> None:
+                            facts: seatings.MatchFacts | None = None
+                            ) -> dict[int, SeatRating] | None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
         transaction (a line that broke a silence and the ``say`` it cost); with
         ``finished``, the room is marked finished in it too (the action that ended the
         match: its end is never stored apart from it), with the XP ledger of ``facts``
-        (:func:`unokit.store.seatings.write_ledger`) and the challenge progress
-        (:func:`unokit.store.challenges.write_progress`)."""
+        (:func:`unokit.store.seatings.write_ledger`), the challenge progress
+        (:func:`unokit.store.challenges.write_progress`) and its ratings
+        (:func:`unokit.store.ratings.write_ratings`): then the new ratings, by seat
+        (else ``None``)."""
         if self._closed:
             raise StoreError("the store is closed")
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[dict[int, SeatRating] | None] = \
+            asyncio.get_running_loop().create_future()
         if room_id not in self._tokens:
             raise LeaseLost(room_id)
-        writes = [] if chat is None else [self._chat_writer(room_id, chat)]
+        writes: list[Callable[[Connection], Any]] = (
+            [] if chat is None else [self._chat_writer(room_id, chat)])
         if finished:
             writes.append(self._status_writer(room_id, "finished", facts))
 
-        def write(connection: Connection) -> None:
+        def write(connection: Connection) -> dict[int, SeatRating]:
+            shown: dict[int, SeatRating] = {}
             for each in writes:
-                each(connection)
+                shown = each(connection) or shown
+            return shown
         self._jobs.put((write if writes else None, future, (room_id, *action)))
-        await future
+        shown = await future
+        return (shown or {}) if finished else None
 
     def _chat_writer(self, room_id: int, line: ChatData) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
@@ -730,16 +744,20 @@ class Store:
         await self.run(self._answered(room_id, answer, write))
 
     def _status_writer(self, room_id: int, status: str, facts: seatings.MatchFacts |
-                       None = None) -> Callable[[Connection], None]:
-        def write(connection: Connection) -> None:
+                       None = None) -> Callable[[Connection], dict[int, SeatRating]]:
+        def write(connection: Connection) -> dict[int, SeatRating]:
             self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
             if status in ("finished", "abandoned", "closed"):
                 values["ended_at"] = self.clock()
             connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(values))
-            if facts is not None:
-                ended = seatings.write_ledger(connection, room_id, facts, values["ended_at"])
-                challenges.write_progress(connection, room_id, facts, ended, values["ended_at"])
+            if facts is None:
+                return {}
+            ratings.lock_players(connection, room_id)
+            results = seatings.write_ledger(connection, room_id, facts, values["ended_at"])
+            challenges.write_progress(connection, room_id, facts, results, values["ended_at"])
+            return ratings.write_ratings(connection, room_id, facts, results,
+                                         values["ended_at"], self.rating_policy)
         return write
 
     async def set_status(self, room_id: int, status: str) -> None:
