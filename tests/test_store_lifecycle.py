@@ -94,10 +94,10 @@ async def test_retention_deletes_old_rooms_in_batches_and_keeps_the_rest(
         keeper = retainer(store, {"HELD": held})  # the defaults: 90 days and 1 day
         commits = store.commits
         assert await keeper.run() == 10
-        # 3 + 3 + 3 + 1 rooms: four transactions, one for the lost guests (none) and one
-        # for the challenge progress of periods over as long (none), and for the players
+        # 3 + 3 + 3 + 1 rooms: four transactions, one for the lost guests (none), one for
+        # the challenge progress of periods over as long (none) and one for the players
         # off the leaderboards (none)
-        assert store.commits - commits == 6
+        assert store.commits - commits == 7
         assert await codes(store) == {"FIN89", "LOBH", "MATCH2", "PLAY", "LOBBY", "HELD"}
         assert await rows_of(store, old) == 0
         assert keeper.deleted == 10
