@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from unokit.bots.base import Bot
-from unokit.engine.actions import format_action
+from unokit.engine.actions import format_action, parse_action
 from unokit.engine.driver import Driver
 from unokit.engine.events import Event
 from unokit.engine.game import Game
@@ -88,6 +88,31 @@ class StateField(Generic[T]):
 def action_text(action: int) -> str:
     """The text form of an action (an action's text never changes: worked out once)."""
     return format_action(action)
+
+
+CACHED_TEXT = 24
+"""The longest action text whose parse is kept (:func:`seat_action`): every action a
+game has is shorter, and a client's longer texts cannot fill the cache with big keys."""
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _cached_action(seat: int, text: str) -> int:
+    return parse_action(f"{seat}:{text}")
+
+
+def seat_action(seat: int, text: str) -> int:
+    """The action of ``seat`` whose text without the seat is ``text`` (``"R5"``,
+    ``"draw"``), parsed once per seat and text (a text never changes its meaning).
+
+    >>> format_action(seat_action(2, "W>R"))
+    '2:W>R'
+
+    Raises:
+        ActionCodeError: not an action.
+    """
+    if len(text) > CACHED_TEXT:
+        return parse_action(f"{seat}:{text}")
+    return _cached_action(seat, text)
 
 
 class RoomBase:

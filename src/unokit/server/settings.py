@@ -272,9 +272,16 @@ class Settings:
                                 ) from None
 
 
-def default_bot_workers() -> int:
-    """The default :attr:`Settings.bot_workers`: two, or one on a one-CPU machine."""
-    return max(1, min(2, os.cpu_count() or 1))
+def default_bot_workers(cpus: int | None = None) -> int:
+    """The default :attr:`Settings.bot_workers`: one CPU fewer than the machine has (so
+    that busy workers always leave one to the event loop every room shares), at least
+    one and at most two (``cpus``: the machine's, :func:`os.cpu_count`).
+
+    >>> [default_bot_workers(n) for n in (1, 2, 3, 16)]
+    [1, 1, 2, 2]
+    """
+    count = os.cpu_count() if cpus is None else cpus
+    return max(1, min(2, (count or 1) - 1))
 
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",

@@ -142,6 +142,13 @@ def _hidden(event: Event) -> bool:
     return event.visible_to is not None or event.kind is EventKind.ROUND_ENDED
 
 
+def _content(seen: tuple[int, Event]) -> tuple[Any, ...]:
+    """What an event as one viewer sees it holds, comparable and hashable: its place,
+    its fields and its data (as JSON)."""
+    i, event = seen
+    return (i, *event[:-1], None if event.data is None else _encode(event.data))
+
+
 def events_messages(game: Game, driver: Driver, events: Sequence[Event],
                     viewers: Iterable[int], legal_of: LegalOf, *,
                     ack_viewer: int | None = None,
@@ -152,27 +159,28 @@ def events_messages(game: Game, driver: Driver, events: Sequence[Event],
     ``ack_viewer``. Viewers with the same view get the same bytes object, encoded
     once."""
     public = [event.to_dict() for event in events]
-    hidden = [i for i, event in enumerate(events) if _hidden(event)]
+    hidden = [(i, event) for i, event in enumerate(events) if _hidden(event)]
     lead, phase, facts = driver.lead(), str(game.phase), table_facts(game)
-    made: dict[tuple[bytes, tuple[str, ...], bool, bool], bytes] = {}
+    made: dict[tuple[Any, ...], bytes] = {}
     out: dict[int, bytes] = {}
     for viewer in viewers:
-        view = None if viewer < 0 else viewer
-        own: list[tuple[int, dict[str, Any]]] = []
-        for i in hidden:
-            seen = redact(events[i], view)
-            if seen is not events[i]:
-                own.append((i, seen.to_dict()))
+        own: list[tuple[int, Event]] = []
+        if hidden:
+            view = None if viewer < 0 else viewer
+            for i, event in hidden:
+                seen = redact(event, view)
+                if seen is not event:
+                    own.append((i, seen))
         legal, must = legal_of(viewer)
         acked = ack is not None and viewer == ack_viewer
-        key = (_encode(own) if own else b"", tuple(legal), must, acked)
+        key = (tuple(legal), must, acked, *map(_content, own))
         data = made.get(key)
         if data is None:
             shown = public
             if own:
                 shown = list(public)
-                for i, seen_dict in own:
-                    shown[i] = seen_dict
+                for i, seen in own:
+                    shown[i] = seen.to_dict()
             data = made[key] = P.encode(P.Events(
                 events=shown, lead=lead, phase=phase, legal=legal, must=must,
                 ack=ack if acked else None, **facts))
