@@ -409,7 +409,7 @@ def main() -> int:
     print(f"latency action -> last broadcast (ms): p50 {percentile(ms, 0.50):.1f}  "
           f"p90 {percentile(ms, 0.90):.1f}  p99 {percentile(ms, 0.99):.1f}  "
           f"max {max(ms, default=float('nan')):.1f}")
-    share = cpu / (args.seconds + args.warmup) * 100
+    share = cpu / max(1e-9, measured + args.warmup) * 100
     print(f"throughput {len(ms) / measured:.0f} actions/s (measured part); server CPU "
           f"{cpu:.1f} s, {system:.1f} s of it in the kernel ({share:.0f}% of one core over "
           f"the play), peak memory {peak / 2**20:.0f} MiB; client processes' CPU "
