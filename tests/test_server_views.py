@@ -153,3 +153,15 @@ def test_a_drawn_card_reaches_only_its_drawer() -> None:
     acked = events_messages(game, driver, [public], [0, 2], nothing, ack_viewer=2, ack=ack)
     assert msgspec.json.decode(acked[2])["ack"] == {"type": "ack", "id": "x", "seq": public.seq}
     assert "ack" not in msgspec.json.decode(acked[0])
+
+
+def test_an_action_text_parses_the_same_cached_or_not() -> None:
+    from unokit.engine.actions import parse_action
+    from unokit.engine.errors import ActionCodeError
+    from unokit.server.room_base import CACHED_TEXT, seat_action
+    for text in ("R5", "draw", "W+4>B!", "catch 2", " " * CACHED_TEXT + "R5"):
+        assert seat_action(1, text) == seat_action(1, text) == parse_action(f"1:{text}")
+    assert seat_action(1, "R5") != seat_action(2, "R5")
+    for bad in ("R55", "x" * (CACHED_TEXT + 1), "catch x"):
+        with pytest.raises(ActionCodeError):
+            seat_action(0, bad)
