@@ -28,6 +28,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
+from _load_goal import Goal
 from unokit.server import protocol as P
 
 
@@ -161,7 +162,8 @@ class LoadRoom:
                  counters: dict[str, int]) -> None:
         self.code = code
         self.paced = paced
-        self.until = self.warmup_end = self.next_at = 0.0
+        self.goal: Goal | None = None
+        self.warmup_end = self.next_at = 0.0
         self.latencies = latencies
         self.counters = counters
         self.seats: list[Seat] = []
@@ -175,17 +177,17 @@ class LoadRoom:
         self.finished = False
         self.waiting = False
 
-    def begin(self, until: float, warmup_end: float, rng: random.Random) -> None:
-        """Start playing (the first action within a second), until ``until``; the
-        latencies of actions sent after ``warmup_end`` count."""
-        self.until, self.warmup_end = until, warmup_end
+    def begin(self, goal: Goal, warmup_end: float, rng: random.Random) -> None:
+        """Start playing (the first action within a second), until ``goal`` is reached;
+        the latencies of actions sent after ``warmup_end`` count."""
+        self.goal, self.warmup_end = goal, warmup_end
         self.next_at = time.perf_counter() + (rng.random() if self.paced else 0.0)
         self.began = True
         self.step()
 
-    async def play(self, until: float, warmup_end: float, rng: random.Random) -> None:
+    async def play(self, goal: Goal, warmup_end: float, rng: random.Random) -> None:
         """:meth:`begin`, then wait until the room has finished."""
-        self.begin(until, warmup_end, rng)
+        self.begin(goal, warmup_end, rng)
         await self.over
 
     # ------------------------------------------------------------ driving
@@ -195,7 +197,7 @@ class LoadRoom:
         if self.finished or self.pending is not None or not self.began:
             return
         now = time.perf_counter()
-        if now >= self.until:
+        if self.goal is None or self.goal.reached(now):
             self.finish()
             return
         actor = next((s for s in self.seats if s.must and s.legal), None)

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import Any
 
+from _load_goal import Goal
 from unokit.client import ActionRefused, GameClient, create_room
 
 
@@ -52,13 +53,13 @@ class UnokitRoom:
         return any(c.reveal is not None or c.bye is not None or c.closed.is_set()
                    for c in self.clients)
 
-    async def play(self, until: float, warmup_end: float, rng: random.Random) -> None:
-        """Play (the first action within a second) until ``until``; the latencies of
-        actions sent after ``warmup_end`` count."""
+    async def play(self, goal: Goal, warmup_end: float, rng: random.Random) -> None:
+        """Play (the first action within a second) until ``goal`` is reached; the
+        latencies of actions sent after ``warmup_end`` count."""
         paced, latencies, counters = self.paced, self.latencies, self.counters
         next_at = time.perf_counter() + (rng.random() if paced else 0.0)
         try:
-            while time.perf_counter() < until:
+            while not goal.reached(time.perf_counter()):
                 await self.until(lambda: self.actor() is not None or self.over())
                 if self.over():
                     if any(c.reveal is not None for c in self.clients):

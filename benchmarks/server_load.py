@@ -36,6 +36,10 @@ the others.
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
     python benchmarks/server_load.py --rooms 0 --bot-rooms 500 --seconds 60
 
+``--min-actions N`` (and ``--min-bot-actions N``) play on past ``--seconds`` until that
+many actions were measured (at most ``--max-seconds``): a run that must measure
+something whatever the machine's load (the tests) asks for a count, not a time.
+
 An unpaced run plays matches to 100,000 points by default, so that no room's match ends
 within the run: a room whose match is over stops, and the load would fall with it.
 
@@ -48,10 +52,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -115,17 +121,21 @@ def raise_fd_limit() -> None:
 async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
                       seconds: float, warmup: float, seed: int,
                       client: str = "sansio", bot_rooms: int = 0,
-                      bot: str = "search") -> dict[str, Any]:
+                      bot: str = "search", min_actions: int = 0, min_bot_actions: int = 0,
+                      max_seconds: float = math.inf) -> dict[str, Any]:
     """Seat every room of this worker, say ``ready`` on stdout, wait for ``go`` on stdin,
     then play ``warmup`` + ``seconds``; ``fields``: each room's (``POST /api/rooms``);
     ``client``: ``sansio`` (``_load_client.py``) or
     ``unokit`` (``_load_unokit.py``); ``bot_rooms``: rooms of one client and server bots
-    ``bot`` ("play now"), whose latencies are kept apart."""
+    ``bot`` ("play now"), whose latencies are kept apart; ``min_actions``,
+    ``min_bot_actions``: play on until that many latencies of each were measured, for at
+    most ``max_seconds`` after the warm-up (``_load_goal.py``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import httpx
 
     import _load_client
     import _load_unokit
+    from _load_goal import Goal
     # the server closes a keep-alive connection idle for 5 s (uvicorn's default), and a
     # request sent on it as it closes fails: the pool lets such connections go after 1 s
     http = httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=20,
@@ -160,15 +170,32 @@ async def worker_main(url: str, rooms: int, fields: dict[str, Any], paced: bool,
     print("ready", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     start = time.perf_counter()
-    warmup_end, until = start + warmup, start + warmup + seconds
-    await asyncio.gather(*(room.play(until, warmup_end, rng) for room in ready))
-    measured = max(1e-9, min(time.perf_counter(), until) - warmup_end)
+    warmup_end = start + warmup
+    goal = Goal(warmup_end + seconds, latencies, bot_latencies, actions=min_actions,
+                bot_actions=min_bot_actions, deadline=warmup_end + max(seconds, max_seconds))
+    await asyncio.gather(*(room.play(goal, warmup_end, rng) for room in ready))
+    if goal.missed:
+        counters["errors"] += 1
+        print(f"worker: measured {len(latencies)} of {min_actions} actions and "
+              f"{len(bot_latencies)} of {min_bot_actions} bot-room actions within "
+              f"{max_seconds:g} s", file=sys.stderr)
+    measured = max(1e-9, (goal.ended or time.perf_counter()) - warmup_end)
     return {"latencies": latencies, "bot_latencies": bot_latencies, "counters": counters,
             "measured_s": measured,
             "cpu_s": time.process_time() - cpu_setup}
 
 
 # ---------------------------------------------------------------- the run
+def part(total: int, share: int, whole: int) -> int:
+    """A worker's part of ``total`` actions to measure, for ``share`` of ``whole`` rooms
+    (rounded up: the parts add up to at least ``total``).
+
+    >>> part(10, 2, 3), part(10, 1, 3), part(10, 0, 0)
+    (7, 4, 0)
+    """
+    return -(-total * share // whole) if whole else 0
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -208,11 +235,22 @@ def main() -> int:
     parser.add_argument("--profile", default="", metavar="FILE",
                         help="sample the server with py-spy over the steady part (folded "
                              "stacks of the thread holding the GIL, into FILE)")
+    parser.add_argument("--cprofile", default="", metavar="FILE",
+                        help="profile the server's event loop with cProfile over the steady "
+                             "part (pstats's format, into FILE; benchmarks/_cprofile_server.py)")
     parser.add_argument("--bot-rooms", type=int, default=0, metavar="N",
                         help="also N rooms of one client and server bots (play now), whose "
                              "client latencies are given apart")
     parser.add_argument("--bot-level", default="search", metavar="SPEC",
                         help="the server bots of those rooms (default search)")
+    parser.add_argument("--min-actions", type=int, default=0, metavar="N",
+                        help="play on past --seconds until N client-room actions were "
+                             "measured (a condition instead of a time: the tests use it)")
+    parser.add_argument("--min-bot-actions", type=int, default=0, metavar="N",
+                        help="... and N actions of the bot rooms' clients")
+    parser.add_argument("--max-seconds", type=float, default=300.0, metavar="S",
+                        help="the longest a run plays after the warm-up for those counts "
+                             "(then it ends with an error; default 300)")
     parser.add_argument("--worker", nargs=3, metavar=("URL", "ROOMS", "OUT"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--worker-bot-rooms", type=int, default=0, help=argparse.SUPPRESS)
@@ -227,7 +265,9 @@ def main() -> int:
         fields: dict[str, Any] = {"rules": args.rules, "turn_timer": args.turn_timer}
         out = uvloop.run(worker_main(url, rooms, fields, not args.unpaced, args.seconds,
                                       args.warmup, args.seed, args.client,
-                                      args.worker_bot_rooms, args.bot_level))
+                                      args.worker_bot_rooms, args.bot_level,
+                                      args.min_actions, args.min_bot_actions,
+                                      args.max_seconds))
         Path(path).write_text(json.dumps(out))  # a file: a pipe could fill and block
         return 0
 
@@ -244,6 +284,9 @@ def main() -> int:
             url = f"http://127.0.0.1:{port}"
             command = [sys.executable, "-m", "unokit.cli", "serve", "--port", str(port),
                        "--data-dir", data, "--log-level", "warning"]
+            if args.cprofile:
+                command[1:3] = [str(ROOT / "benchmarks" / "_cprofile_server.py"),
+                                str(Path(args.cprofile).resolve())]
             if args.database_url:
                 command += ["--database-url", args.database_url]
             # every simulated client comes from this machine: lift the per-address limits
@@ -276,7 +319,11 @@ def main() -> int:
                  "--rules", args.rules, "--turn-timer", str(args.turn_timer),
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                  "--seed", str(args.seed * 100 + i), "--client", args.client,
-                 "--worker-bot-rooms", str(bot_share[i]), "--bot-level", args.bot_level]
+                 "--worker-bot-rooms", str(bot_share[i]), "--bot-level", args.bot_level,
+                 "--min-actions", str(part(args.min_actions, n, args.rooms)),
+                 "--min-bot-actions", str(part(args.min_bot_actions, bot_share[i],
+                                               args.bot_rooms)),
+                 "--max-seconds", str(args.max_seconds)]
                 + (["--unpaced"] if args.unpaced else []),
                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 preexec_fn=(lambda: os.nice(args.nice)) if args.nice else None)
@@ -306,6 +353,9 @@ def main() -> int:
                     if len(steady) < 2 and time.time() >= (steady_to if steady
                                                            else steady_from):
                         steady.append((time.time(), proc.cpu_times(), machine_times()))
+                        if args.cprofile and server is not None:
+                            server.send_signal(signal.SIGUSR1 if len(steady) == 1
+                                               else signal.SIGUSR2)
                         if args.profile and len(steady) == 1:
                             spy = subprocess.Popen(
                                 ["py-spy", "record", "-p", str(proc.pid), "--gil",
@@ -359,7 +409,7 @@ def main() -> int:
     print(f"latency action -> last broadcast (ms): p50 {percentile(ms, 0.50):.1f}  "
           f"p90 {percentile(ms, 0.90):.1f}  p99 {percentile(ms, 0.99):.1f}  "
           f"max {max(ms, default=float('nan')):.1f}")
-    share = cpu / (args.seconds + args.warmup) * 100
+    share = cpu / max(1e-9, measured + args.warmup) * 100
     print(f"throughput {len(ms) / measured:.0f} actions/s (measured part); server CPU "
           f"{cpu:.1f} s, {system:.1f} s of it in the kernel ({share:.0f}% of one core over "
           f"the play), peak memory {peak / 2**20:.0f} MiB; client processes' CPU "

@@ -13,7 +13,7 @@ import pytest
 from unokit.engine import game as game_module
 from unokit.engine.cards import CODES
 from unokit.server import room as room_module
-from unokit.server import room_base
+from unokit.server import views as server_views
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -71,7 +71,7 @@ def _unredacted(event: Any, viewer: int | None) -> Any:
 
 async def test_the_audit_finds_events_that_are_not_redacted(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(room_base, "redact", _unredacted)
+    monkeypatch.setattr(server_views, "redact", _unredacted)
     tally = await audit_hidden.run_audit(2, seed=5)
     assert any("expected" in v for v in tally.violations)
     assert any("not in this viewer's view" in v for v in tally.violations)
@@ -81,7 +81,7 @@ async def test_the_card_scan_does_not_rely_on_the_engines_redaction(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # with the redaction broken in the server and in the reference alike, the events
     # match, and only the scan of every card code can find the leak
-    monkeypatch.setattr(room_base, "redact", _unredacted)
+    monkeypatch.setattr(server_views, "redact", _unredacted)
     monkeypatch.setattr(audit_hidden, "redact", _unredacted)
     tally = await audit_hidden.run_audit(2, seed=5)
     assert not any("expected" in v for v in tally.violations)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -234,3 +235,12 @@ def test_bot_settings_have_their_defaults() -> None:
     assert (settings.bot_budget, settings.bot_max_iterations) == (0.2, 6000)
     assert 1 <= settings.bot_workers <= 2
     assert Settings.from_env({"UNOKIT_BOT_WORKERS": "0"}).bot_workers == 0
+
+
+@pytest.mark.parametrize(("cpus", "workers"), [(None, 1), (1, 1), (2, 1), (3, 2), (64, 2)])
+def test_the_default_bot_workers_leave_a_cpu_to_the_event_loop(
+        monkeypatch: pytest.MonkeyPatch, cpus: int | None, workers: int) -> None:
+    # two workers busy with search bots on a two-CPU machine would leave the event loop
+    # every room shares no CPU of its own
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert Settings.from_env({}).bot_workers == workers

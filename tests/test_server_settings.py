@@ -22,6 +22,8 @@ from unokit.server.settings import OTHER_VARIABLES, Settings, SettingsError
     ({"UNOKIT_ROOM_RATE": "-1"}, "UNOKIT_ROOM_RATE:"),
     ({"UNOKIT_MAX_ROOMS": "1.5"}, "UNOKIT_MAX_ROOMS: expected an integer"),
     ({"UNOKIT_ALLOWED_ORIGINS": "evil.example"}, "UNOKIT_ALLOWED_ORIGINS:"),
+    ({"UNOKIT_WS_PING_INTERVAL": "-1"}, "UNOKIT_WS_PING_INTERVAL:"),
+    ({"UNOKIT_WS_PING_TIMEOUT": "0"}, "UNOKIT_WS_PING_TIMEOUT:"),
     ({"UNOKIT_DATABSE_URL": "postgresql://x"},
      "UNOKIT_DATABSE_URL: not a setting (did you mean UNOKIT_DATABASE_URL?)"),
 ])
@@ -49,5 +51,16 @@ def test_the_default_limits_are_valid_and_named_in_the_docs() -> None:
                  "handshake_burst", "conns_per_address", "max_conns", "room_rate",
                  "room_burst", "lobbies_per_address", "max_rooms", "head_timeout",
                  "idle_timeout", "room_list_max", "room_list_ttl", "presence_interval",
-                 "allowed_origins"):
+                 "allowed_origins", "ws_ping_interval", "ws_ping_timeout"):
         assert f"UNOKIT_{name.upper()}" in section, name
+
+
+def test_the_websocket_pings_are_a_setting_that_reaches_uvicorn() -> None:
+    from unokit.server.serve import uvicorn_config
+    config = uvicorn_config(Settings.from_env({}), app=None)
+    assert (config.ws_ping_interval, config.ws_ping_timeout) == (60.0, 30.0)
+    config = uvicorn_config(Settings.from_env({"UNOKIT_WS_PING_INTERVAL": "15",
+                                               "UNOKIT_WS_PING_TIMEOUT": "5"}), app=None)
+    assert (config.ws_ping_interval, config.ws_ping_timeout) == (15.0, 5.0)
+    off = uvicorn_config(Settings.from_env({"UNOKIT_WS_PING_INTERVAL": "0"}), app=None)
+    assert off.ws_ping_interval is None  # no pings at all

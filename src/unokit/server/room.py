@@ -34,7 +34,6 @@ from unokit.engine.actions import (
     UNO_FLAG,
     action_target,
     action_type,
-    parse_action,
 )
 from unokit.engine.errors import ActionCodeError, IllegalActionError, Reason
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
@@ -51,7 +50,7 @@ from unokit.server.moved import refuse_moved, say_moved
 from unokit.server.outage import NOT_STORED, RETRY_AFTER, UNAVAILABLE
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
-from unokit.server.room_base import action_text
+from unokit.server.room_base import action_text, seat_action
 from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
 from unokit.server.room_state import RoomState
 from unokit.server.seating import (
@@ -482,7 +481,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                         else N_("the match is over"))
             return
         try:
-            action = parse_action(f"{seat}:{message.action}")
+            action = seat_action(seat, message.action)
         except ActionCodeError:
             self._error(conn, seat, message.id, "bad_request",
                         N_("not an action: see docs/protocol.md for the action texts"))

@@ -21,11 +21,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from unokit.bots.base import Bot
-from unokit.engine.actions import format_action
+from unokit.engine.actions import format_action, parse_action
 from unokit.engine.driver import Driver
-from unokit.engine.events import Event, redact
+from unokit.engine.events import Event
 from unokit.engine.game import Game
-from unokit.engine.phases import MATCH_OVER
 from unokit.engine.rules import Rules
 from unokit.i18n import localize
 from unokit.server import protocol as P
@@ -39,6 +38,9 @@ from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
 from unokit.server.room_state import RoomState, Thinking
 from unokit.server.seating import Connection, Grace, Held, RoomError, Seat, language
 from unokit.server.settings import Settings
+from unokit.server.views import SeatLegal, events_messages
+from unokit.server.views import seatless_text as seatless_text
+from unokit.server.views import table_facts as table_facts
 from unokit.store import ChatData, Store
 from unokit.store.ratings import SeatRating
 
@@ -89,26 +91,29 @@ def action_text(action: int) -> str:
     return format_action(action)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def seatless_text(action: int) -> str:
-    """The text form of an action without its seat, as the protocol writes it."""
-    return action_text(action).split(":", 1)[1]
+CACHED_TEXT = 24
+"""The longest action text whose parse is kept (:func:`seat_action`): every action a
+game has is shorter, and a client's longer texts cannot fill the cache with big keys."""
 
 
-def table_facts(game: Game) -> dict[str, int]:
-    """The public facts of the table that every events message carries beside its
-    events, since the events alone cannot always tell them (a reshuffle in the middle of
-    a draw, a Wild Draw Four open to a challenge, a UNO call still open after a
-    penalty): the draw pile's size, the pending penalty and the seat that may be caught.
-    They are the same for every viewer, and equal to the observation's
-    ``draw_pile_size``, ``pending_draw`` and ``uno_open`` (-1 for ``None``).
+@functools.lru_cache(maxsize=1 << 14)
+def _cached_action(seat: int, text: str) -> int:
+    return parse_action(f"{seat}:{text}")
 
-    >>> table_facts(Game("official,players=2", seed=1))
-    {'pile': 93, 'pending': 0, 'uno_open': -1}
+
+def seat_action(seat: int, text: str) -> int:
+    """The action of ``seat`` whose text without the seat is ``text`` (``"R5"``,
+    ``"draw"``), parsed once per seat and text (a text never changes its meaning).
+
+    >>> format_action(seat_action(2, "W>R"))
+    '2:W>R'
+
+    Raises:
+        ActionCodeError: not an action.
     """
-    uno = game.uno_open
-    caught = uno if uno >= 0 and len(game.hands[uno]) == 1 else -1
-    return {"pile": len(game.draw_pile), "pending": game.pending, "uno_open": caught}
+    if len(text) > CACHED_TEXT:
+        return parse_action(f"{seat}:{text}")
+    return _cached_action(seat, text)
 
 
 class RoomBase:
@@ -189,6 +194,8 @@ class RoomBase:
         """Set when the finished room let go of memory (``Room._unload_if_idle``)."""
         self.lost = False
         """Set when the room found that another process owns it now."""
+        self.seat_legal = SeatLegal()
+        """Each seat's legal actions, worked out once per position of the game."""
         self.on_unloaded: Callable[[Any], None] | None = None
         self.on_closed: Callable[[Any], None] | None = None
         """Told when the room closes (an idle lobby): its task has stopped."""
@@ -295,39 +302,30 @@ class RoomBase:
         self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
 
     def _legal(self, viewer: int) -> tuple[list[str], bool]:
+        """``viewer``'s legal actions and whether it leads, worked out once per position
+        of the game (:class:`~unokit.server.views.SeatLegal`; the lists are shared:
+        never change them)."""
         game, driver = self.game, self.driver
-        if (viewer < 0 or game is None or driver is None or game.phase is MATCH_OVER
-                or self.status == "abandoned"):
+        if viewer < 0 or game is None or driver is None or self.status == "abandoned":
             return [], False
-        legal = [seatless_text(a) for a in game.legal_actions(viewer)]
-        return legal, viewer == driver.lead()
+        return self.seat_legal.of(game, driver, viewer)
 
-    def _events_message(self, events: list[Event], viewer: int,
-                        public: list[dict[str, Any]] | None = None,
-                        ack: P.Ack | None = None) -> bytes:
-        """The events as ``viewer`` sees them, with its legal actions (and ``ack``).
-        ``public``: the events' own dicts, worked out once for every viewer that sees
-        them whole."""
+    def _events_message(self, events: list[Event], viewer: int) -> bytes:
+        """The events as ``viewer`` sees them, with its legal actions."""
         game, driver = self.game, self.driver
         assert game is not None and driver is not None
-        view = None if viewer < 0 else viewer
-        legal, must = self._legal(viewer)
-        shown = []
-        for i, event in enumerate(events):
-            seen = redact(event, view)
-            shown.append(public[i] if public is not None and seen is event
-                         else seen.to_dict())
-        return P.encode(P.Events(events=shown, lead=driver.lead(), phase=str(game.phase),
-                                 legal=legal, must=must, ack=ack, **table_facts(game)))
+        return events_messages(game, driver, events, (viewer,), self._legal)[viewer]
 
     def _broadcast_events(self, events: list[Event],
                           ack: tuple[Connection, P.Ack] | None = None) -> bool:
-        """Send each viewer the events as it sees them (one encoding per viewer, shared
-        by its connections). ``ack``: the connection that sent the action and its ack,
-        which rides in that connection's events message when the connection asked for
-        it (``ack_in_events``) and is its seat's only connection here, so that the
-        message is its own; whether it did."""
-        public = [event.to_dict() for event in events]
+        """Send each viewer the events as it sees them, one encoding per view
+        (:func:`~unokit.server.views.events_messages`: viewers that see the same share
+        it). ``ack``: the connection that sent the action and its ack, which rides in
+        that connection's events message when the connection asked for it
+        (``ack_in_events``) and is its seat's only connection here, so that the message
+        is its own; whether it did."""
+        game, driver = self.game, self.driver
+        assert game is not None and driver is not None
         viewers = self.fanout.viewers(self.code)
         mine, answer = None, None
         if ack is not None:
@@ -335,10 +333,10 @@ class RoomBase:
             if (getattr(conn, "ack_in_events", False) and conn in self.conns
                     and viewers.get(conn.viewer) == 1):
                 mine = conn.viewer
-        self.fanout.publish(self.code, {
-            viewer: self._events_message(events, viewer, public,
-                                         answer if viewer == mine else None)
-            for viewer in viewers})
+        if self.status != "abandoned":
+            self.seat_legal.warm(game, driver, viewers)
+        self.fanout.publish(self.code, events_messages(
+            game, driver, events, viewers, self._legal, ack_viewer=mine, ack=answer))
         return mine is not None
 
     def _reveal_message(self) -> bytes:

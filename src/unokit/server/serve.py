@@ -105,10 +105,10 @@ def serve(settings: Settings) -> None:
 
 def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
     """uvicorn's settings for ``app``: our logs (not uvicorn's access lines), the
-    WebSocket protocol and limits (:func:`unokit.server.transport.uvicorn_options`), and
-    ``X-Forwarded-*`` believed from ``forwarded_allow_ips`` only."""
+    WebSocket protocol, pings and limits (:func:`unokit.server.transport.uvicorn_options`),
+    and ``X-Forwarded-*`` believed from ``forwarded_allow_ips`` only."""
     return uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
-                          access_log=False, ws_ping_interval=20, ws_ping_timeout=20,
+                          access_log=False,
                           timeout_graceful_shutdown=10, proxy_headers=True,
                           forwarded_allow_ips=settings.forwarded_allow_ips, lifespan="on",
                           **uvicorn_options(settings))

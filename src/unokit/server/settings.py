@@ -129,6 +129,12 @@ class Settings:
     """The most rooms one page of ``GET /api/rooms`` lists (its ``limit``)."""
     room_list_ttl: float = 1.0
     """Seconds the open-room list is reused before it is built again."""
+    ws_ping_interval: float = 60.0
+    """Seconds between the server's WebSocket pings on a connection, which find clients
+    that went without closing (0: no pings). Each ping costs the server a little CPU
+    per connection; uvicorn's own default, 20 s, is three times as many."""
+    ws_ping_timeout: float = 30.0
+    """Seconds a client has to answer a ping (a pong) before its connection is closed."""
     presence_interval: float = 1.0
     """Seconds between two room messages that only tell of spectators coming and going."""
     allowed_origins: str = ""
@@ -280,9 +286,16 @@ class Settings:
                                 ) from None
 
 
-def default_bot_workers() -> int:
-    """The default :attr:`Settings.bot_workers`: two, or one on a one-CPU machine."""
-    return max(1, min(2, os.cpu_count() or 1))
+def default_bot_workers(cpus: int | None = None) -> int:
+    """The default :attr:`Settings.bot_workers`: one CPU fewer than the machine has (so
+    that busy workers always leave one to the event loop every room shares), at least
+    one and at most two (``cpus``: the machine's, :func:`os.cpu_count`).
+
+    >>> [default_bot_workers(n) for n in (1, 2, 3, 16)]
+    [1, 1, 2, 2]
+    """
+    count = os.cpu_count() if cpus is None else cpus
+    return max(1, min(2, (count or 1) - 1))
 
 
 _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "number",
@@ -295,7 +308,8 @@ _KINDS = {"port": "int", "turn_timer": "int", "burst": "int", "catch_grace": "nu
           "max_conns": "int", "room_rate": "number", "room_burst": "int",
           "lobbies_per_address": "int", "max_rooms": "int", "head_timeout": "number",
           "idle_timeout": "number", "room_list_max": "int", "room_list_ttl": "number",
-          "presence_interval": "number", "lease": "number", "lease_renew": "number",
+          "presence_interval": "number", "ws_ping_interval": "number",
+          "ws_ping_timeout": "number", "lease": "number", "lease_renew": "number",
           "db_connect_timeout": "number", "db_statement_timeout": "number",
           "db_wait": "number", "access_log": "flag", "metrics": "flag",
           "hash_workers": "int", "hash_queue": "int", "hash_memory_kib": "int",
@@ -321,6 +335,8 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "room_list_max": (1, 10_000, "rooms"),
     "room_list_ttl": (0, 60, "seconds"),
     "presence_interval": (0, 60, "seconds"),
+    "ws_ping_interval": (0, 3600, "seconds (0: no pings)"),
+    "ws_ping_timeout": (1, 3600, "seconds"),
     "hash_workers": (1, 64, "threads"),
     "hash_queue": (2, 10_000, "password checks"),
     "hash_memory_kib": (8, 4 * 1024 * 1024, "KiB"),

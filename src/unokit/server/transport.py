@@ -1,5 +1,5 @@
-"""How uvicorn is set up for the server: frame size, idle and request-head timeouts,
-and a bound on concurrent connections.
+"""How uvicorn is set up for the server: frame size, WebSocket pings, idle and
+request-head timeouts, and a bound on concurrent connections.
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive`` seconds, but
 it has no limit on how long a client may take to send a request head: a client that
@@ -12,6 +12,11 @@ head has not come whole within ``head_timeout`` seconds is closed.
 >>> options = uvicorn_options(Settings(database_url="sqlite://", head_timeout=3))
 >>> options["http"].head_timeout, options["ws_max_size"], options["timeout_keep_alive"]
 (3.0, 65536, 5.0)
+>>> options["ws_ping_interval"], options["ws_ping_timeout"]
+(60.0, 30.0)
+>>> no_pings = Settings(database_url="sqlite://", ws_ping_interval=0)
+>>> uvicorn_options(no_pings)["ws_ping_interval"] is None  # 0: uvicorn sends no pings
+True
 """
 
 from __future__ import annotations
@@ -114,11 +119,14 @@ def head_timeout_protocol(seconds: float, *, h11: bool = False) -> type[asyncio.
 
 
 def uvicorn_options(settings: Settings, *, h11: bool = False) -> dict[str, Any]:
-    """The ``uvicorn.Config`` options that carry the limits of ``settings``, and the
+    """The ``uvicorn.Config`` options that carry the limits of ``settings``, its
+    WebSocket pings (``ws_ping_interval``, 0: none; ``ws_ping_timeout``), and the
     WebSocket protocol: ``websockets``'s sans-I/O one without compression, which
     :mod:`unokit.server.wire` reads and writes at once (:class:`DirectProtocol`)."""
     return {"http": head_timeout_protocol(settings.head_timeout, h11=h11),
             "ws": DirectProtocol, "ws_per_message_deflate": False,
             "ws_max_size": settings.max_frame,
+            "ws_ping_interval": settings.ws_ping_interval or None,
+            "ws_ping_timeout": settings.ws_ping_timeout,
             "timeout_keep_alive": settings.idle_timeout,
             "limit_concurrency": settings.max_conns + CONCURRENCY_SPARE}
