@@ -33,6 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
@@ -115,19 +116,6 @@ def _bit_tables() -> tuple[I64, I64, I64, I64]:
 
 
 _BIT, _KIND_OF_BIT, _PLAY_MASK, _COLOR_MASK = _bit_tables()
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_U58 = np.uint64(58)
-
-
-def _debruijn_table() -> I64:
-    table = np.zeros(64, dtype=np.int64)
-    for i in range(64):
-        table[((1 << i) * 0x03F79D71B4CB0A89 & ((1 << 64) - 1)) >> 58] = i
-    return table
-
-
-_LOWEST = _debruijn_table()
-
 # ------------------------------------------------------------------ state layout
 HAND_COLS = 80
 SIZE = 79  # the column of a hand that holds its size
@@ -210,7 +198,6 @@ POL_PLAYFIRST = 1
 _GOLDEN = np.uint64(GOLDEN)
 _MIX1 = np.uint64(MIX1)
 _MIX2 = np.uint64(MIX2)
-_M32 = np.uint64(0xFFFFFFFF)
 _SALT = np.uint64(0x6A09E667F3BCC909)
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -218,7 +205,6 @@ _U0 = np.uint64(0)
 _U27 = np.uint64(27)
 _U30 = np.uint64(30)
 _U31 = np.uint64(31)
-_U32 = np.uint64(32)
 
 _COMPILED_MODULES = ("support.py", "kernel.py", "match.py", "effects.py", "loop.py")
 
@@ -261,6 +247,38 @@ def _address(typingctx: object, addr: types.Integer) -> tuple[object, object]:
         return builder.inttoptr(args[0], cgutils.voidptr_t)  # type: ignore[attr-defined]
 
     return types.voidptr(addr), codegen
+
+
+@intrinsic
+def mulhi(typingctx: object, x: types.Integer, n: types.Integer) -> tuple[object, object]:
+    """The high 64 bits of the 128-bit product of two uint64 (one machine multiply; the
+    low 64 bits are the wrapping product ``x * n``)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide),  # type: ignore[attr-defined]
+                              builder.zext(args[1], wide))  # type: ignore[attr-defined]
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)),  # type: ignore[attr-defined]
+                             ir.IntType(64))
+
+    return types.uint64(types.uint64, types.uint64), codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx: object, x: types.Integer) -> tuple[object, object]:
+    """The number of trailing zero bits of a non-zero int64 (one machine instruction)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # type: ignore[attr-defined]
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def popcount(typingctx: object, x: types.Integer) -> tuple[object, object]:
+    """The number of set bits of an int64 (one machine instruction)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        return builder.ctpop(args[0])  # type: ignore[attr-defined]
+
+    return types.int64(types.int64), codegen
 
 
 @inline
@@ -312,12 +330,9 @@ def below(gp: int, stream: int, n: int) -> int:
         s = np.uint64(g[RNG + stream]) + _GOLDEN
         g[RNG + stream] = np.int64(s)
         x = mix(s)
-        a = (x & _M32) * nn
-        b = (x >> _U32) * nn
-        t = (b & _M32) + (a >> _U32)
-        lo = ((t & _M32) << _U32) | (a & _M32)
+        lo = x * nn
         if lo >= nn or lo >= (_U0 - nn) % nn:
-            return int(np.int64((b >> _U32) + (t >> _U32)))
+            return int(np.int64(mulhi(x, nn)))
 
 
 @jit
@@ -331,13 +346,10 @@ def shuffle(gp: int, start: int, length: int) -> None:
         while True:
             state += _GOLDEN
             x = mix(state)
-            a = (x & _M32) * nn
-            b = (x >> _U32) * nn
-            t = (b & _M32) + (a >> _U32)
-            lo = ((t & _M32) << _U32) | (a & _M32)
+            lo = x * nn
             if lo >= nn or lo >= (_U0 - nn) % nn:
                 break
-        j = start + np.int64((b >> _U32) + (t >> _U32))
+        j = start + np.int64(mulhi(x, nn))
         tmp = g[start + i]
         g[start + i] = g[j]
         g[j] = tmp
@@ -370,8 +382,7 @@ def has_color(gp: int, p: int, color: int) -> bool:
 @inline
 def lowest_kind(bits: int) -> int:
     """The kind of the lowest bit of a non-empty bit set of kinds."""
-    low = np.uint64(bits & -bits)
-    return _KIND_OF_BIT[_LOWEST[(low * _DEBRUIJN) >> _U58]]
+    return _KIND_OF_BIT[trailing_zeros(bits)]
 
 
 @inline
@@ -468,13 +479,53 @@ def draw_cards(gp: int, p: int, count: int) -> int:
     return got
 
 
+@inline
+def move_hand(gp: int, src: int, dst: int) -> None:
+    """The hand at ``g[src:]`` replaces the one at ``g[dst:]`` (each ``HAND_COLS`` wide):
+    the kinds of the old hand are cleared and those of the new one copied, by their bit
+    sets, so that only the kinds held are touched."""
+    g = view(gp)
+    bits = g[dst + MASK]
+    while bits:
+        g[dst + lowest_kind(bits)] = 0
+        bits &= bits - 1
+    bits = g[src + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        g[dst + k] = g[src + k]
+        bits &= bits - 1
+    g[dst + SIZE] = g[src + SIZE]
+    g[dst + MASK] = g[src + MASK]
+
+
+@inline
+def save_hand(gp: int, src: int, dst: int) -> None:
+    """Copy the kinds held by the hand at ``g[src:]``, its size and bit set to ``g[dst:]``
+    (the other kinds there are left as they are: read it by its bit set)."""
+    g = view(gp)
+    bits = g[src + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        g[dst + k] = g[src + k]
+        bits &= bits - 1
+    g[dst + SIZE] = g[src + SIZE]
+    g[dst + MASK] = g[src + MASK]
+
+
 @jit
 def swap_hands(gp: int, a: int, b: int) -> None:
     """``CardEffects._swap_hands``."""
     g = view(gp)
     ba = HC + a * HAND_COLS
     bb = HC + b * HAND_COLS
-    for k in range(HAND_COLS):
+    bits = g[ba + MASK] | g[bb + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        bits &= bits - 1
+        tmp = g[ba + k]
+        g[ba + k] = g[bb + k]
+        g[bb + k] = tmp
+    for k in (SIZE, MASK):
         tmp = g[ba + k]
         g[ba + k] = g[bb + k]
         g[bb + k] = tmp
@@ -482,15 +533,18 @@ def swap_hands(gp: int, a: int, b: int) -> None:
 
 @jit
 def rotate_hands(gp: int) -> None:
-    """``CardEffects._rotate_hands``: every hand passes to the next seat."""
+    """``CardEffects._rotate_hands``: every hand passes to the next seat (seat 0's hand is
+    kept aside, then each seat takes the hand of the seat before it, back to seat 0)."""
     g = view(gp)
     n = g[RP + S.R_N]
-    size = n * HAND_COLS
-    g[SCRATCH: SCRATCH + size] = g[HC: HC + size]
-    for seat in range(n):
-        to = HC + nxt(gp, seat) * HAND_COLS
-        src = SCRATCH + seat * HAND_COLS
-        g[to: to + HAND_COLS] = g[src: src + HAND_COLS]
+    save_hand(gp, HC, SCRATCH)
+    seat = 0
+    for _ in range(n - 1):
+        before = seat - g[S_DIR]
+        before = before + n if before < 0 else (before - n if before >= n else before)
+        move_hand(gp, HC + before * HAND_COLS, HC + seat * HAND_COLS)
+        seat = before
+    move_hand(gp, SCRATCH, HC + seat * HAND_COLS)
 
 
 # ------------------------------------------------------------------ the match
@@ -543,7 +597,7 @@ def start_round(gp: int) -> None:
     """``match_flow._start_round`` and ``_turn_start_card``."""
     g = view(gp)
     n = g[RP + S.R_N]
-    g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+    g[HC: HC + n * HAND_COLS] = 0
     g[S_NPILE] = 0
     g[S_NDISC] = 0
     g[S_COLOR] = -1
@@ -589,7 +643,7 @@ def start_round(gp: int) -> None:
             break
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
-        g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+        g[HC: HC + n * HAND_COLS] = 0
     first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
     g[S_FIRST_NEXT] = 0
     while True:

@@ -325,6 +325,30 @@ def pick_way(gp: int, p: int, card: int, count: int) -> int:
 
 
 @jit
+def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
+    """:func:`pick_way` among ``card_plays(gp, 0, p, card, left)``, without listing
+    them: the same action, from the same draws on the decision stream (a wild names the
+    favourite colour, or none under the wheel; a 7 that swaps picks its target among the
+    other seats in the direction of play; one way otherwise; with an UNO call when
+    ``left`` is 1)."""
+    g = view(gp)
+    uno = UNO_FLAG if left == 1 else 0
+    if card >= WILD:
+        color = favourite_color(gp, p)
+        below(gp, 1, 1)
+        if g[RP + S.R_WHEEL]:
+            color = 7
+        return play_action(p, card, color, 15) | uno
+    if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
+            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
+        n = g[RP + S.R_N]
+        step = 1 + below(gp, 1, n - 1)
+        return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
+    below(gp, 1, 1)
+    return play_action(p, card, 7, 15) | uno
+
+
+@jit
 def pick_play(gp: int, p: int, count: int) -> int:
     """playfirst's play among the actions ``g[ACTS:ACTS + count]`` (plays grouped by
     card, ascending): a card with ``below``, then :func:`pick_way`."""
@@ -363,8 +387,7 @@ def playfirst_turn(gp: int, p: int) -> int:
             return p | (T_CATCH << 4) | (EMPTY & ~_TARGET_MASK) | (vulnerable << 18)
         if g[RP + S.R_SELF_CATCH]:
             return plain(p, T_UNO)
-    base = HC + p * HAND_COLS
-    left = g[base + SIZE] - 1
+    left = g[HC + p * HAND_COLS + SIZE] - 1
     if g[S_PHASE] == P_DRAWN:
         card = g[S_DRAWN]
         below(gp, 1, 1)  # the choice among the one card that may be played
@@ -378,7 +401,7 @@ def playfirst_turn(gp: int, p: int) -> int:
         if kinds == 0:
             return plain(p, T_DRAW)
         card = g[TMP + below(gp, 1, kinds)]
-    return pick_way(gp, p, card, card_plays(gp, 0, p, card, left))
+    return playfirst_way(gp, p, card, left)
 
 
 @jit
@@ -435,6 +458,9 @@ def jump_in(gp: int) -> int:
         seat = nxt(gp, seat)
         base = HC + seat * HAND_COLS
         if g[base + top]:
+            if g[POL + seat] == POL_PLAYFIRST:  # always jumps in: one card, its way
+                below(gp, 1, 1)
+                return playfirst_way(gp, seat, top, g[base + SIZE] - 1)
             action = answer_skip(gp, seat, card_plays(gp, 0, seat, top, g[base + SIZE] - 1))
             if action >= 0:
                 return action
