@@ -26,6 +26,7 @@ from unokit.sim.kernel import (
     lowest_kind,
     mix,
     nxt,
+    place_pile,
     remove_card,
     rotate_hands,
     swap_hands,
@@ -337,6 +338,7 @@ def note_position(gp: int) -> None:
     g = view(gp)
     if g[kernel.S_PHASE] >= kernel.P_ROUND_OVER:
         return
+    place_pile(gp)  # the hash reads the whole draw pile
     h = np.int64(position_hash(gp))
     generation = g[kernel.POS]
     slot = h & (kernel.POS_SLOTS - 1)

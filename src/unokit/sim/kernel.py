@@ -139,7 +139,7 @@ RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): ga
 POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
 POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
 POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
-XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, S_LOSER)
+XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, ...)
 WINS = XS + 8  # lazy scoring: rounds won by each seat
 LOSSES = WINS + MAX_SEATS  # lazy scoring: rounds lost by each seat
 G_SIZE = LOSSES + MAX_SEATS
@@ -184,6 +184,8 @@ S_REPEATED = 31  # rounds blocked by the repetition rule
 S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no jump-in on it)
 S_FIRST_NEXT = XS + 1  # lazy scoring: 1 + the seat that plays first next round (0: none)
 S_LOSER = XS + 2  # lazy scoring: the loser of the round
+S_PILE_FINAL = XS + 3  # the draw pile's cards below this index are not placed yet (0: all are)
+S_PILE_STATE = XS + 4  # the generator state with which to place them (see shuffle_pile)
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -335,13 +337,13 @@ def below(gp: int, stream: int, n: int) -> int:
             return int(np.int64(mulhi(x, nn)))
 
 
-@jit
-def shuffle(gp: int, start: int, length: int) -> None:
-    """Fisher-Yates from the end over ``g[start:start + length]``, on the game's
-    stream (:func:`below` with the generator state kept in a register)."""
+@inline
+def shuffle_steps(gp: int, start: int, high: int, low: int, state: np.uint64) -> np.uint64:
+    """The steps ``i = high, high - 1, ..., low`` of :func:`shuffle` over
+    ``g[start:]``, from the generator state ``state``; returns the state after them.
+    Each step makes the card at ``start + i`` final (Lemire's ``below(i + 1)``)."""
     g = view(gp)
-    state = np.uint64(g[RNG])
-    for i in range(length - 1, 0, -1):
+    for i in range(high, low - 1, -1):
         nn = np.uint64(i + 1)
         while True:
             state += _GOLDEN
@@ -353,7 +355,58 @@ def shuffle(gp: int, start: int, length: int) -> None:
         tmp = g[start + i]
         g[start + i] = g[j]
         g[j] = tmp
-    g[RNG] = np.int64(state)
+    return state
+
+
+@inline
+def skip_steps(high: int, low: int, state: np.uint64) -> np.uint64:
+    """The generator state after the steps ``i = high, ..., low`` of a shuffle, without
+    shuffling: the same numbers are drawn (and rejected), nothing is moved."""
+    for i in range(high, low - 1, -1):
+        nn = np.uint64(i + 1)
+        while True:
+            state += _GOLDEN
+            lo = mix(state) * nn
+            if lo >= nn or lo >= (_U0 - nn) % nn:
+                break
+    return state
+
+
+@jit
+def shuffle(gp: int, start: int, length: int) -> None:
+    """Fisher-Yates from the end over ``g[start:start + length]``, on the game's
+    stream (:func:`below` with the generator state kept in a register)."""
+    g = view(gp)
+    g[RNG] = np.int64(shuffle_steps(gp, start, length - 1, 1, np.uint64(g[RNG])))
+
+
+PILE_TOP = 8
+"""Cards of a new round's draw pile placed at once beyond those dealt and the start
+card; the others are placed when the first of them is drawn (see :func:`shuffle_pile`)."""
+
+
+@jit
+def shuffle_pile(gp: int, length: int, top: int) -> None:
+    """:func:`shuffle` of the draw pile ``g[PILE:PILE + length]``, placing its top ``top``
+    cards now and the others only when :func:`take` comes to them (or a reshuffle or the
+    repetition rule needs the whole pile: :func:`place_pile`); many rounds end before.
+    The generator is advanced over every step at once, as :func:`shuffle` advances it."""
+    g = view(gp)
+    final = max(1, length - top)
+    state = shuffle_steps(gp, PILE, length - 1, final, np.uint64(g[RNG]))
+    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
+    g[S_PILE_FINAL] = final if final > 1 else 0
+    g[S_PILE_STATE] = np.int64(state)
+
+
+@jit
+def place_pile(gp: int) -> None:
+    """Place the cards of the draw pile that :func:`shuffle_pile` left unplaced."""
+    g = view(gp)
+    final = g[S_PILE_FINAL]
+    if final:
+        shuffle_steps(gp, PILE, final - 1, 1, np.uint64(g[S_PILE_STATE]))
+        g[S_PILE_FINAL] = 0
 
 
 # ------------------------------------------------------------------ small helpers
@@ -463,6 +516,8 @@ def take(gp: int) -> int:
         g[S_NPILE] = m
         g[S_RECYCLED] = 1
     g[S_NPILE] -= 1
+    if g[S_NPILE] < g[S_PILE_FINAL]:
+        place_pile(gp)
     return g[PILE + g[S_NPILE]]
 
 
@@ -548,6 +603,12 @@ def rotate_hands(gp: int) -> None:
 
 
 # ------------------------------------------------------------------ the match
+DEALER_TOP = 16
+"""The cards of the dealer draw's shuffled deck that are placed at once; the draw seldom
+takes more, and the rest are placed only if it does (the generator is advanced over their
+steps all the same)."""
+
+
 @jit
 def choose_dealer(gp: int) -> int:
     """``match_flow._choose_dealer``."""
@@ -565,15 +626,22 @@ def choose_dealer(gp: int) -> int:
         g[contenders + seat] = seat
     count = n
     left = 0
+    final = 0  # the cards from g[DPILE + final] on are shuffled
+    state = np.uint64(0)
     while True:
         for idx in range(count):
             seat = g[contenders + idx]
             while True:
-                if left == 0:
+                if left == 0:  # shuffle the top cards now, the others only if they come
                     g[DPILE: DPILE + size] = g[DECK: DECK + size]
-                    shuffle(gp, DPILE, size)
+                    final = max(1, size - DEALER_TOP)
+                    state = shuffle_steps(gp, DPILE, size - 1, final, np.uint64(g[RNG]))
+                    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
                     left = size
                 left -= 1
+                if left < final:
+                    shuffle_steps(gp, DPILE, final - 1, 1, state)
+                    final = 0
                 card = g[DPILE + left]
                 if _NUMBER[card] == 1:
                     g[drawn + seat] = _RANK[card]
@@ -626,7 +694,7 @@ def start_round(gp: int) -> None:
     size = g[RP + S.R_DECK_SIZE]
     while True:
         g[PILE: PILE + size] = g[DECK: DECK + size]
-        shuffle(gp, PILE, size)
+        shuffle_pile(gp, size, n * g[RP + S.R_HAND] + 1 + PILE_TOP)
         left = size
         for _ in range(g[RP + S.R_HAND]):
             for i in range(n):
@@ -652,6 +720,7 @@ def start_round(gp: int) -> None:
         if start_card_ok(gp, card):
             break
         left += 1  # put back: the card is still there, on top
+        place_pile(gp)
         shuffle(gp, PILE, left)
     g[S_NPILE] = left
     g[DISC] = card

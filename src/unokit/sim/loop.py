@@ -93,6 +93,7 @@ from unokit.sim.kernel import (
     jit,
     lowest_kind,
     nxt,
+    popcount,
     seed_streams,
     start_round,
     view,
@@ -393,14 +394,11 @@ def playfirst_turn(gp: int, p: int) -> int:
         below(gp, 1, 1)  # the choice among the one card that may be played
     else:
         bits = playable_bits(gp, p)
-        kinds = 0
-        while bits:
-            g[TMP + kinds] = lowest_kind(bits)
-            kinds += 1
-            bits &= bits - 1
-        if kinds == 0:
+        if bits == 0:
             return plain(p, T_DRAW)
-        card = g[TMP + below(gp, 1, kinds)]
+        for _ in range(below(gp, 1, popcount(bits))):  # the chosen kind, ascending
+            bits &= bits - 1
+        card = lowest_kind(bits)
     return playfirst_way(gp, p, card, left)
 
 
