@@ -142,7 +142,8 @@ POS_LIMIT = 6144  # positions a round records at most (see effects.note_position
 XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, ...)
 WINS = XS + 8  # lazy scoring: rounds won by each seat
 LOSSES = WINS + MAX_SEATS  # lazy scoring: rounds lost by each seat
-G_SIZE = LOSSES + MAX_SEATS
+LEVELS = LOSSES + MAX_SEATS  # progressive_refill: the level of each seat
+G_SIZE = LEVELS + MAX_SEATS
 assert RP + S.N_PARAMS <= HC, "the rule parameters overlap the hands"
 
 # Phases.
@@ -470,6 +471,14 @@ def can_play(gp: int, p: int, card: int) -> bool:
     return True
 
 
+@inline
+def refills(gp: int, p: int) -> bool:
+    """Whether seat ``p`` draws again when its hand empties (``progressive_refill``, at a
+    level above 1): its last card is then not its last."""
+    g = view(gp)
+    return g[RP + S.R_REFILL] != 0 and g[LEVELS + p] > 1
+
+
 @jit
 def start_card_ok(gp: int, card: int) -> bool:
     """``Game._start_card_ok`` (classic deck)."""
@@ -712,6 +721,8 @@ def start_round(gp: int) -> None:
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
         g[HC: HC + n * HAND_COLS] = 0
+    if g[RP + S.R_REFILL]:  # every level starts at the hand size each round
+        g[LEVELS: LEVELS + n] = g[RP + S.R_HAND]
     first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
     g[S_FIRST_NEXT] = 0
     while True:

@@ -94,6 +94,7 @@ from unokit.sim.kernel import (
     lowest_kind,
     nxt,
     popcount,
+    refills,
     seed_streams,
     start_round,
     view,
@@ -152,7 +153,7 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
                 g[out + k] = play_action(p, card, color, 15)
                 k += 1
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
-          and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
+          and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         n = g[RP + S.R_N]
         for i in range(1, n):
             g[out + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
@@ -197,6 +198,23 @@ def playable_bits(gp: int, p: int) -> int:
     if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
         bits &= ~_WD4_BIT
     return bits
+
+
+@inline
+def answer_bits(gp: int, p: int) -> int:
+    """The bit set of the kinds with which seat ``p`` may answer the pending penalty
+    (phase respond), as :func:`legal` lists them."""
+    g = view(gp)
+    bits = g[HC + p * HAND_COLS + MASK]
+    answers = 0
+    while bits:
+        low = bits & -bits
+        card = lowest_kind(bits)
+        bits ^= low
+        if answer_allowed(gp, card) and (
+                card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
+            answers |= low
+    return answers
 
 
 @jit
@@ -341,7 +359,7 @@ def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
             color = 7
         return play_action(p, card, color, 15) | uno
     if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
-            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
+            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         n = g[RP + S.R_N]
         step = 1 + below(gp, 1, n - 1)
         return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
@@ -379,8 +397,9 @@ def pick_play(gp: int, p: int, count: int) -> int:
 
 @jit
 def playfirst_turn(gp: int, p: int) -> int:
-    """playfirst's action in phase play or drawn: the same as :func:`choose` on
-    :func:`legal`, without listing every action first."""
+    """playfirst's action in phase play, drawn, challenge or respond: the same as
+    :func:`choose` on :func:`legal`, without listing every action first (it never
+    challenges: it answers a penalty with a card if it can, else draws)."""
     g = view(gp)
     vulnerable = g[S_UNO_OPEN]
     if vulnerable >= 0 and g[HC + vulnerable * HAND_COLS + SIZE] == 1:
@@ -389,11 +408,17 @@ def playfirst_turn(gp: int, p: int) -> int:
         if g[RP + S.R_SELF_CATCH]:
             return plain(p, T_UNO)
     left = g[HC + p * HAND_COLS + SIZE] - 1
-    if g[S_PHASE] == P_DRAWN:
+    phase = g[S_PHASE]
+    if phase == P_DRAWN:
         card = g[S_DRAWN]
         below(gp, 1, 1)  # the choice among the one card that may be played
     else:
-        bits = playable_bits(gp, p)
+        if phase == P_PLAY:
+            bits = playable_bits(gp, p)
+        elif phase == P_RESPOND:
+            bits = answer_bits(gp, p)
+        else:
+            bits = 0
         if bits == 0:
             return plain(p, T_DRAW)
         for _ in range(below(gp, 1, popcount(bits))):  # the chosen kind, ascending
@@ -503,8 +528,9 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
             if action < 0:
                 p = g[S_CUR]
                 phase = g[S_PHASE]
-                # phase play (0) or drawn (1), without misplays to choose from
-                fast = phase <= P_DRAWN and g[RP + S.R_MISPLAY] == 0
+                # phase play, drawn, challenge or respond, without misplays to choose from
+                fast = (phase <= P_RESPOND and phase != P_COLOR
+                        and g[RP + S.R_MISPLAY] == 0)
                 if g[POL + p] == POL_PLAYFIRST and fast:
                     action = playfirst_turn(gp, p)
                 else:
