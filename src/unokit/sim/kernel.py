@@ -33,7 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
@@ -253,7 +253,7 @@ def _address(typingctx: object, addr: types.Integer) -> tuple[object, object]:
 
 
 @intrinsic
-def mulhi(typingctx: object, x: types.Integer, n: types.Integer) -> tuple[object, object]:
+def _mulhi(typingctx: object, x: types.Integer, n: types.Integer) -> tuple[object, object]:
     """The high 64 bits of the 128-bit product of two uint64 (one machine multiply; the
     low 64 bits are the wrapping product ``x * n``)."""
     def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
@@ -267,7 +267,7 @@ def mulhi(typingctx: object, x: types.Integer, n: types.Integer) -> tuple[object
 
 
 @intrinsic
-def trailing_zeros(typingctx: object, x: types.Integer) -> tuple[object, object]:
+def _trailing_zeros(typingctx: object, x: types.Integer) -> tuple[object, object]:
     """The number of trailing zero bits of a non-zero int64 (one machine instruction)."""
     def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # type: ignore[attr-defined]
@@ -276,12 +276,30 @@ def trailing_zeros(typingctx: object, x: types.Integer) -> tuple[object, object]
 
 
 @intrinsic
-def popcount(typingctx: object, x: types.Integer) -> tuple[object, object]:
+def _popcount(typingctx: object, x: types.Integer) -> tuple[object, object]:
     """The number of set bits of an int64 (one machine instruction)."""
     def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
         return builder.ctpop(args[0])  # type: ignore[attr-defined]
 
     return types.int64(types.int64), codegen
+
+
+@inline
+def mulhi(x: np.uint64, n: np.uint64) -> np.uint64:
+    """The high 64 bits of ``x * n`` as a 128-bit product (see :func:`_mulhi`)."""
+    return _mulhi(x, n)  # type: ignore[call-arg,arg-type]
+
+
+@inline
+def trailing_zeros(x: int) -> int:
+    """The trailing zero bits of a non-zero int64 (see :func:`_trailing_zeros`)."""
+    return _trailing_zeros(x)  # type: ignore[call-arg]
+
+
+@inline
+def popcount(x: int) -> int:
+    """The set bits of an int64 (see :func:`_popcount`)."""
+    return _popcount(x)  # type: ignore[call-arg]
 
 
 @inline

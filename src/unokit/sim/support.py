@@ -3,9 +3,9 @@
 The simulator plays the classic and H2O decks with every rule of RULES.md sections 2 and
 3 that a match of the presets ``official``, ``classic_ru``, ``stacking``, ``seven_o``,
 ``jump_in``, ``party``, ``h2o``, ``pairs`` and ``online`` can use (and ``draw =
-"until_playable"``, ``wild_color = "next_in_circle"``), with ``standard`` or ``penalty``
-scoring. Anything else is refused, naming the keys, rather than played under simpler
-rules:
+"until_playable"``, ``wild_color = "next_in_circle"``, ``progressive_refill``), with
+``standard``, ``penalty`` or ``lazy`` scoring. Anything else is refused, naming the
+keys, rather than played under simpler rules:
 
 >>> from unokit.engine.rules import Rules
 >>> check_supported(Rules.preset("party", players=6))
