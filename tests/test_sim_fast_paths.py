@@ -99,3 +99,23 @@ def test_playfirst_ways_of_sevens_wilds_and_uno_calls() -> None:
             assert set(k for k in seen if k.startswith("color")) == {f"color{A.NO_COLOR_ARG}"}
         else:
             assert sum(1 for k in seen if k.startswith("color")) >= 3
+
+
+def test_skipped_shuffle_steps_draw_what_the_engine_draws() -> None:
+    """The steps of a shuffle whose cards are placed later advance the generator as the
+    engine's ``below`` calls do: one number a step, and two where the first is rejected
+    (the state before ``-GOLDEN`` makes the first number 0, which ``below(108)``
+    rejects, a case the kernel takes one step at a time)."""
+    import numpy as np
+
+    from unokit.engine.rng import GOLDEN, MASK64, SplitMix64
+    from unokit.sim.kernel import skip_steps
+
+    rejecting = (-GOLDEN & MASK64, -6 * GOLDEN & MASK64)  # the 1st, the 6th number 0
+    for state in (0, 1, 12345, 0xDEADBEEFCAFEF00D, *rejecting):
+        rng = SplitMix64(state)
+        for i in range(107, 0, -1):
+            rng.below(i + 1)
+        assert int(skip_steps(107, 1, np.uint64(state))) == rng.state
+        drawn = ((rng.state - state) & MASK64) * pow(GOLDEN, -1, 1 << 64) & MASK64
+        assert drawn == (108 if state in rejecting else 107)

@@ -380,7 +380,19 @@ def shuffle_steps(gp: int, start: int, high: int, low: int, state: np.uint64) ->
 @inline
 def skip_steps(high: int, low: int, state: np.uint64) -> np.uint64:
     """The generator state after the steps ``i = high, ..., low`` of a shuffle, without
-    shuffling: the same numbers are drawn (and rejected), nothing is moved."""
+    shuffling: the same numbers are drawn (and rejected), nothing is moved.
+
+    A step draws again only if its low product is below ``i + 1`` (odds about ``2**-57``):
+    the steps are first taken as one number each, without a branch (so that the numbers
+    are computed side by side), and only if one of them might have drawn again are they
+    taken one by one."""
+    maybe = np.uint64(0)
+    fast = state
+    for i in range(high, low - 1, -1):
+        fast += _GOLDEN
+        maybe |= np.uint64(mix(fast) * np.uint64(i + 1) < np.uint64(i + 1))
+    if maybe == 0:
+        return fast
     for i in range(high, low - 1, -1):
         nn = np.uint64(i + 1)
         while True:
