@@ -219,8 +219,7 @@ def test_attack_and_the_other_keys_are_refused_by_name() -> None:
         "official,five_exchange=true,multi_play=same_number": {"five_exchange", "multi_play"},
         "official,players=4,uno_slap=true,silence=twos,false_catch_penalty=1":
             {"uno_slap", "silence", "false_catch_penalty"},
-        "official,play_to_last=true,progressive_refill=true":
-            {"play_to_last", "progressive_refill"},
+        "official,play_to_last=true,progressive_refill=true": {"play_to_last"},
         "official,scoring=elimination": {"scoring"},
         "official,scoring=elimination,rounds=3": {"scoring"},
     }

@@ -73,6 +73,7 @@ SIM_ONLY = [
     ("official,wild_color=next_in_circle", {"wild_color"}),
     ("official,misplay_penalty=2", {"misplay_penalty"}),
     ("official,scoring=lazy,rounds=3", {"scoring"}),
+    ("official,progressive_refill=true", {"progressive_refill"}),
 ]
 
 

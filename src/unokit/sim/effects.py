@@ -26,6 +26,8 @@ from unokit.sim.kernel import (
     lowest_kind,
     mix,
     nxt,
+    place_pile,
+    refills,
     remove_card,
     rotate_hands,
     swap_hands,
@@ -151,6 +153,10 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     guilty = card == kernel.WD4 and has_color(gp, p, prev_color)
     if not uno and size == 1:
         g[kernel.S_UNO_OPEN] = p
+    if size == 0 and refills(gp, p):  # progressive_refill: a level down, cards again
+        g[kernel.LEVELS + p] -= 1
+        draw_cards(gp, p, g[kernel.LEVELS + p])
+        size = g[base + kernel.SIZE]
     if size == 0:
         went_out(gp, p, card, target, responding)
         return
@@ -315,6 +321,9 @@ def position_hash(gp: int) -> np.uint64:
         h = _fold(h, g[kernel.PILE + i])
     for i in range(g[kernel.S_NDISC]):
         h = _fold(h, g[kernel.DISC + i])
+    if g[kernel.RP + S.R_REFILL]:
+        for seat in range(g[kernel.RP + S.R_N]):
+            h = _fold(h, g[kernel.LEVELS + seat])
     for seat in range(g[kernel.RP + S.R_N]):
         base = kernel.HC + seat * kernel.HAND_COLS
         bits = g[base + kernel.MASK]
@@ -337,6 +346,7 @@ def note_position(gp: int) -> None:
     g = view(gp)
     if g[kernel.S_PHASE] >= kernel.P_ROUND_OVER:
         return
+    place_pile(gp)  # the hash reads the whole draw pile
     h = np.int64(position_hash(gp))
     generation = g[kernel.POS]
     slot = h & (kernel.POS_SLOTS - 1)

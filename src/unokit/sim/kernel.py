@@ -33,6 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import numpy.typing as npt
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
@@ -115,19 +116,6 @@ def _bit_tables() -> tuple[I64, I64, I64, I64]:
 
 
 _BIT, _KIND_OF_BIT, _PLAY_MASK, _COLOR_MASK = _bit_tables()
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_U58 = np.uint64(58)
-
-
-def _debruijn_table() -> I64:
-    table = np.zeros(64, dtype=np.int64)
-    for i in range(64):
-        table[((1 << i) * 0x03F79D71B4CB0A89 & ((1 << 64) - 1)) >> 58] = i
-    return table
-
-
-_LOWEST = _debruijn_table()
-
 # ------------------------------------------------------------------ state layout
 HAND_COLS = 80
 SIZE = 79  # the column of a hand that holds its size
@@ -151,10 +139,11 @@ RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): ga
 POS = RNG + 2  # the repetition table: g[POS] its generation, then POS_SLOTS slots
 POS_SLOTS = 8192  # open addressing, each slot (position hash, count, generation)
 POS_LIMIT = 6144  # positions a round records at most (see effects.note_position)
-XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, S_LOSER)
+XS = POS + 1 + 3 * POS_SLOTS  # more scalars (S_FRESH, S_FIRST_NEXT, ...)
 WINS = XS + 8  # lazy scoring: rounds won by each seat
 LOSSES = WINS + MAX_SEATS  # lazy scoring: rounds lost by each seat
-G_SIZE = LOSSES + MAX_SEATS
+LEVELS = LOSSES + MAX_SEATS  # progressive_refill: the level of each seat
+G_SIZE = LEVELS + MAX_SEATS
 assert RP + S.N_PARAMS <= HC, "the rule parameters overlap the hands"
 
 # Phases.
@@ -196,6 +185,8 @@ S_REPEATED = 31  # rounds blocked by the repetition rule
 S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no jump-in on it)
 S_FIRST_NEXT = XS + 1  # lazy scoring: 1 + the seat that plays first next round (0: none)
 S_LOSER = XS + 2  # lazy scoring: the loser of the round
+S_PILE_FINAL = XS + 3  # the draw pile's cards below this index are not placed yet (0: all are)
+S_PILE_STATE = XS + 4  # the generator state with which to place them (see shuffle_pile)
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -210,7 +201,6 @@ POL_PLAYFIRST = 1
 _GOLDEN = np.uint64(GOLDEN)
 _MIX1 = np.uint64(MIX1)
 _MIX2 = np.uint64(MIX2)
-_M32 = np.uint64(0xFFFFFFFF)
 _SALT = np.uint64(0x6A09E667F3BCC909)
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -218,7 +208,6 @@ _U0 = np.uint64(0)
 _U27 = np.uint64(27)
 _U30 = np.uint64(30)
 _U31 = np.uint64(31)
-_U32 = np.uint64(32)
 
 _COMPILED_MODULES = ("support.py", "kernel.py", "match.py", "effects.py", "loop.py")
 
@@ -261,6 +250,56 @@ def _address(typingctx: object, addr: types.Integer) -> tuple[object, object]:
         return builder.inttoptr(args[0], cgutils.voidptr_t)  # type: ignore[attr-defined]
 
     return types.voidptr(addr), codegen
+
+
+@intrinsic
+def _mulhi(typingctx: object, x: types.Integer, n: types.Integer) -> tuple[object, object]:
+    """The high 64 bits of the 128-bit product of two uint64 (one machine multiply; the
+    low 64 bits are the wrapping product ``x * n``)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide),  # type: ignore[attr-defined]
+                              builder.zext(args[1], wide))  # type: ignore[attr-defined]
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)),  # type: ignore[attr-defined]
+                             ir.IntType(64))
+
+    return types.uint64(types.uint64, types.uint64), codegen
+
+
+@intrinsic
+def _trailing_zeros(typingctx: object, x: types.Integer) -> tuple[object, object]:
+    """The number of trailing zero bits of a non-zero int64 (one machine instruction)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # type: ignore[attr-defined]
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _popcount(typingctx: object, x: types.Integer) -> tuple[object, object]:
+    """The number of set bits of an int64 (one machine instruction)."""
+    def codegen(context: object, builder: object, signature: object, args: list[object]) -> object:
+        return builder.ctpop(args[0])  # type: ignore[attr-defined]
+
+    return types.int64(types.int64), codegen
+
+
+@inline
+def mulhi(x: np.uint64, n: np.uint64) -> np.uint64:
+    """The high 64 bits of ``x * n`` as a 128-bit product (see :func:`_mulhi`)."""
+    return _mulhi(x, n)  # type: ignore[call-arg,arg-type]
+
+
+@inline
+def trailing_zeros(x: int) -> int:
+    """The trailing zero bits of a non-zero int64 (see :func:`_trailing_zeros`)."""
+    return _trailing_zeros(x)  # type: ignore[call-arg]
+
+
+@inline
+def popcount(x: int) -> int:
+    """The set bits of an int64 (see :func:`_popcount`)."""
+    return _popcount(x)  # type: ignore[call-arg]
 
 
 @inline
@@ -312,12 +351,56 @@ def below(gp: int, stream: int, n: int) -> int:
         s = np.uint64(g[RNG + stream]) + _GOLDEN
         g[RNG + stream] = np.int64(s)
         x = mix(s)
-        a = (x & _M32) * nn
-        b = (x >> _U32) * nn
-        t = (b & _M32) + (a >> _U32)
-        lo = ((t & _M32) << _U32) | (a & _M32)
+        lo = x * nn
         if lo >= nn or lo >= (_U0 - nn) % nn:
-            return int(np.int64((b >> _U32) + (t >> _U32)))
+            return int(np.int64(mulhi(x, nn)))
+
+
+@inline
+def shuffle_steps(gp: int, start: int, high: int, low: int, state: np.uint64) -> np.uint64:
+    """The steps ``i = high, high - 1, ..., low`` of :func:`shuffle` over
+    ``g[start:]``, from the generator state ``state``; returns the state after them.
+    Each step makes the card at ``start + i`` final (Lemire's ``below(i + 1)``)."""
+    g = view(gp)
+    for i in range(high, low - 1, -1):
+        nn = np.uint64(i + 1)
+        while True:
+            state += _GOLDEN
+            x = mix(state)
+            lo = x * nn
+            if lo >= nn or lo >= (_U0 - nn) % nn:
+                break
+        j = start + np.int64(mulhi(x, nn))
+        tmp = g[start + i]
+        g[start + i] = g[j]
+        g[j] = tmp
+    return state
+
+
+@inline
+def skip_steps(high: int, low: int, state: np.uint64) -> np.uint64:
+    """The generator state after the steps ``i = high, ..., low`` of a shuffle, without
+    shuffling: the same numbers are drawn (and rejected), nothing is moved.
+
+    A step draws again only if its low product is below ``i + 1`` (odds about ``2**-57``):
+    the steps are first taken as one number each, without a branch (so that the numbers
+    are computed side by side), and only if one of them might have drawn again are they
+    taken one by one."""
+    maybe = np.uint64(0)
+    fast = state
+    for i in range(high, low - 1, -1):
+        fast += _GOLDEN
+        maybe |= np.uint64(mix(fast) * np.uint64(i + 1) < np.uint64(i + 1))
+    if maybe == 0:
+        return fast
+    for i in range(high, low - 1, -1):
+        nn = np.uint64(i + 1)
+        while True:
+            state += _GOLDEN
+            lo = mix(state) * nn
+            if lo >= nn or lo >= (_U0 - nn) % nn:
+                break
+    return state
 
 
 @jit
@@ -325,23 +408,36 @@ def shuffle(gp: int, start: int, length: int) -> None:
     """Fisher-Yates from the end over ``g[start:start + length]``, on the game's
     stream (:func:`below` with the generator state kept in a register)."""
     g = view(gp)
-    state = np.uint64(g[RNG])
-    for i in range(length - 1, 0, -1):
-        nn = np.uint64(i + 1)
-        while True:
-            state += _GOLDEN
-            x = mix(state)
-            a = (x & _M32) * nn
-            b = (x >> _U32) * nn
-            t = (b & _M32) + (a >> _U32)
-            lo = ((t & _M32) << _U32) | (a & _M32)
-            if lo >= nn or lo >= (_U0 - nn) % nn:
-                break
-        j = start + np.int64((b >> _U32) + (t >> _U32))
-        tmp = g[start + i]
-        g[start + i] = g[j]
-        g[j] = tmp
-    g[RNG] = np.int64(state)
+    g[RNG] = np.int64(shuffle_steps(gp, start, length - 1, 1, np.uint64(g[RNG])))
+
+
+PILE_TOP = 8
+"""Cards of a new round's draw pile placed at once beyond those dealt and the start
+card; the others are placed when the first of them is drawn (see :func:`shuffle_pile`)."""
+
+
+@jit
+def shuffle_pile(gp: int, length: int, top: int) -> None:
+    """:func:`shuffle` of the draw pile ``g[PILE:PILE + length]``, placing its top ``top``
+    cards now and the others only when :func:`take` comes to them (or a reshuffle or the
+    repetition rule needs the whole pile: :func:`place_pile`); many rounds end before.
+    The generator is advanced over every step at once, as :func:`shuffle` advances it."""
+    g = view(gp)
+    final = max(1, length - top)
+    state = shuffle_steps(gp, PILE, length - 1, final, np.uint64(g[RNG]))
+    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
+    g[S_PILE_FINAL] = final if final > 1 else 0
+    g[S_PILE_STATE] = np.int64(state)
+
+
+@jit
+def place_pile(gp: int) -> None:
+    """Place the cards of the draw pile that :func:`shuffle_pile` left unplaced."""
+    g = view(gp)
+    final = g[S_PILE_FINAL]
+    if final:
+        shuffle_steps(gp, PILE, final - 1, 1, np.uint64(g[S_PILE_STATE]))
+        g[S_PILE_FINAL] = 0
 
 
 # ------------------------------------------------------------------ small helpers
@@ -370,8 +466,7 @@ def has_color(gp: int, p: int, color: int) -> bool:
 @inline
 def lowest_kind(bits: int) -> int:
     """The kind of the lowest bit of a non-empty bit set of kinds."""
-    low = np.uint64(bits & -bits)
-    return _KIND_OF_BIT[_LOWEST[(low * _DEBRUIJN) >> _U58]]
+    return _KIND_OF_BIT[trailing_zeros(bits)]
 
 
 @inline
@@ -404,6 +499,14 @@ def can_play(gp: int, p: int, card: int) -> bool:
     if card == WD4 and g[RP + S.R_WD4] == 1:
         return not has_color(gp, p, g[S_COLOR])
     return True
+
+
+@inline
+def refills(gp: int, p: int) -> bool:
+    """Whether seat ``p`` draws again when its hand empties (``progressive_refill``, at a
+    level above 1): its last card is then not its last."""
+    g = view(gp)
+    return g[RP + S.R_REFILL] != 0 and g[LEVELS + p] > 1
 
 
 @jit
@@ -452,6 +555,8 @@ def take(gp: int) -> int:
         g[S_NPILE] = m
         g[S_RECYCLED] = 1
     g[S_NPILE] -= 1
+    if g[S_NPILE] < g[S_PILE_FINAL]:
+        place_pile(gp)
     return g[PILE + g[S_NPILE]]
 
 
@@ -468,13 +573,53 @@ def draw_cards(gp: int, p: int, count: int) -> int:
     return got
 
 
+@inline
+def move_hand(gp: int, src: int, dst: int) -> None:
+    """The hand at ``g[src:]`` replaces the one at ``g[dst:]`` (each ``HAND_COLS`` wide):
+    the kinds of the old hand are cleared and those of the new one copied, by their bit
+    sets, so that only the kinds held are touched."""
+    g = view(gp)
+    bits = g[dst + MASK]
+    while bits:
+        g[dst + lowest_kind(bits)] = 0
+        bits &= bits - 1
+    bits = g[src + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        g[dst + k] = g[src + k]
+        bits &= bits - 1
+    g[dst + SIZE] = g[src + SIZE]
+    g[dst + MASK] = g[src + MASK]
+
+
+@inline
+def save_hand(gp: int, src: int, dst: int) -> None:
+    """Copy the kinds held by the hand at ``g[src:]``, its size and bit set to ``g[dst:]``
+    (the other kinds there are left as they are: read it by its bit set)."""
+    g = view(gp)
+    bits = g[src + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        g[dst + k] = g[src + k]
+        bits &= bits - 1
+    g[dst + SIZE] = g[src + SIZE]
+    g[dst + MASK] = g[src + MASK]
+
+
 @jit
 def swap_hands(gp: int, a: int, b: int) -> None:
     """``CardEffects._swap_hands``."""
     g = view(gp)
     ba = HC + a * HAND_COLS
     bb = HC + b * HAND_COLS
-    for k in range(HAND_COLS):
+    bits = g[ba + MASK] | g[bb + MASK]
+    while bits:
+        k = lowest_kind(bits)
+        bits &= bits - 1
+        tmp = g[ba + k]
+        g[ba + k] = g[bb + k]
+        g[bb + k] = tmp
+    for k in (SIZE, MASK):
         tmp = g[ba + k]
         g[ba + k] = g[bb + k]
         g[bb + k] = tmp
@@ -482,18 +627,27 @@ def swap_hands(gp: int, a: int, b: int) -> None:
 
 @jit
 def rotate_hands(gp: int) -> None:
-    """``CardEffects._rotate_hands``: every hand passes to the next seat."""
+    """``CardEffects._rotate_hands``: every hand passes to the next seat (seat 0's hand is
+    kept aside, then each seat takes the hand of the seat before it, back to seat 0)."""
     g = view(gp)
     n = g[RP + S.R_N]
-    size = n * HAND_COLS
-    g[SCRATCH: SCRATCH + size] = g[HC: HC + size]
-    for seat in range(n):
-        to = HC + nxt(gp, seat) * HAND_COLS
-        src = SCRATCH + seat * HAND_COLS
-        g[to: to + HAND_COLS] = g[src: src + HAND_COLS]
+    save_hand(gp, HC, SCRATCH)
+    seat = 0
+    for _ in range(n - 1):
+        before = seat - g[S_DIR]
+        before = before + n if before < 0 else (before - n if before >= n else before)
+        move_hand(gp, HC + before * HAND_COLS, HC + seat * HAND_COLS)
+        seat = before
+    move_hand(gp, SCRATCH, HC + seat * HAND_COLS)
 
 
 # ------------------------------------------------------------------ the match
+DEALER_TOP = 16
+"""The cards of the dealer draw's shuffled deck that are placed at once; the draw seldom
+takes more, and the rest are placed only if it does (the generator is advanced over their
+steps all the same)."""
+
+
 @jit
 def choose_dealer(gp: int) -> int:
     """``match_flow._choose_dealer``."""
@@ -511,15 +665,22 @@ def choose_dealer(gp: int) -> int:
         g[contenders + seat] = seat
     count = n
     left = 0
+    final = 0  # the cards from g[DPILE + final] on are shuffled
+    state = np.uint64(0)
     while True:
         for idx in range(count):
             seat = g[contenders + idx]
             while True:
-                if left == 0:
+                if left == 0:  # shuffle the top cards now, the others only if they come
                     g[DPILE: DPILE + size] = g[DECK: DECK + size]
-                    shuffle(gp, DPILE, size)
+                    final = max(1, size - DEALER_TOP)
+                    state = shuffle_steps(gp, DPILE, size - 1, final, np.uint64(g[RNG]))
+                    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
                     left = size
                 left -= 1
+                if left < final:
+                    shuffle_steps(gp, DPILE, final - 1, 1, state)
+                    final = 0
                 card = g[DPILE + left]
                 if _NUMBER[card] == 1:
                     g[drawn + seat] = _RANK[card]
@@ -543,7 +704,7 @@ def start_round(gp: int) -> None:
     """``match_flow._start_round`` and ``_turn_start_card``."""
     g = view(gp)
     n = g[RP + S.R_N]
-    g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+    g[HC: HC + n * HAND_COLS] = 0
     g[S_NPILE] = 0
     g[S_NDISC] = 0
     g[S_COLOR] = -1
@@ -572,7 +733,7 @@ def start_round(gp: int) -> None:
     size = g[RP + S.R_DECK_SIZE]
     while True:
         g[PILE: PILE + size] = g[DECK: DECK + size]
-        shuffle(gp, PILE, size)
+        shuffle_pile(gp, size, n * g[RP + S.R_HAND] + 1 + PILE_TOP)
         left = size
         for _ in range(g[RP + S.R_HAND]):
             for i in range(n):
@@ -589,7 +750,9 @@ def start_round(gp: int) -> None:
             break
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
-        g[HC: HC + MAX_SEATS * HAND_COLS] = 0
+        g[HC: HC + n * HAND_COLS] = 0
+    if g[RP + S.R_REFILL]:  # every level starts at the hand size each round
+        g[LEVELS: LEVELS + n] = g[RP + S.R_HAND]
     first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
     g[S_FIRST_NEXT] = 0
     while True:
@@ -598,6 +761,7 @@ def start_round(gp: int) -> None:
         if start_card_ok(gp, card):
             break
         left += 1  # put back: the card is still there, on top
+        place_pile(gp)
         shuffle(gp, PILE, left)
     g[S_NPILE] = left
     g[DISC] = card

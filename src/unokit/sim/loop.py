@@ -93,6 +93,8 @@ from unokit.sim.kernel import (
     jit,
     lowest_kind,
     nxt,
+    popcount,
+    refills,
     seed_streams,
     start_round,
     view,
@@ -151,7 +153,7 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
                 g[out + k] = play_action(p, card, color, 15)
                 k += 1
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
-          and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY])):
+          and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         n = g[RP + S.R_N]
         for i in range(1, n):
             g[out + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
@@ -196,6 +198,23 @@ def playable_bits(gp: int, p: int) -> int:
     if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
         bits &= ~_WD4_BIT
     return bits
+
+
+@inline
+def answer_bits(gp: int, p: int) -> int:
+    """The bit set of the kinds with which seat ``p`` may answer the pending penalty
+    (phase respond), as :func:`legal` lists them."""
+    g = view(gp)
+    bits = g[HC + p * HAND_COLS + MASK]
+    answers = 0
+    while bits:
+        low = bits & -bits
+        card = lowest_kind(bits)
+        bits ^= low
+        if answer_allowed(gp, card) and (
+                card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
+            answers |= low
+    return answers
 
 
 @jit
@@ -325,6 +344,30 @@ def pick_way(gp: int, p: int, card: int, count: int) -> int:
 
 
 @jit
+def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
+    """:func:`pick_way` among ``card_plays(gp, 0, p, card, left)``, without listing
+    them: the same action, from the same draws on the decision stream (a wild names the
+    favourite colour, or none under the wheel; a 7 that swaps picks its target among the
+    other seats in the direction of play; one way otherwise; with an UNO call when
+    ``left`` is 1)."""
+    g = view(gp)
+    uno = UNO_FLAG if left == 1 else 0
+    if card >= WILD:
+        color = favourite_color(gp, p)
+        below(gp, 1, 1)
+        if g[RP + S.R_WHEEL]:
+            color = 7
+        return play_action(p, card, color, 15) | uno
+    if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
+            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
+        n = g[RP + S.R_N]
+        step = 1 + below(gp, 1, n - 1)
+        return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
+    below(gp, 1, 1)
+    return play_action(p, card, 7, 15) | uno
+
+
+@jit
 def pick_play(gp: int, p: int, count: int) -> int:
     """playfirst's play among the actions ``g[ACTS:ACTS + count]`` (plays grouped by
     card, ascending): a card with ``below``, then :func:`pick_way`."""
@@ -354,8 +397,9 @@ def pick_play(gp: int, p: int, count: int) -> int:
 
 @jit
 def playfirst_turn(gp: int, p: int) -> int:
-    """playfirst's action in phase play or drawn: the same as :func:`choose` on
-    :func:`legal`, without listing every action first."""
+    """playfirst's action in phase play, drawn, challenge or respond: the same as
+    :func:`choose` on :func:`legal`, without listing every action first (it never
+    challenges: it answers a penalty with a card if it can, else draws)."""
     g = view(gp)
     vulnerable = g[S_UNO_OPEN]
     if vulnerable >= 0 and g[HC + vulnerable * HAND_COLS + SIZE] == 1:
@@ -363,22 +407,24 @@ def playfirst_turn(gp: int, p: int) -> int:
             return p | (T_CATCH << 4) | (EMPTY & ~_TARGET_MASK) | (vulnerable << 18)
         if g[RP + S.R_SELF_CATCH]:
             return plain(p, T_UNO)
-    base = HC + p * HAND_COLS
-    left = g[base + SIZE] - 1
-    if g[S_PHASE] == P_DRAWN:
+    left = g[HC + p * HAND_COLS + SIZE] - 1
+    phase = g[S_PHASE]
+    if phase == P_DRAWN:
         card = g[S_DRAWN]
         below(gp, 1, 1)  # the choice among the one card that may be played
     else:
-        bits = playable_bits(gp, p)
-        kinds = 0
-        while bits:
-            g[TMP + kinds] = lowest_kind(bits)
-            kinds += 1
-            bits &= bits - 1
-        if kinds == 0:
+        if phase == P_PLAY:
+            bits = playable_bits(gp, p)
+        elif phase == P_RESPOND:
+            bits = answer_bits(gp, p)
+        else:
+            bits = 0
+        if bits == 0:
             return plain(p, T_DRAW)
-        card = g[TMP + below(gp, 1, kinds)]
-    return pick_way(gp, p, card, card_plays(gp, 0, p, card, left))
+        for _ in range(below(gp, 1, popcount(bits))):  # the chosen kind, ascending
+            bits &= bits - 1
+        card = lowest_kind(bits)
+    return playfirst_way(gp, p, card, left)
 
 
 @jit
@@ -435,6 +481,9 @@ def jump_in(gp: int) -> int:
         seat = nxt(gp, seat)
         base = HC + seat * HAND_COLS
         if g[base + top]:
+            if g[POL + seat] == POL_PLAYFIRST:  # always jumps in: one card, its way
+                below(gp, 1, 1)
+                return playfirst_way(gp, seat, top, g[base + SIZE] - 1)
             action = answer_skip(gp, seat, card_plays(gp, 0, seat, top, g[base + SIZE] - 1))
             if action >= 0:
                 return action
@@ -479,8 +528,9 @@ def play_game(gp: int, seed: np.uint64, max_actions: int, record: I64) -> np.uin
             if action < 0:
                 p = g[S_CUR]
                 phase = g[S_PHASE]
-                # phase play (0) or drawn (1), without misplays to choose from
-                fast = phase <= P_DRAWN and g[RP + S.R_MISPLAY] == 0
+                # phase play, drawn, challenge or respond, without misplays to choose from
+                fast = (phase <= P_RESPOND and phase != P_COLOR
+                        and g[RP + S.R_MISPLAY] == 0)
                 if g[POL + p] == POL_PLAYFIRST and fast:
                     action = playfirst_turn(gp, p)
                 else:

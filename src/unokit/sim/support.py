@@ -3,9 +3,9 @@
 The simulator plays the classic and H2O decks with every rule of RULES.md sections 2 and
 3 that a match of the presets ``official``, ``classic_ru``, ``stacking``, ``seven_o``,
 ``jump_in``, ``party``, ``h2o``, ``pairs`` and ``online`` can use (and ``draw =
-"until_playable"``, ``wild_color = "next_in_circle"``), with ``standard`` or ``penalty``
-scoring. Anything else is refused, naming the keys, rather than played under simpler
-rules:
+"until_playable"``, ``wild_color = "next_in_circle"``, ``progressive_refill``), with
+``standard``, ``penalty`` or ``lazy`` scoring. Anything else is refused, naming the
+keys, rather than played under simpler rules:
 
 >>> from unokit.engine.rules import Rules
 >>> check_supported(Rules.preset("party", players=6))
@@ -75,7 +75,7 @@ SUPPORT: Declaration = {
     "teams": ANY,
     "partner_hands_visible": INERT,  # what a seat sees: no policy looks at other hands
     "play_to_last": only_default("play_to_last"),
-    "progressive_refill": only_default("progressive_refill"),
+    "progressive_refill": ANY,
     "draw_two_on_draw_two": frozenset(_CHAIN),
     "draw_four_on_draw_four": frozenset({"none", "stack"}),
     "draw_two_on_draw_four": frozenset(_CHAIN),
@@ -106,10 +106,11 @@ CORE_SUPPORT: Declaration = dict(SUPPORT) | {
     "wild_color": only_default("wild_color"),
     "misplay_penalty": only_default("misplay_penalty"),
     "scoring": frozenset({"standard", "penalty"}),
+    "progressive_refill": only_default("progressive_refill"),
 }
 """What the kernel plays for a component that drives its actions itself (see the
 module docstring): :data:`SUPPORT` less the H2O deck, teams, jump-ins, the colour
-wheel, misplays and lazy scoring."""
+wheel, misplays, lazy scoring and the refills of ``progressive_refill``."""
 
 _WHY = {
     "extra_cards": Reason("the simulator plays the decks as they are, without extra cards"),
@@ -127,7 +128,7 @@ _WHY = {
  R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
  R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
  R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, R_TEAMS, R_JUMP_IN, R_WHEEL, R_MISPLAY, R_LAZY,
- N_PARAMS) = range(36)
+ R_REFILL, N_PARAMS) = range(37)
 
 
 def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
@@ -200,6 +201,7 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_WHEEL: rules.wild_color == "next_in_circle",
         R_MISPLAY: rules.misplay_penalty,
         R_LAZY: rules.scoring == "lazy",
+        R_REFILL: rules.progressive_refill,
     }
     params = np.zeros(N_PARAMS, dtype=np.int64)
     for index, value in values.items():
