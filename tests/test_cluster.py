@@ -63,6 +63,10 @@ async def two_servers(tmp_path: Path, database_url: str, redis: str,
     """The owner and the relay: two ``unokit serve`` on one database and one Redis."""
     monkeypatch.setenv("UNOKIT_REDIS_URL", redis)
     monkeypatch.setenv("UNOKIT_BOT_WORKERS", "0")
+    # the test clients act as fast as their answers come, past the default 20 messages
+    # a second; the rate limit at the relay has a test of its own (test_cluster_parts)
+    monkeypatch.setenv("UNOKIT_RATE", "10000")
+    monkeypatch.setenv("UNOKIT_BURST", "10000")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = Server(tmp_path / "a", database_url)

@@ -222,6 +222,9 @@ async def test_no_body_makes_the_rewards_api_fail() -> None:
         def examples(path: str, body: Any) -> None:
             answers.append((path, body))
         examples()
+        # and, whatever was generated, an unknown id and a body that is not an object
+        answers += [(path, {"id": "no.such"}) for path in PATHS]
+        answers += [(path, ["id"]) for path in PATHS]
         seen: set[int] = set()
         for path, body in answers:
             app.state.reward_limits = None  # the limit is tested apart

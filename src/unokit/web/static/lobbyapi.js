@@ -56,7 +56,7 @@ export async function newRoom(kind) {
     body = { rules: formRules(), seats, turn_timer: timer, bots: form.bots ? bots : [] };
   }
   try {
-    const made = await api(kind === "play-now" ? "/api/play-now" : "/api/rooms", body);
+    const made = kind === "play-now" ? await api("/api/play-now", body) : await api("/api/rooms", body);
     return made.code;
   } catch (err) {
     toast(err.code || "error", err.message);

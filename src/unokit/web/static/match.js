@@ -78,8 +78,8 @@ async function load() {
   const path = localPath().match(/^\/matches\/([A-Za-z0-9]+)\/?$/);
   M.code = path ? path[1].toUpperCase() : "";
   redraw();
-  const base = "/api/rooms/" + encodeURIComponent(M.code);
-  const [record, verify, room] = await Promise.allSettled([api(base + "/record"), api(base + "/verify"), api(base)]);
+  const ofRoom = (tail) => api("/api/rooms/" + encodeURIComponent(M.code) + tail);
+  const [record, verify, room] = await Promise.allSettled([ofRoom("/record"), ofRoom("/verify"), ofRoom("")]);
   if (room.status === "fulfilled") {
     setBots((room.value.seats || []).flatMap((seat, i) => (seat.kind === "bot" ? [i] : [])));
   }

@@ -11,24 +11,27 @@ import { localPath, notice, redraw, startPage, when } from "./page.js";
 const PAGE = 10;
 const P = { profile: null, matches: [], next: null, error: null, more: false, own: false };
 
+// Whose profile the page shows, and how to read it (`query`: "?limit=...").
 function source() {
-  const path = localPath();
-  const named = path.match(/^\/players\/([^/]+)\/?$/);
-  if (named) return { own: false, path: "/api/players/" + encodeURIComponent(decodeURIComponent(named[1])) };
-  return { own: true, path: "/api/me" };
+  const named = localPath().match(/^\/players\/([^/]+)\/?$/);
+  if (named) {
+    const name = encodeURIComponent(decodeURIComponent(named[1]));
+    return { own: false, read: (query) => api("/api/players/" + name + query) };
+  }
+  return { own: true, read: (query) => api("/api/me" + query) };
 }
 
 async function load() {
-  const { own, path } = source();
+  const { own, read } = source();
   P.own = own;
   try {
     let profile;
     try {
-      profile = await api(path + "?limit=" + PAGE);
+      profile = await read("?limit=" + PAGE);
     } catch (err) {
       if (!(own && err.code === "no_session")) throw err;
       await ensureGuest(); // a first visit straight to /me: a guest, as on the lobby
-      profile = await api(path + "?limit=" + PAGE);
+      profile = await read("?limit=" + PAGE);
     }
     P.profile = profile;
     P.matches = profile.matches || [];
@@ -47,7 +50,7 @@ async function more() {
   const before = P.matches.length;
   redraw();
   try {
-    const page = await api(source().path + "?limit=" + PAGE + "&before=" + encodeURIComponent(P.next));
+    const page = await source().read("?limit=" + PAGE + "&before=" + encodeURIComponent(P.next));
     P.matches = P.matches.concat(page.matches || []);
     P.next = page.next;
     P.error = null;

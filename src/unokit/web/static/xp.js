@@ -1,7 +1,7 @@
 // XP and levels in words (docs/accounts.md): the lines a match pays, a level's
 // progress bar, and the "+N XP" of a match just ended (the match end screen).
 import { BASE, h } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, language, ngettext } from "./i18n.js";
 import { api } from "./net.js";
 
 // XP per line, as the server pays them (unokit.store.seatings.XP; a test compares).
@@ -46,8 +46,22 @@ export function levelBlock(player, testid = "level") {
 // ---------------------------------------------------------------- the match end
 // The XP the player got for the match of room `code`: read from GET /api/me once the
 // match is over (the server stores it with the match's last action, before it sends
-// the end). One element per room, filled in when the answer comes.
-let shown = { code: null, el: null };
+// the end). One element per room, filled in when the answer comes, and drawn again in
+// the new language after a switch.
+let shown = { code: null, el: null, found: null, lang: null };
+
+function paint(el, code, me, match) {
+  el.dataset.xp = String(match.xp);
+  el.dataset.state = "ready";
+  el.replaceChildren(
+    h("h2", {}, _("Experience")),
+    h("p", { class: "xp-gain", testid: "xp-gain", data: { xp: match.xp } },
+      match.left ? _("You left the match: no XP for it.") : "+" + xpText(match.xp)),
+    h("ul", { class: "xp-lines" }, match.left ? [] : lineItems(match.lines)),
+    levelBlock(me, "xp-level"),
+    h("p", {}, h("a", { href: BASE + "/matches/" + encodeURIComponent(code), testid: "match-page-link" }, _("Replay and record of this match")),
+      " · ", h("a", { href: BASE + "/me", testid: "profile-link" }, _("Your profile"))));
+}
 
 async function fill(code, el, tries) {
   let me = null;
@@ -65,23 +79,18 @@ async function fill(code, el, tries) {
     else el.hidden = true;
     return;
   }
-  el.dataset.xp = String(match.xp);
-  el.dataset.state = "ready";
-  el.replaceChildren(
-    h("h2", {}, _("Experience")),
-    h("p", { class: "xp-gain", testid: "xp-gain", data: { xp: match.xp } },
-      match.left ? _("You left the match: no XP for it.") : "+" + xpText(match.xp)),
-    h("ul", { class: "xp-lines" }, match.left ? [] : lineItems(match.lines)),
-    levelBlock(me, "xp-level"),
-    h("p", {}, h("a", { href: BASE + "/matches/" + encodeURIComponent(code), testid: "match-page-link" }, _("Replay and record of this match")),
-      " · ", h("a", { href: BASE + "/me", testid: "profile-link" }, _("Your profile"))));
+  if (shown.el === el) shown = { ...shown, found: { me, match }, lang: language() };
+  paint(el, code, me, match);
 }
 
 export function matchXp(code) {
   if (shown.code !== code) {
     const el = h("section", { class: "panel xp-panel", testid: "match-xp", data: { state: "loading" }, "aria-live": "polite" });
-    shown = { code, el };
+    shown = { code, el, found: null, lang: null };
     fill(code, el, 3);
+  } else if (shown.found && shown.lang !== language()) {
+    shown.lang = language();
+    paint(shown.el, code, shown.found.me, shown.found.match);
   }
   return shown.el;
 }
