@@ -63,7 +63,7 @@ from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.cluster import Cluster
 from unokit.server.fanout import SPECTATORS
-from unokit.server.limits import Limits, Refused, check_origin, json_body
+from unokit.server.limits import Limits, Refused, check_origin, json_body, take_token
 from unokit.server.logs import CONNECTION_ID
 from unokit.server.metrics import NO_METRICS, count_rooms
 from unokit.server.observe import Observe, client_address, route_patterns
@@ -159,13 +159,7 @@ class Connection:
 
     def allow(self) -> bool:
         """Take one message from the rate limit (a token bucket)."""
-        now = asyncio.get_running_loop().time()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        return take_token(self, asyncio.get_running_loop().time())
 
     async def writer(self) -> None:
         """Send queued messages until closed: every message waiting when the writer

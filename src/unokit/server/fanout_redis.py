@@ -45,6 +45,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from unokit.server.fanout import SPECTATORS, LocalFanOut, Subscriber
+from unokit.server.limits import take_token
 
 LOG = logging.getLogger("unokit.cluster")
 
@@ -283,13 +284,7 @@ class RemoteConnection:
     def allow(self) -> bool:
         """Take one message from the rate limit (a token bucket, as a local
         connection's)."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        return take_token(self, time.monotonic())
 
 
 class RedisFanOut(LocalFanOut):

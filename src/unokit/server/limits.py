@@ -94,6 +94,33 @@ class AddressBuckets:
                 del self._buckets[address]
 
 
+class TokenBucket(Protocol):
+    """A connection's message rate: ``burst`` messages at once, refilled at ``rate`` a
+    second; ``tokens`` left at ``stamp`` (seconds)."""
+
+    rate: float
+    burst: float
+    tokens: float
+    stamp: float
+
+
+def take_token(bucket: TokenBucket, now: float) -> bool:
+    """Take one message from ``bucket`` at ``now`` (seconds): whether there was one.
+
+    >>> class Bucket:
+    ...     rate, burst, tokens, stamp = 1.0, 2.0, 2.0, 0.0
+    >>> bucket = Bucket()
+    >>> [take_token(bucket, 0.0) for _ in range(3)], take_token(bucket, 1.0)
+    ([True, True, False], True)
+    """
+    bucket.tokens = min(bucket.burst, bucket.tokens + (now - bucket.stamp) * bucket.rate)
+    bucket.stamp = now
+    if bucket.tokens < 1:
+        return False
+    bucket.tokens -= 1
+    return True
+
+
 class _Lobby(Protocol):
     status: str
 

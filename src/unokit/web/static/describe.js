@@ -100,3 +100,18 @@ export function describe(e, names) {
     default: return e.kind;
   }
 }
+
+// A fairness check of the deal (formats/fairdeal.py CHECKS), in words: the match end
+// screen and the match page say them alike.
+export function checkName(name) {
+  switch (name) {
+    case "scheme": return _("the deal's method");
+    case "contributions": return _("the players' contributions");
+    case "commitment": return _("the server's commitment");
+    case "seed": return _("the seed of the deal");
+    case "replay": return _("the replay of the match");
+    case "published commitment": return _("the commitment published before the match");
+    case "own contributions": return _("your own contribution");
+    default: return name;
+  }
+}

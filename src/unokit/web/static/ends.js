@@ -3,6 +3,7 @@
 import { h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { cardFace } from "./cards.js";
+import { checkName } from "./describe.js";
 import { choices } from "./game.js";
 import { state as S } from "./store.js";
 import { seatName } from "./names.js";
@@ -60,20 +61,6 @@ export function roundEndView() {
         : c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
     between(),
     h("aside", { class: "side" }, logBox(), chatBox()));
-}
-
-// A fairness check of the deal (formats/fairdeal.py CHECKS), in words.
-export function checkName(name) {
-  switch (name) {
-    case "scheme": return _("the deal's method");
-    case "contributions": return _("the players' contributions");
-    case "commitment": return _("the server's commitment");
-    case "seed": return _("the seed of the deal");
-    case "replay": return _("the replay of the match");
-    case "published commitment": return _("the commitment published before the match");
-    case "own contributions": return _("your own contribution");
-    default: return name;
-  }
 }
 
 export function matchEndView() {

@@ -3,24 +3,11 @@
 import { BASE, h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { api } from "./net.js";
+import { checkName } from "./describe.js";
 import { loadReplay, replayKeys, replayView, seatLabel, setBots } from "./replay.js";
 import { localPath, notice, redraw, startPage } from "./page.js";
 
 const M = { code: null, verify: null, verifyError: null, record: null };
-
-// A check of formats/fairdeal.py in words (as on the match end screen).
-export function checkName(name) {
-  switch (name) {
-    case "scheme": return _("the deal's method");
-    case "contributions": return _("the players' contributions");
-    case "commitment": return _("the server's commitment");
-    case "seed": return _("the seed of the deal");
-    case "replay": return _("the replay of the match");
-    case "published commitment": return _("the commitment published before the match");
-    case "own contributions": return _("your own contribution");
-    default: return name;
-  }
-}
 
 // What a passing check shows, in words.
 function checkMeaning(name) {
