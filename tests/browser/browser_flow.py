@@ -52,6 +52,21 @@ def start_match(page: Any, *, press: Any = None) -> None:
         "data-screen", _one_of("table", "round-end", "match-end"))
 
 
+FINITE_ANIMATIONS_DONE_JS = r"""
+() => Promise.all(document.getAnimations()
+  .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => null)))
+  .then(() => true)
+"""
+
+
+def animations_done(page: Any) -> None:
+    """Wait until every animation on the page that ends has ended (a card dealt into the
+    hand flies in scaled down and moved up for a moment; a glow that never ends is left
+    running): the page as it stands still, for measuring what a finger can press."""
+    assert page.evaluate(FINITE_ANIMATIONS_DONE_JS) is True
+
+
 def seats_filled(page: Any, count: int) -> None:
     """Wait until the room screen shows ``count`` seats, none empty."""
     expect(by_id(page, "seat")).to_have_count(count)

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_flow import by_id, enter_room, named_context, seats_filled, start_at_my_turn
+from browser_flow import (
+    animations_done,
+    by_id,
+    enter_room,
+    named_context,
+    seats_filled,
+    start_at_my_turn,
+)
 from browser_server import ServerProcess
 from browser_table import state
 from playwright.sync_api import expect
@@ -51,6 +58,14 @@ const exposed = (el, size) => {
   }
   return false;
 };
+// Where a card is, and what a finger finds at its middle: why it is not exposed.
+const under = (el) => {
+  const b = el.getBoundingClientRect();
+  const top = document.elementFromPoint((b.left + b.right) / 2, (b.top + b.bottom) / 2);
+  return `${el.dataset.card} at ${Math.round(b.left)},${Math.round(b.top)} `
+    + `${Math.round(b.width)}x${Math.round(b.height)} of ${innerWidth}x${innerHeight} under `
+    + (top ? `${top.tagName} ${top.className} ${top.dataset.card || ''}` : 'nothing');
+};
 """
 
 HAND_JS = "(size) => {" + EXPOSED + r"""
@@ -60,6 +75,8 @@ HAND_JS = "(size) => {" + EXPOSED + r"""
   return {
     count: cards.length,
     hidden: cards.filter((c) => !exposed(c, size)).map((c) => c.dataset.card),
+    // what a finger finds at the middle of each hidden card instead
+    covers: cards.filter((c) => !exposed(c, size)).map(under),
     outside: cards.filter((c) => { const b = c.getBoundingClientRect();
                                    return b.left < 0 || b.right > innerWidth; })
       .map((c) => c.dataset.card),
@@ -75,12 +92,15 @@ SMALL_TARGETS_JS = "(size) => {" + EXPOSED + r"""
   const shown = (el) => el.checkVisibility({visibilityProperty: true, opacityProperty: true})
     && !el.closest('.visually-hidden');
   const small = [];
+  const modal = document.querySelector('[aria-modal="true"]');
   for (const el of document.querySelectorAll('button, select, input, a[href], [role="button"]')) {
     if (!shown(el)) continue;
+    // while a dialog is up (a colour to choose for a first Wild) only its controls count
+    if (modal && !modal.contains(el)) continue;
     // a checkbox is pressed with its label: the row they make is the target
     const target = el.type === 'checkbox' ? el.closest('.check') || el : el;
     if (el.matches('[data-testid="hand"] [data-testid="card"]')) {
-      if (!exposed(el, size)) small.push('card ' + el.dataset.card);
+      if (!exposed(el, size)) small.push('card ' + under(el));
       continue;
     }
     const b = target.getBoundingClientRect();
@@ -133,6 +153,7 @@ def test_a_hand_of_15_cards_on_a_phone_shows_every_card_and_the_playable_ones(
         server: ServerProcess, contexts: Any, artifacts: Path) -> None:
     page = _phone_page(contexts, "Fay")
     start_at_my_turn(page, server, RULES + ",hand_size=15", bots=["normal"])
+    animations_done(page)  # the dealt cards fly in, scaled down, for a moment
     # the hit test sees what is on the screen: the hand in the middle of it
     page.evaluate("() => document.querySelector('[data-testid=\"hand\"]')"
                   ".scrollIntoView({block: 'center'})")
@@ -153,12 +174,15 @@ def test_every_control_on_a_phone_is_a_44_px_touch_target(
     page = _phone_page(contexts, "Tom")
     page.goto(server.url + "/")
     expect(by_id(page, "play-now")).to_be_visible()
+    animations_done(page)
     small = {"lobby": page.evaluate(SMALL_TARGETS_JS, TOUCH)}
     code = server.create_room(RULES, bots=["normal"])
     enter_room(page, server, code)
     seats_filled(page, 2)
+    animations_done(page)
     small["room"] = page.evaluate(SMALL_TARGETS_JS, TOUCH)
     by_id(page, "start-match").tap()
     expect(by_id(page, "your-turn")).to_be_visible()
+    animations_done(page)  # the dealt cards fly in, scaled down, for a moment
     small["table"] = page.evaluate(SMALL_TARGETS_JS, TOUCH)
     assert small == {"lobby": [], "room": [], "table": []}, small
