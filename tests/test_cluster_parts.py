@@ -342,6 +342,6 @@ def test_a_relayed_client_over_its_rate_is_refused_at_the_relay_and_closed() -> 
         relay._forward(relayed, "s:o", P.encode(P.Act(id=f"x{n}", action="draw")).decode())
     assert bus.sent == []  # nothing over the rate reaches Redis
     assert client.closed and P.decode_server(client.got[-1]) == P.Bye(
-        reason="too many refused messages", reconnect=False)
+        reason="too many refused messages", reconnect=False, code="flood")
     assert P.decode_server(client.got[0]) == P.Error(code="rate_limited", message="slow",
                                                      id="x0")

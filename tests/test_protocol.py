@@ -301,7 +301,7 @@ async def test_too_many_refused_messages_in_a_row_close_the_connection(
                 break
         await ann.wait_for(lambda c: c.bye is not None and c.closed.is_set())
         assert ann.bye == {"type": "bye", "reason": "too many refused messages",
-                           "reconnect": False}
+                           "reconnect": False, "code": "flood"}
         assert len(ann.errors) == 200  # the 200th refusal, then the bye
         # the seat stays: the player may come back with the token
         await ann.reconnect()

@@ -97,7 +97,7 @@ async def test_list_close_and_kick(database_url: str, caplog: pytest.LogCaptureF
         assert kicked.status_code == 200
         await bob.closed.wait()
         assert bob.bye is not None and bob.bye["reconnect"] is False
-        assert "operator removed you" in bob.bye["reason"]
+        assert "operator removed you" in bob.bye["reason"] and bob.bye["code"] == "removed"
         assert server.rooms.get(code).seats[1].kind == "empty"
         # close the room mid-match: Ann is told why, the room is gone, a hello is refused
         await ann.add_bot("easy")
@@ -109,6 +109,7 @@ async def test_list_close_and_kick(database_url: str, caplog: pytest.LogCaptureF
         await ann.closed.wait()
         assert ann.bye is not None and ann.bye["reconnect"] is False
         assert ann.bye["reason"] == "an operator closed this room: maintenance"
+        assert ann.bye["code"] == "closed"
         assert code not in server.rooms.rooms
         assert server.rooms.store is not None
         assert await server.rooms.store.room_status(code) == "closed"

@@ -235,6 +235,7 @@ async def test_an_idle_lobby_is_closed_and_stays_closed(database_url: str) -> No
         await eve.wait_for(lambda c: c.bye is not None)
         assert eve.room["status"] == "closed"
         assert eve.bye is not None and eve.bye["reconnect"] is False
+        assert eve.bye["code"] == "closed"
         assert task is not None and task.done()
         assert idle not in server.rooms.rooms and busy in server.rooms.rooms
         async with httpx.AsyncClient() as http:

@@ -2,7 +2,7 @@
 // lost connection, with a fake WebSocket and fake timers (node:test's mock timers).
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { BACKOFF, Link, RECONNECT_MAX, gapAfter, reconnectDelay } from "../../src/unokit/web/static/net.js";
+import { BACKOFF, Link, RECONNECT_MAX, SEAT_GONE, gapAfter, reconnectDelay, seatGone } from "../../src/unokit/web/static/net.js";
 
 // What net.js reads of a browser (when a Link is made, not when it is imported): the page's address, its storage, its events.
 const listeners = {};
@@ -186,4 +186,32 @@ test("moves of a seat that is gone (bad_token) are handed back, and the page sta
   assert.equal(globalThis.localStorage.getItem("unokit.token.ROOM"), null, "the dead token is forgotten");
   assert.equal(link.stopped, false, "it joins again, as a new player");
   link.close();
+});
+
+test("a bye whose code says the seat is gone forgets the token, whatever the language", () => {
+  for (const code of SEAT_GONE) {
+    FakeSocket.all.length = 0;
+    const { link } = newLink("GONE" + code);
+    joined(link);
+    assert.equal(globalThis.localStorage.getItem("unokit.token.GONE" + code), "tok");
+    // the reason in Russian: no English word for a pattern to find
+    last().say({ type: "bye", code, reason: "хозяин комнаты вас удалил", reconnect: false });
+    assert.equal(globalThis.localStorage.getItem("unokit.token.GONE" + code), null, code);
+    assert.equal(link.stopped, true);
+    link.close();
+  }
+});
+
+test("a bye that keeps the seat keeps the token, even when its words say 'left' or 'kick'", () => {
+  for (const [code, reconnect] of [["flood", false], ["restarting", true], ["moved", true], ["unavailable", true]]) {
+    FakeSocket.all.length = 0;
+    const { link } = newLink("KEEP" + code);
+    joined(link);
+    last().say({ type: "bye", code, reason: "you left no room to kick: too many refused messages", reconnect });
+    assert.equal(globalThis.localStorage.getItem("unokit.token.KEEP" + code), "tok", code);
+    link.close();
+  }
+  assert.equal(seatGone({ type: "bye", reason: "the host sent you away", reconnect: false }), false, "no code, no guess");
+  assert.equal(seatGone({ type: "error", code: "kicked" }), false);
+  assert.equal(seatGone({ type: "bye", code: "left" }), true);
 });

@@ -357,7 +357,7 @@ def _take(conn: Connection, room: Room, rooms: Rooms, data: str | None, depth: i
                 room.submit(inbox.Message(conn, parsed))
     if conn.refused >= REFUSED_LIMIT:
         conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
-                                  reconnect=False)))
+                                  reconnect=False, code="flood")))
 
 
 def _json(data: Any, status: int = 200) -> Response:

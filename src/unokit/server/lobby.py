@@ -160,7 +160,7 @@ class Lobby(RoomBase):
             for conn in [c for c in self.conns if c.viewer == target]:
                 self._gone(conn)
                 conn.close(P.encode(P.Bye(reason=localize(language(conn), N_(
-                    "the host sent you away")), reconnect=False)))
+                    "the host sent you away")), reconnect=False, code="kicked")))
         elif isinstance(message, P.SetTimer):
             if message.seconds not in TURN_TIMERS:
                 raise RoomError("bad_request", N_("the turn timer is 0 (off), 15, 30 or 60 "
@@ -275,7 +275,7 @@ class Lobby(RoomBase):
             self._gone(held)
             held.close(P.encode(P.Bye(reason=localize(language(held),
                                                       N_("you left the room")),
-                                      reconnect=False)))
+                                      reconnect=False, code="left")))
         return answer
 
     async def remove_person(self, seat: int, bye: str) -> None:
@@ -292,7 +292,7 @@ class Lobby(RoomBase):
         for conn in [c for c in self.conns if c.viewer == seat]:
             self._gone(conn)
             conn.close(P.encode(P.Bye(reason=localize(language(conn), bye),
-                                      reconnect=False)))
+                                      reconnect=False, code="removed")))
         self._broadcast_room()
 
     async def _start_match(self, command: Command | None = None) -> AnswerData | None:
@@ -376,7 +376,7 @@ class Lobby(RoomBase):
             self.conns.discard(conn)
             self.fanout.leave(self.code, conn)
             conn.close(P.encode(P.Bye(reason=localize(language(conn), bye),
-                                      reconnect=False)))
+                                      reconnect=False, code="closed")))
         if self.on_closed is not None:
             self.on_closed(self)
 

@@ -22,7 +22,7 @@ def refuse_moved(item: I.Item) -> None:
     ...     lang = "en"
     ...     def close(self, data): print(data.decode())
     >>> refuse_moved(I.Message(Conn(), None))
-    {"type":"bye","reason":"this room moved to another server process: reconnect"}
+    {"type":"bye","reason":"this room moved to another server process: reconnect","code":"moved"}
     """
     match item:
         case I.Call():
@@ -33,4 +33,5 @@ def refuse_moved(item: I.Item) -> None:
 
 def say_moved(conn: Connection) -> None:
     """Close ``conn`` with the ``bye`` of a room that moved."""
-    conn.close(P.encode(P.Bye(reason=localize(language(conn), MOVED), reconnect=True)))
+    conn.close(P.encode(P.Bye(reason=localize(language(conn), MOVED), reconnect=True,
+                              code="moved")))

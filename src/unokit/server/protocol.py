@@ -31,7 +31,7 @@ Chat(seat=0, name='Ann', text='hi', at=1)
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -303,11 +303,32 @@ class Reveal(_Server, tag="reveal"):
     """The rated seats' new ratings, by seat number (empty: the match was not rated)."""
 
 
-class Bye(_Server, tag="bye"):
-    """The server closes the connection; with ``reconnect``, come back soon."""
+ByeCode = Literal["restarting", "moved", "unavailable", "flood", "kicked", "left",
+                  "removed", "closed"]
+"""Why the server closes a connection, for a client to act on (``reason`` says it in
+words, in the connection's language):
+
+- ``restarting``: the server is stopping (``reconnect``);
+- ``moved``: another server process serves the room now (``reconnect``);
+- ``unavailable``: the database kept the room from taking the hello (``reconnect``);
+- ``flood``: too many refused messages in a row; the seat stays;
+- ``kicked``: the host sent the player away; the seat and its token are gone;
+- ``left``: the player left the room; the seat and its token are gone;
+- ``removed``: an operator took the seat; its token is gone;
+- ``closed``: the room was closed (idle, or by an operator).
+"""
+
+SEAT_GONE: frozenset[str] = frozenset({"kicked", "left", "removed", "closed"})
+"""The :data:`ByeCode` values after which the seat's token is of no use: forget it."""
+
+
+class Bye(_Server, tag="bye", kw_only=True):
+    """The server closes the connection; with ``reconnect``, come back soon. ``code``
+    (a :data:`ByeCode`) says why for the client; ``reason`` says it for the player."""
 
     reason: str
     reconnect: bool = True
+    code: ByeCode
 
 
 class Chat(_Server, tag="chat"):

@@ -192,7 +192,8 @@ class Relay:
             task.cancel()
         for client in list(self.clients.values()):
             client.conn.close(P.encode(P.Bye(reason=localize(
-                language(client.conn), N_("the server is restarting")), reconnect=True)))
+                language(client.conn), N_("the server is restarting")), reconnect=True,
+                code="restarting")))
 
     # ------------------------------------------------------------ the client's side
     async def owner_of(self, code: str) -> str:
@@ -265,7 +266,8 @@ class Relay:
             conn.refused += 1
             if conn.refused >= REFUSED_LIMIT:  # as the owner would: the flood ends here
                 conn.close(P.encode(P.Bye(reason=localize(
-                    language(conn), N_("too many refused messages")), reconnect=False)))
+                    language(conn), N_("too many refused messages")), reconnect=False,
+                    code="flood")))
             return
         conn.refused = 0
 
@@ -393,7 +395,7 @@ class Relay:
                 for client in clients:
                     client.pending.clear()
                     client.conn.close(P.encode(P.Bye(reason=localize(
-                        language(client.conn), MOVED), reconnect=True)))
+                        language(client.conn), MOVED), reconnect=True, code="moved")))
                 return
             self.repairs += 1
             for client, data in zip(clients, messages, strict=True):
@@ -440,7 +442,8 @@ class Relay:
             for client in list(self.by_room.get(code, ())):
                 if client.owner != owner:
                     client.conn.close(P.encode(P.Bye(
-                        reason=localize(language(client.conn), MOVED), reconnect=True)))
+                        reason=localize(language(client.conn), MOVED), reconnect=True,
+                        code="moved")))
 
 
 def _number(value: bytes | None) -> int | None:

@@ -178,7 +178,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         for conn in list(self.conns):
             conn.close(P.encode(P.Bye(reason=localize(language(conn),
                                                       N_("the server is restarting")),
-                                      reconnect=True)))
+                                      reconnect=True, code="restarting")))
 
     async def _run(self) -> None:
         clock = self.clock
@@ -322,7 +322,7 @@ class Room(Lobby, Talk, Pacing, Presence):
         if self.closing:
             conn.close(P.encode(P.Bye(reason=localize(language(conn),
                                                       N_("the server is restarting")),
-                                      reconnect=True)))
+                                      reconnect=True, code="restarting")))
             return
         token: str | None = None
         if hello.token is not None:
@@ -373,7 +373,7 @@ class Room(Lobby, Talk, Pacing, Presence):
             except StoreError:  # not started: the player's next hello tries again
                 self._gone(conn)
                 conn.close(P.encode(P.Bye(reason=localize(language(conn), UNAVAILABLE),
-                                          reconnect=True)))
+                                          reconnect=True, code="unavailable")))
 
     def _unavailable(self, conn: Connection) -> bytes:
         """The answer to a hello the database kept the room from taking."""

@@ -41,6 +41,17 @@ export async function api(path, body) {
   return data;
 }
 
+// The `bye` codes that say the seat is gone (protocol.SEAT_GONE): its token is of no
+// use any more, and the next visit joins as a new player (docs/protocol.md, bye).
+export const SEAT_GONE = new Set(["kicked", "left", "removed", "closed"]);
+
+// Whether the `bye` message `msg` takes the seat away: decided on its code, never on
+// the words of its reason (they are in the page's language).
+//   seatGone({ type: "bye", code: "kicked", reason: "хозяин комнаты вас удалил" }) === true
+export function seatGone(msg) {
+  return !!msg && msg.type === "bye" && SEAT_GONE.has(msg.code);
+}
+
 export function tokenKey(code) {
   return "unokit.token." + code;
 }
@@ -245,7 +256,7 @@ export class Link {
     if (msg.type === "bye" && msg.reconnect === false) {
       this.stopped = true;
       this.drop();
-      if (/kick|sent you away|left/i.test(msg.reason || "")) store(tokenKey(this.code), null);
+      if (seatGone(msg)) store(tokenKey(this.code), null);
     }
     if (msg.type === "error" && msg.code === "closing" && msg.id && this.pending.has(msg.id)) {
       // the server is restarting and did not take it: it goes again after the reconnect
