@@ -6,11 +6,11 @@
 import { BASE, h, option } from "./dom.js";
 import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
 import { changed, screenOf, shown, state as S, subscribe, update } from "./store.js";
-import { parts, relog, renderStatus, statusText } from "./notify.js";
+import { parts, reannounce, relog, renderStatus, statusText } from "./notify.js";
 import { enterRoom, leaveRoom } from "./session.js";
 import { refreshLobby } from "./lobbyapi.js";
 import { closeDialogs } from "./play.js";
-import { focusKey, restoreFocus } from "./focus.js";
+import { focusKey, keepFocus, restoreFocus } from "./focus.js";
 import { lobbyView } from "./lobby.js";
 import { roomView } from "./room.js";
 import { tableView, tableKeys } from "./table.js";
@@ -30,6 +30,7 @@ function header() {
         history.replaceState(history.state, "", url.pathname + url.search);
       }
       relog();
+      reannounce();
       changed();
     },
   }, LANGS.map((code) => option(code, LANG_NAMES[code], code === language())));
@@ -61,6 +62,7 @@ function keysDialog() {
 
 export function render() {
   const key = focusKey(document.activeElement);
+  const focused = !!document.activeElement && document.activeElement !== document.body;
   const screen = screenOf(S);
   const moved = screen !== S.screen;
   const yourTurn = screen === "table" && S.game.must;
@@ -89,6 +91,7 @@ export function render() {
     const first = dialog.querySelector("button:not([disabled])");
     if (first) first.focus();
   }
+  if (focused) keepFocus(root);
 }
 
 // ---------------------------------------------------------------- the router

@@ -9,7 +9,8 @@ import { state as S } from "./store.js";
 import { seatName } from "./names.js";
 import { act, leaveRoom } from "./session.js";
 import { fairness, hostControls, isHost, seatItem } from "./room.js";
-import { chatBox, logBox, verifyLink } from "./table.js";
+import { chatBox, logBox, teamScores, verifyLink } from "./table.js";
+import { endLine, teamMark } from "./teams.js";
 import { matchXp } from "./xp.js";
 
 function hands(end) {
@@ -18,7 +19,7 @@ function hands(end) {
     const cards = end.hands ? end.hands[seat] || [] : null;
     const points = (end.points || [])[seat] || 0;
     return h("li", { testid: "round-hand", data: { seat, points }, class: seat === end.winner ? "won" : "" },
-      h("div", { class: "who" }, h("b", {}, seatName(seat)), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
+      h("div", { class: "who" }, h("b", {}, seatName(seat)), teamMark(S.room && S.room.rules, seat, S.seat, count), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
         h("span", { class: "pts" }, ngettext("{n} point", "{n} points", points))),
       cards === null ? h("span", { class: "muted" }, _("Hands are hidden from spectators."))
         : cards.length ? h("div", { class: "hand small" }, cards.map((card) => cardFace(card, "div", { role: "img" })))
@@ -30,8 +31,14 @@ function scoreList(testid) {
   const g = S.game;
   const count = S.room ? S.room.seats.length : g.scores.length;
   const order = Array.from({ length: count }, (_x, seat) => seat);
-  return h("ol", { class: "score-list big", testid }, order.map((seat) =>
-    h("li", { testid: "score", data: { seat, points: g.scores[seat] || 0 } }, h("span", {}, seatName(seat)), h("b", {}, String(g.scores[seat] || 0)))));
+  return h("div", {}, teamScores(g.scores, true), h("ol", { class: "score-list big", testid }, order.map((seat) =>
+    h("li", { testid: "score", data: { seat, points: g.scores[seat] || 0 } }, h("span", {}, seatName(seat)), h("b", {}, String(g.scores[seat] || 0))))));
+}
+
+// "Your team wins ..." under teams (null without).
+function teamLine(winner, what) {
+  const text = endLine(S.room && S.room.rules, S.seat, winner, seatName, what, S.room ? S.room.seats.length : 0);
+  return text ? h("p", { class: "lead team-line", testid: "team-line", data: { what } }, text) : null;
 }
 
 // Between rounds the host may change the seats and the timer (the server takes these
@@ -54,6 +61,7 @@ export function roundEndView() {
       // TRANSLATORS: a round nobody can finish (the same position keeps coming back)
       h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
       h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
+      teamLine(end.winner, "round"),
       hands(end),
       h("h2", {}, _("Scores")), scoreList("scores"),
       h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next && !empty ? null : true, onclick: () => act("next") }, _("Next round")),
@@ -71,6 +79,7 @@ export function matchEndView() {
     h("section", { class: "panel end-card" },
       h("h1", {}, _("The match is over")),
       h("p", { class: "winner lead", testid: "winner", data: { seat: winner } }, _("{name} wins the match!", { name: seatName(winner) })),
+      teamLine(winner, "match"),
       g.roundEnd ? hands(g.roundEnd) : null,
       h("h2", {}, _("Final scores")), h("div", { testid: "final-scores" }, scoreList("final-score-list")),
       verifyLink(false),

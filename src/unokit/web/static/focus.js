@@ -1,6 +1,7 @@
 // The focus across a new screen: render() rebuilds the screen, and the element that had
-// the focus (by its data-testid and data-* keys) gets it back, so that a game event
-// never drops the focus to <body>.
+// the focus (by its data-testid and data-* keys) gets it back; when that element is gone
+// (the card left the hand, a dialog closed, the screen changed) keepFocus() moves the
+// focus to a sensible one, so that a game event never drops the focus to <body>.
 
 // What identifies the focused element `el` (null for none).
 export function focusKey(el) {
@@ -36,5 +37,33 @@ export function restoreFocus(key) {
     if (key.caret && el.setSelectionRange) {
       try { el.setSelectionRange(key.caret[0], key.caret[1]); } catch { /* not a text field */ }
     }
+  }
+}
+
+// Where the focus goes when the element that had it is gone, the first that can take
+// it: an open dialog's first button, a playable card, the hand, the screen's next step
+// (next round, play again, start), the screen's heading, the screen itself.
+export const FALLBACK = [
+  '[role="dialog"] button:not([disabled])',
+  '[data-testid="hand"] [data-testid="card"][data-playable="true"]',
+  '[data-testid="hand"] [data-testid="card"]',
+  '[data-testid="next-round"]:not([disabled])',
+  '[data-testid="play-again"]',
+  '[data-testid="start-match"]:not([disabled])',
+  "#main h1",
+  "#main",
+];
+
+// After a new screen: if the focus fell to <body>, give it to the first element of
+// FALLBACK in `root` that takes it (a heading or the screen itself is made focusable by
+// script only: tabindex -1).
+export function keepFocus(root) {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  for (const selector of FALLBACK) {
+    const el = root.querySelector(selector);
+    if (!el) continue;
+    if (el.tagName === "H1" || el.id === "main") el.setAttribute("tabindex", "-1");
+    el.focus({ preventScroll: true });
+    if (document.activeElement === el) return;
   }
 }

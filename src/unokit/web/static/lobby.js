@@ -160,7 +160,8 @@ export function lobbyView() {
           placeholder: _("Player"), oninput: (ev) => update((s) => { s.name = ev.target.value; }, { quiet: true }),
           onkeydown: (ev) => { if (ev.key === "Enter") playNow(); } })),
       h("button", { class: "primary big", type: "button", testid: "play-now", onclick: playNow }, _("Play now")),
-      h("p", { class: "muted" }, _("A quick match against three bots."))),
+      // the play-now match in one line: its rules are the seeds' "online" (2 vs 2 to 100)
+      h("p", { class: "muted", testid: "play-now-explained" }, _("A quick match against three bots.") + " " + presetMeaning("online"))),
     h("div", { class: "lobby-grid" },
       createForm(),
       h("div", { class: "stack" },

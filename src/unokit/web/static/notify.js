@@ -70,12 +70,27 @@ export function addChatLine(msg) {
 }
 
 export function clearRoomParts() {
+  announced = null;
   parts.log.replaceChildren();
   parts.chatLog.replaceChildren();
 }
 
 export function announce(text) {
   parts.announce.textContent = text;
+}
+
+let announced = null; // the event the screen reader was told last
+
+// Tell the screen reader the event `e` (the latest of a message), in the page's language.
+export function announceEvent(e) {
+  announced = e;
+  announce(describe(e, names()));
+}
+
+// After a language switch: the last event said again, in the new language (the live
+// region does not keep a line in the old one).
+export function reannounce() {
+  if (announced) announce(describe(announced, names()));
 }
 
 export function statusText(conn) {

@@ -4,10 +4,8 @@
 import { BASE } from "./dom.js";
 import { _, language } from "./i18n.js";
 import { api, Link } from "./net.js";
-import { describe } from "./describe.js";
 import { changed, enterRoomState, receive, state, update } from "./store.js";
-import { names } from "./names.js";
-import { addChatLine, addLog, announce, clearRoomParts, errorText, relog, renderStatus, toast } from "./notify.js";
+import { addChatLine, addLog, announceEvent, clearRoomParts, errorText, relog, renderStatus, toast } from "./notify.js";
 import { refreshLobby } from "./lobbyapi.js";
 
 let link = null; // the room's connection (null in the lobby)
@@ -32,7 +30,7 @@ function onMessage(msg) {
   const out = receive(state, msg);
   if (msg.type === "reset") relog();
   for (const e of out.fresh) addLog(e);
-  if (out.fresh.length) announce(describe(out.fresh.at(-1), names()));
+  if (out.fresh.length) announceEvent(out.fresh.at(-1));
   if (out.snapshot && link) link.send({ type: "snapshot" });
   if (out.chat) addChatLine(out.chat);
   if (out.welcome) contribute();

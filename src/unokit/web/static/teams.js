@@ -1,0 +1,94 @@
+// Teams you can see: under `teams: "pairs"` (the "Play now" match is one) each seat has a
+// partner across the table, as the engine's scoring.partner says: seat s and seat
+// s + players/2. The rules are the ones the server sends with the room (its `rules`,
+// the engine's own Rules.to_dict()), never guessed from the preset's name. Partners score
+// together: the engine gives both the team's points, so a team's total is either
+// partner's score. No DOM here but the marks (teamMark), so that node --test runs the rest
+// (tests/web/teams.test.mjs).
+//
+//   partnerOf({ teams: "pairs", players: 4 }, 1) === 3
+//   teamOf({ teams: "pairs", players: 4 }, 3) === 1
+//   teamOf({ teams: "none", players: 4 }, 3) === null
+import { h } from "./dom.js";
+import { _, ngettext, pgettext } from "./i18n.js";
+
+// The number of seats the rules play with (the room's seats when it says none).
+function players(rules, seats) {
+  const n = Number(rules && rules.players);
+  return n > 0 ? n : seats || 0;
+}
+
+// Whether the rules play in teams.
+export function hasTeams(rules) {
+  return !!rules && rules.teams === "pairs";
+}
+
+// The partner of `seat` (-1 without teams, or for no seat).
+export function partnerOf(rules, seat, seats) {
+  const n = players(rules, seats);
+  if (!hasTeams(rules) || seat === null || seat === undefined || seat < 0 || n < 2) return -1;
+  return (seat + n / 2) % n;
+}
+
+// The team of `seat`, counted from 0 (the team of seat 0 is 0); null without teams.
+export function teamOf(rules, seat, seats) {
+  const mate = partnerOf(rules, seat, seats);
+  return mate < 0 ? null : Math.min(seat, mate);
+}
+
+// The teams in order: [{team, seats: [a, b]}]; empty without teams.
+export function teamsOf(rules, seats) {
+  const n = players(rules, seats);
+  if (!hasTeams(rules) || n < 2) return [];
+  return Array.from({ length: n / 2 }, (_x, team) => ({ team, seats: [team, team + n / 2] }));
+}
+
+// Each team's points (the engine gives both partners the team's score).
+export function teamTotals(rules, scores, seats) {
+  return teamsOf(rules, seats).map(({ team, seats: members }) => ({
+    team, seats: members, points: Math.max(...members.map((s) => (scores && scores[s]) || 0)),
+  }));
+}
+
+// The names of a team's seats, joined: "Ann & Cat".
+export function teamNames(members, nameOf) {
+  return members.map(nameOf).join(" & ");
+}
+
+// The line under the winner on the round end (`what` "round") and the match end
+// ("match"): "Your team wins the match with Cat." / "Your team loses the match." (the
+// partner named on a win, as the terminal says it) for a
+// seated player, "Team 2 wins the match: Bob & Dan." for a spectator; null without teams
+// or without a winner. `nameOf(seat)` names a seat.
+export function endLine(rules, me, winner, nameOf, what = "match", seats = 0) {
+  const team = teamOf(rules, winner, seats);
+  if (team === null || winner === null || winner === undefined || winner < 0) return null;
+  const members = teamsOf(rules, seats)[team].seats;
+  if (me === null || me === undefined || me < 0) {
+    return what === "round"
+      ? _("Team {n} wins the round: {names}.", { n: team + 1, names: teamNames(members, nameOf) })
+      : _("Team {n} wins the match: {names}.", { n: team + 1, names: teamNames(members, nameOf) });
+  }
+  const mates = [partnerOf(rules, me, seats)];
+  const names = mates.map(nameOf).join(", ");
+  if (teamOf(rules, me, seats) === team) {
+    // TRANSLATORS: {names} are your partners (one under the pairs rule)
+    return what === "round"
+      ? ngettext("Your team wins the round with {names}.", "Your team wins the round with {names}.", mates.length, { names })
+      : ngettext("Your team wins the match with {names}.", "Your team wins the match with {names}.", mates.length, { names });
+  }
+  return what === "round" ? _("Your team loses the round.") : _("Your team loses the match.");
+}
+
+// The team mark beside a seat's name: the same mark on both partners ("Team 1"), and
+// "partner" on the page's own partner. Nothing without teams.
+export function teamMark(rules, seat, me, seats) {
+  const team = teamOf(rules, seat, seats);
+  if (team === null) return null;
+  const mine = partnerOf(rules, me, seats) === seat;
+  return h("span", { class: "team-mark", testid: "team-mark", data: { team, partner: mine ? "true" : null } },
+    h("span", { class: "team-dot t" + (team % 5), "aria-hidden": "true" }, String.fromCharCode(65 + team)),
+    h("span", { class: "team-name" }, _("Team {n}", { n: team + 1 })),
+    // TRANSLATORS: the tag beside the seat of your partner (teams of two)
+    mine ? h("span", { class: "tag partner", testid: "partner-tag" }, pgettext("the tag beside your partner's seat", "partner")) : null);
+}
