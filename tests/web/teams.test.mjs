@@ -28,11 +28,6 @@ test("without teams there is no partner, no team and no line", () => {
   assert.equal(partnerOf(PAIRS4, null), -1, "a spectator has no partner");
 });
 
-test("the room's seat count stands in when the rules name no player count", () => {
-  assert.equal(partnerOf({ teams: "pairs" }, 1, 4), 3);
-  assert.equal(partnerOf({ teams: "pairs" }, 1, 0), -1);
-});
-
 test("a team's total is its partners' shared score", () => {
   assert.deepEqual(teamTotals(PAIRS4, [40, 12, 40, 12]), [
     { team: 0, seats: [0, 2], points: 40 }, { team: 1, seats: [1, 3], points: 12 }]);
@@ -53,4 +48,12 @@ test("a spectator is told which team won, by its members", () => {
   assert.equal(endLine(PAIRS4, null, 3, nameOf), "Team 2 wins the match: Bot 2 & Bot 4.");
   assert.equal(endLine(PAIRS4, -1, 0, nameOf, "round"), "Team 1 wins the round: Ann & Cat.");
   assert.equal(endLine(PAIRS4, 0, -1, nameOf), null, "no winner, no line");
+});
+
+test("the room's rules as the server sends them: a preset and what differs from it", () => {
+  assert.equal(partnerOf({ preset: "pairs", rounds: 2 }, 1), 3);
+  assert.equal(partnerOf({ preset: "online" }, 0), 2, "Play now's preset plays in pairs");
+  assert.equal(partnerOf({ preset: "online", players: 6 }, 0), 3);
+  assert.equal(partnerOf({ preset: "official" }, 0), -1);
+  assert.equal(partnerOf({ preset: "official", teams: "pairs" }, 1), 3);
 });

@@ -19,7 +19,7 @@ function hands(end) {
     const cards = end.hands ? end.hands[seat] || [] : null;
     const points = (end.points || [])[seat] || 0;
     return h("li", { testid: "round-hand", data: { seat, points }, class: seat === end.winner ? "won" : "" },
-      h("div", { class: "who" }, h("b", {}, seatName(seat)), teamMark(S.room && S.room.rules, seat, S.seat, count), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
+      h("div", { class: "who" }, h("b", {}, seatName(seat)), teamMark(S.room && S.room.rules, seat, S.seat), seat === end.winner ? h("span", { class: "tag host" }, _("won the round")) : null,
         h("span", { class: "pts" }, ngettext("{n} point", "{n} points", points))),
       cards === null ? h("span", { class: "muted" }, _("Hands are hidden from spectators."))
         : cards.length ? h("div", { class: "hand small" }, cards.map((card) => cardFace(card, "div", { role: "img" })))
@@ -37,7 +37,7 @@ function scoreList(testid) {
 
 // "Your team wins ..." under teams (null without).
 function teamLine(winner, what) {
-  const text = endLine(S.room && S.room.rules, S.seat, winner, seatName, what, S.room ? S.room.seats.length : 0);
+  const text = endLine(S.room && S.room.rules, S.seat, winner, seatName, what);
   return text ? h("p", { class: "lead team-line", testid: "team-line", data: { what } }, text) : null;
 }
 

@@ -12,7 +12,7 @@ export const parts = {
   log: h("div", { class: "log", testid: "log", role: "log", "aria-live": "polite", "aria-labelledby": "log-title", tabindex: "0" }),
   chatLog: h("div", { class: "chat-log", testid: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" }),
   toast: h("div", { class: "toast", testid: "toast", role: "alert", hidden: true }),
-  announce: h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" }),
+  announce: h("div", { class: "visually-hidden", testid: "announcer", role: "status", "aria-live": "polite" }),
   banner: h("div", { class: "banner", testid: "banner", hidden: true }),
   queued: h("div", { class: "banner queued", testid: "queued-moves", role: "status", hidden: true }),
 };

@@ -45,7 +45,7 @@ function opponent(seat) {
     "aria-label": seatName(seat) + ", " + ngettext("{n} card", "{n} cards", count) + (current ? ", " + _("to play") : "") },
   h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "bot" ? "⚙" : seatName(seat).slice(0, 1).toUpperCase()),
   h("span", { class: "opp-name" }, seatName(seat)),
-  teamMark(S.room && S.room.rules, seat, S.seat, S.room && S.room.seats.length),
+  teamMark(S.room && S.room.rules, seat, S.seat),
   h("span", { class: "fan", "aria-hidden": "true" }, Array.from({ length: backs }, (_x, i) => h("span", { class: "mini-back", vars: { i } }))),
   h("span", { class: "card-count", testid: "card-count", data: { count } }, String(count)),
   uno === "called" ? h("span", { class: "badge uno" }, "UNO!") : uno === "open" ? h("span", { class: "badge open" }, _("1 card, no UNO!")) : null,
@@ -144,7 +144,7 @@ function me() {
   const called = count === 1 && g.called[S.seat];
   return h("div", { class: "me" },
     h("b", {}, seatName(S.seat)), h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")),
-    teamMark(S.room && S.room.rules, S.seat, S.seat, S.room && S.room.seats.length),
+    teamMark(S.room && S.room.rules, S.seat, S.seat),
     h("span", { class: "muted" }, ngettext("{n} card", "{n} cards", count)),
     called ? h("span", { class: "badge uno" }, "UNO!") : null);
 }
@@ -250,9 +250,9 @@ export function teamScores(scores, big = false) {
   const rules = S.room && S.room.rules;
   if (!hasTeams(rules)) return null;
   return h("ol", { testid: "team-scores", class: "score-list team-scores" + (big ? " big" : ""), "aria-label": _("Team scores") },
-    teamTotals(rules, scores, S.room.seats.length).map(({ team, seats, points }) =>
+    teamTotals(rules, scores).map(({ team, seats, points }) =>
       h("li", { testid: "team-score", data: { team, points, mine: seats.includes(S.seat) ? "true" : null } },
-        h("span", {}, teamMark(rules, seats[0], null, S.room.seats.length), " ", teamNames(seats, seatName)), h("b", {}, String(points)))));
+        h("span", {}, teamMark(rules, seats[0], null), " ", teamNames(seats, seatName)), h("b", {}, String(points)))));
 }
 
 function sendChat() {
