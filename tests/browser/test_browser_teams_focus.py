@@ -64,7 +64,15 @@ def test_a_pairs_match_shows_partners_scores_and_your_team(server: ServerProcess
     expect(by_id(page, "play-now-explained")).to_contain_text("two pairs")
     expect(by_id(page, "play-now-explained")).to_contain_text("100")
 
-    start_at_my_turn(page, server, PAIRS, bots=BOTS)
+    def room_marks(_code: str) -> None:
+        # the room's seat tiles show the teams before the match
+        for seat, team in ((0, 0), (1, 1), (2, 0), (3, 1)):
+            expect(by_id(page, "seat", seat=str(seat)).locator('[data-testid="team-mark"]')
+                   ).to_have_attribute("data-team", str(team))
+        expect(by_id(page, "seat", seat="2").locator('[data-testid="partner-tag"]')
+               ).to_have_count(1)
+
+    start_at_my_turn(page, server, PAIRS, bots=BOTS, before_start=room_marks)
     for seat, team in ((1, 1), (2, 0), (3, 1)):
         mark = by_id(page, "opponent", seat=str(seat)).locator('[data-testid="team-mark"]')
         expect(mark).to_have_attribute("data-team", str(team))

@@ -7,6 +7,7 @@ import { seatName } from "./names.js";
 import { send } from "./session.js";
 import { presetName, summary } from "./rules.js";
 import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
+import { teamMark } from "./teams.js";
 
 export function isHost() {
   if (!S.room || S.seat === null) return false;
@@ -41,7 +42,7 @@ export function seatItem(info, host) {
     h("span", { class: "seat-name" }, info.kind === "empty" ? _("Seat {n}", { n: info.seat + 1 }) : seatName(info.seat),
       you ? h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")) : null, info.host ? h("span", { class: "tag host" }, _("host")) : null,
       info.away ? h("span", { class: "tag" }, _("away")) : null),
-    h("span", { class: "muted" }, kindText)),
+    h("span", { class: "muted" }, kindText), teamMark(S.room && S.room.rules, info.seat, S.seat)),
   host && info.kind === "bot" ? h("button", { type: "button", class: "secondary small", testid: "remove-bot", data: { seat: info.seat },
     onclick: () => send({ type: "remove_bot", seat: info.seat }) }, _("Remove"), h("span", { class: "visually-hidden" }, " · " + seatName(info.seat))) : null,
   host && info.kind === "human" && !you ? h("button", { type: "button", class: "secondary small", testid: "kick", data: { seat: info.seat },
