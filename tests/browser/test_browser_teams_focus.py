@@ -80,6 +80,11 @@ def test_a_pairs_match_shows_partners_scores_and_your_team(server: ServerProcess
     expect(by_id(page, "opponent", seat="2").locator('[data-testid="partner-tag"]')
            ).to_have_count(1)
     expect(page.locator('.me [data-testid="team-mark"]')).to_have_attribute("data-team", "0")
+    # a screen reader hears the team in the seat's name
+    expect(by_id(page, "opponent", seat="2")).to_have_attribute(
+        "aria-label", re.compile(r"^Bot 3, Team 1, partner, "))
+    expect(by_id(page, "opponent", seat="1")).to_have_attribute(
+        "aria-label", re.compile(r"^Bot 2, Team 2, "))
     expect(by_id(page, "team-score")).to_have_count(2)
     expect(by_id(page, "team-score", team="0")).to_have_attribute("data-mine", "true")
     shot(page, artifacts, "teams-table")

@@ -2,7 +2,7 @@
 // the teams' totals, and the line on the round and match end, in English.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { endLine, hasTeams, partnerOf, teamNames, teamOf, teamsOf, teamTotals } from "../../src/unokit/web/static/teams.js";
+import { endLine, hasTeams, partnerOf, teamLabel, teamNames, teamOf, teamsOf, teamTotals } from "../../src/unokit/web/static/teams.js";
 
 const PAIRS4 = { teams: "pairs", players: 4 };
 const PAIRS6 = { teams: "pairs", players: 6 };
@@ -56,4 +56,11 @@ test("the room's rules as the server sends them: a preset and what differs from 
   assert.equal(partnerOf({ preset: "online", players: 6 }, 0), 3);
   assert.equal(partnerOf({ preset: "official" }, 0), -1);
   assert.equal(partnerOf({ preset: "official", teams: "pairs" }, 1), 3);
+});
+
+test("a seat's team in words, for a screen reader's label", () => {
+  assert.equal(teamLabel(PAIRS4, 2, 0), ", Team 1, partner");
+  assert.equal(teamLabel(PAIRS4, 1, 0), ", Team 2");
+  assert.equal(teamLabel(PAIRS4, 1, null), ", Team 2");
+  assert.equal(teamLabel(SOLO, 1, 0), "");
 });

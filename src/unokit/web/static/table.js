@@ -9,7 +9,7 @@ import { parts, toast } from "./notify.js";
 import { act, send } from "./session.js";
 import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, playWithoutTarget, pressUno, toggleMulti } from "./play.js";
 import { effective } from "./rules.js";
-import { teamMark, teamTotals, teamNames, hasTeams } from "./teams.js";
+import { hasTeams, teamLabel, teamMark, teamNames, teamTotals } from "./teams.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
 
@@ -42,7 +42,7 @@ function opponent(seat) {
   return h("li", { class: "opponent" + (current ? " current" : "") + (g.fx.penalty[seat] ? " penalty" : "") + (g.out[seat] ? " out" : ""),
     testid: "opponent", data: { seat, uno, current: current ? "true" : null, away: info.away ? "true" : null, bot: info.kind === "bot" ? "true" : null },
     // TRANSLATORS: said of the seat whose turn it is (for screen readers)
-    "aria-label": seatName(seat) + ", " + ngettext("{n} card", "{n} cards", count) + (current ? ", " + _("to play") : "") },
+    "aria-label": seatName(seat) + teamLabel(S.room && S.room.rules, seat, S.seat) + ", " + ngettext("{n} card", "{n} cards", count) + (current ? ", " + _("to play") : "") },
   h("span", { class: "avatar", "aria-hidden": "true" }, info.kind === "bot" ? "⚙" : seatName(seat).slice(0, 1).toUpperCase()),
   h("span", { class: "opp-name" }, seatName(seat)),
   teamMark(S.room && S.room.rules, seat, S.seat),

@@ -89,6 +89,15 @@ export function endLine(rules, me, winner, nameOf, what = "match") {
   return what === "round" ? _("Your team loses the round.") : _("Your team loses the match.");
 }
 
+// The team of `seat` in words, for a label read by a screen reader: ", Team 1, partner"
+// ("" without teams).
+export function teamLabel(rules, seat, me) {
+  const team = teamOf(rules, seat);
+  if (team === null) return "";
+  const mine = partnerOf(rules, me) === seat;
+  return ", " + _("Team {n}", { n: team + 1 }) + (mine ? ", " + pgettext("the tag beside your partner's seat", "partner") : "");
+}
+
 // The team mark beside a seat's name: the same mark on both partners ("Team 1"), and
 // "partner" on the page's own partner. Nothing without teams.
 export function teamMark(rules, seat, me) {
