@@ -146,7 +146,8 @@ def test_keyboard_play_never_leaves_the_focus_on_body(server: ServerProcess, con
 
 RING_JS = r"""
 (card) => {
-  const el = document.querySelector(`[data-testid="hand"] [data-testid="card"][data-card="${card}"]`);
+  const el = document.querySelector(
+    `[data-testid="hand"] [data-testid="card"][data-card="${card}"]`);
   const s = getComputedStyle(el);
   return {outline: s.outlineStyle, outlineColor: s.outlineColor, outlineWidth: s.outlineWidth,
           shadow: s.boxShadow, focused: document.activeElement === el,
