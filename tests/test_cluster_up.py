@@ -97,13 +97,14 @@ async def test_the_cluster_starts_plays_through_the_proxy_and_stops(
         ann = await join(up.url, code, name="Ann")  # /ws/CODE: the room's server
         # Bob names the room in his hello only (/ws): any server; until it is another
         real_url = client_module.ws_url
-        monkeypatch.setattr(client_module, "ws_url", lambda base, room=None: real_url(base))
-        bob = await join(up.url, code, name="Bob")
-        for _ in range(3):
-            if upstream(bob) != upstream(ann):
-                break
-            await bob.close()
-            await bob.connect()  # with his seat's token: the same seat
+        with monkeypatch.context() as patch:
+            patch.setattr(client_module, "ws_url", lambda base, room=None: real_url(base))
+            bob = await join(up.url, code, name="Bob")
+            for _ in range(3):
+                if upstream(bob) != upstream(ann):
+                    break
+                await bob.close()
+                await bob.connect()  # with his seat's token: the same seat
         assert upstream(bob) != upstream(ann), "the proxy sent Bob to Ann's server"
         assert (ann.seat, bob.seat) == (0, 1)
         # the room's connections always land on one server

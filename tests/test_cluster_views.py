@@ -83,7 +83,7 @@ async def test_a_room_of_one_process_is_listed_found_joined_and_seen_from_the_ot
             # present on A: seen as present from B (the owner's hint in Redis)
             await eventually(lambda: _connected(b.url, code, [True, False]),
                              "B sees Ann connected on A")
-            assert listed(await get(b.url + "/api/rooms"))[code]["free"] == 1
+            await eventually(lambda: _free(b.url, code, 1), "B lists one free seat")
 
             bob = await join(b.url, code, name="Bob")  # joined from B: relayed to A
             assert (ann.seat, bob.seat) == (0, 1)
@@ -108,6 +108,10 @@ async def test_a_room_of_one_process_is_listed_found_joined_and_seen_from_the_ot
 
 async def _has(base: str, code: str, expected: bool = True) -> bool:
     return (code in listed(await get(base + "/api/rooms"))) == expected
+
+
+async def _free(base: str, code: str, expected: int) -> bool:
+    return listed(await get(base + "/api/rooms"))[code]["free"] == expected
 
 
 async def _connected(base: str, code: str, expected: list[bool]) -> bool:
