@@ -203,7 +203,8 @@ def main() -> int:
                "UNOKIT_MAX_CONNS": str(args.connections + 500), "UNOKIT_BOT_WORKERS": "0"}
         server = subprocess.Popen(
             [sys.executable, "-m", "unokit.cli", "serve", "--port", str(port), "--data-dir",
-             data, "--log-level", "warning"], env=env)
+             data, "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
         try:
             import httpx
             deadline = time.monotonic() + 120
