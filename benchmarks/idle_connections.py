@@ -143,7 +143,9 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     import httpx
 
     base = f"http://127.0.0.1:{port}"
-    async with httpx.AsyncClient(timeout=30) as http:
+    # a new HTTP connection for each room: the server closes idle ones (idle_timeout)
+    async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(
+            max_keepalive_connections=0)) as http:
         rooms = []
         for _ in range(args.rooms):
             made = await http.post(base + "/api/rooms", json={"rules": "official"})
