@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := bash scripts/pg_test_server.sh run bash scripts/redis_test_server.sh run \
 	$(BIN)/python -m pytest -n 2
 
-.PHONY: venv run play test lint typecheck pytest lock catalogues clean
+.PHONY: venv run play test lint typecheck pytest lock catalogues clean cluster cluster-stop
 
 venv: $(STAMP)
 
@@ -41,9 +41,21 @@ test: venv
 	$(BIN)/mypy
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
+	bash scripts/install_nginx.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)
+
+# A cluster on this machine: PostgreSQL, Redis, 3 servers and nginx in front
+# (scripts/cluster.sh; docs/deploy.md, "Several processes").
+cluster: venv
+	bash scripts/install_postgres.sh
+	bash scripts/install_redis.sh
+	bash scripts/install_nginx.sh
+	bash scripts/cluster.sh start
+
+cluster-stop:
+	bash scripts/cluster.sh stop
 
 lint: venv
 	$(BIN)/ruff check $(LINT_PATHS)
@@ -54,6 +66,7 @@ typecheck: venv
 pytest: venv
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
+	bash scripts/install_nginx.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)

@@ -62,6 +62,7 @@ from unokit.server import accounts, admin, inbox, leaderboards, replays, rewards
 from unokit.server import protocol as P
 from unokit.server.access import read_token
 from unokit.server.cluster import Cluster
+from unokit.server.cluster_views import SharedRoomList, with_presence
 from unokit.server.fanout import SPECTATORS
 from unokit.server.limits import Limits, Refused, check_origin, json_body, take_token
 from unokit.server.logs import CONNECTION_ID
@@ -458,7 +459,7 @@ async def list_rooms(request: Request) -> Response:
         offset = _count(request, "offset", 0, 10**9)
     except RoomError as exc:
         return _room_error(exc, request)
-    page, total = listing.page(offset, limit)
+    page, total = await listing.read(offset, limit)
     response = _json(page)
     response.headers["X-Total-Count"] = str(total)
     if offset + limit < total:
@@ -530,7 +531,9 @@ async def room_info(request: Request) -> Response:
         room = await request.app.state.rooms.find(request.path_params["code"])
     except RoomError as exc:
         return _room_error(exc, request)
-    return _json(room.info())
+    cluster = request.app.state.cluster
+    return _json(await with_presence(room.info(), cluster and cluster.presence,
+                                     request.app.state.rooms.rooms.get(room.code) is room))
 
 
 def _record_json(room: Room) -> bytes:
@@ -637,6 +640,8 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
         app.state.admin_token = read_token(settings.admin_token, settings.data_dir)
         lag = asyncio.create_task(metrics.measure_lag(), name="loop-lag")
         await shared.open()
+        if shared.store is not None:
+            metrics.identify(shared.store.owner.text)
         if cluster is not None:
             await cluster.start()
         try:
@@ -679,7 +684,8 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
     app.state.admin_token = ""
     app.state.limits = Limits(settings)
     app.state.room_list = OpenRoomList(lambda: shared.rooms.values(), settings.base_url,
-                                       ttl=settings.room_list_ttl)
+                                       ttl=settings.room_list_ttl) if cluster is None else (
+        SharedRoomList(shared, settings.base_url, ttl=settings.room_list_ttl))
     app.state.published = Published()
     app.state.replays = Published(kept=replays.KEPT)
     app.state.passwords = Passwords.of(settings)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from unokit.i18n import N_, pick_language
 from unokit.server import inbox
 from unokit.server import protocol as P
+from unokit.server.cluster_views import PresenceHints
 from unokit.server.fanout_redis import Bus, Fields, RedisFanOut, RemoteConnection
 from unokit.server.moved import say_moved
 from unokit.server.relay import ErrorBytes, Relay
@@ -73,6 +74,9 @@ class Cluster:
         self.fanout = RedisFanOut(self.bus)
         self.rooms: Rooms | None = None
         self.relay: Relay | None = None
+        self.presence: PresenceHints | None = None
+        """Who is connected to each room, for the other processes (:mod:`cluster_views
+        <unokit.server.cluster_views>`)."""
         self._take: Take | None = None
         self._error: ErrorBytes | None = None
         self.remote: dict[tuple[str, str], RemoteConnection] = {}
@@ -99,6 +103,7 @@ class Cluster:
         self._take = take
         self._error = error
         self.relay = Relay(self.bus, self.settings, error)
+        self.presence = PresenceHints(self.settings.redis_url, rooms)
         self.bus.on_entry = self._entry
         self.bus.on_back = self._back
 
@@ -109,6 +114,8 @@ class Cluster:
         self.relay.start(self.rooms.store)
         await self.bus.start(self.rooms.store.owner.text)
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="relayed-sweep")
+        assert self.presence is not None
+        self.presence.start()
 
     async def stop(self) -> None:
         """Tell the relayed clients to reconnect, write what waits, stop."""
@@ -116,6 +123,8 @@ class Cluster:
             self._sweeper.cancel()
         if self.relay is not None:
             await self.relay.stop()
+        if self.presence is not None:
+            await self.presence.stop()
         for task in list(self._hellos):
             task.cancel()
         await self.bus.stop()

@@ -17,6 +17,9 @@ The rest of the server reports to it with one-line calls; what can be counted wh
 ``unokit_errors_total{code}``             errors sent to clients, by protocol code
 ``unokit_http_requests_total{route,status}``  HTTP requests, by route and status
 ``unokit_http_request_seconds{route}``    their durations
+``unokit_process_info{process}``          1, labelled with this process's name as its
+                                          room leases name it (``host/pidns/pid/nonce``):
+                                          which process of a cluster a scrape came from
 ========================================  ==============================================
 
 >>> metrics = Metrics()
@@ -41,6 +44,7 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Histogram,
+    Info,
     disable_created_metrics,
     generate_latest,
 )
@@ -111,6 +115,21 @@ class Metrics:
         self._actions_of: dict[str, Any] = {}
         """``actions``'s series of each origin (looked up once: an action counts it)."""
         self._live: _Live | None = None
+        self._process: Info | None = None
+
+    def identify(self, process: str) -> None:
+        """Name this process in ``unokit_process_info`` (its lease owner's text).
+
+        >>> metrics = Metrics()
+        >>> metrics.identify("host/4026531836/42/0a1b2c3d4e5f")
+        >>> 'unokit_process_info{process="host/4026531836/42/0a1b2c3d4e5f"} 1.0' in (
+        ...     metrics.render().decode())
+        True
+        """
+        if self._process is None:
+            self._process = Info("unokit_process", "This server process (the name its "
+                                 "room leases give it)", registry=self.registry)
+        self._process.info({"process": process})
 
     def watch(self, read: Callable[[], tuple[dict[str, int], dict[str, int]]]) -> None:
         """Count rooms and connections with ``read`` when the metrics are read:

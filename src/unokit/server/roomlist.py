@@ -109,3 +109,8 @@ class OpenRoomList:
             if _is_open(room):
                 out.append({**entry, "free": _free(room)})
         return out, len(entries)
+
+    async def read(self, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """:meth:`page`, for the request handler (a list of several processes reads
+        the database first: :class:`unokit.server.cluster_views.SharedRoomList`)."""
+        return self.page(offset, limit)

@@ -41,6 +41,9 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
     "UNOKIT_TEST_REDIS_URL",  # tests: the Redis server to test against
     "UNOKIT_REDIS_DIR",  # scripts/redis_test_server.sh: where its throwaway server lives
+    "UNOKIT_CLUSTER_DIR",  # scripts/cluster.sh: the local cluster's folder
+    "UNOKIT_CLUSTER_PORT",  # scripts/cluster.sh: its proxy's port
+    "UNOKIT_CLUSTER_SERVER_PORTS",  # scripts/cluster.sh: its servers' ports
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
     "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token
