@@ -33,7 +33,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0010"
+HEAD = "0011"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
