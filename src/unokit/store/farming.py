@@ -37,6 +37,11 @@ some seats and names itself as the reason:
 
 Leaving to dodge a loss needs no check: a leaver is ranked last.
 
+The server applies the checks at every rated match's end
+(:func:`unokit.store.ratings.write_ratings`) through :func:`judge_match` and
+:func:`rated_entrants`, on the play marks its rooms make (:func:`play_mark`); the
+re-rate and ``benchmarks/anti_farming.py`` go through the same functions.
+
 >>> from unokit.store.farming import MatchView, SeatView, SeatPlay, judge, MemoryHistory
 >>> honest = SeatPlay(turns=20, playable_turns=14, voluntary_draws=0, actions=22)
 >>> thrower = SeatPlay(turns=20, playable_turns=14, voluntary_draws=12, actions=22)

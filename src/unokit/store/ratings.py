@@ -11,12 +11,17 @@ fixed ratings (:data:`unokit.store.rating_model.BOT_RATINGS`).
 
 **Who enters, at which place.** Each seat's holder at the end, at the seat's place in
 the finishing order (:func:`unokit.store.rating_model.places`), with its partner as
-one team; each leaver last, on a team of their own.
+one team; each leaver last, on a team of their own; less every participant the
+anti-farming checks void (:func:`unokit.store.farming.judge_match`, run here on the
+play statistics and history of :mod:`unokit.store.match_play`): a voided participant's
+rating does not move, and the others are rated over the order among themselves.
 
 **The re-rate.** Each entrant row keeps the player's count of rated matches before it
 (``n``), so the matches are replayed in an order that gives each player their matches
 in the order they were rated (:func:`rerate`), from the first rating (mu 25, sigma 25/3) and
-the bots' stored fixed ratings: it reproduces every stored float exactly.
+the bots' stored fixed ratings; the matches of revision 0011 on are judged again by the
+checks first, in the order the server judged them, from their stored participants
+(:func:`rerate_all`): it reproduces every stored float and verdict exactly.
 """
 
 from __future__ import annotations
