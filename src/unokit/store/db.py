@@ -11,7 +11,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> current_revision(engine) == HEAD
 True
 >>> schema_state(engine)
-('current', '0010')
+('current', '0011')
 """
 
 from __future__ import annotations
