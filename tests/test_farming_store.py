@@ -29,6 +29,7 @@ from unokit.engine.game import Game
 from unokit.engine.phases import MATCH_OVER
 from unokit.engine.rules import Rules
 from unokit.server import protocol as P
+from unokit.server.room_state import RoomState
 from unokit.store import ActionData, NewRoom, SeatData, Store, xp
 from unokit.store import accounts as A
 from unokit.store import match_play as M
@@ -152,6 +153,12 @@ async def test_a_thrown_match_through_the_rooms_rates_nobody_and_is_listed(
             return stored, M.replayed_play(connection, room.id, seatings)
         stored, replayed = await store.run(check)
         assert stored == replayed  # the room's marks are the record's
+        # a room brought back from the database marks its stored actions the same way
+        [again] = await store.load_rooms(code="THRO")
+        restored = RoomState.restore(again, room.rules, settings=room.settings, now=0.0,
+                                     monotonic=0.0)
+        assert restored.play_marks == room.state.play_marks
+        assert len(room.state.play_marks) == len(room.game.history)
         assert stored[1].voluntary_draws == stored[1].playable_turns > 0
         # the documented rule: a flagged match still pays its XP (they played it)
         lines = (await xp.stored_lines(store))[room.id]
