@@ -570,7 +570,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                 action |= UNO_FLAG
             self.called_ahead.discard(seat)
         opened = game.uno_open
-        self.state.play_marks.append(play_mark(game, action, origin))
+        self.play_marks.append(play_mark(game, action, origin))
         events = driver.apply(action)
         seq = events[-1].seq if events else self.last_seq()
         at = self.clock.wall()
@@ -581,7 +581,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                 len(game.history) - 1, action_text(action), seat, origin, client_id, seq,
                 at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER,
                 facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None,
-                marks=self.state.play_marks if game.phase is MATCH_OVER else None)
+                marks=self.play_marks if game.phase is MATCH_OVER else None)
             self.ratings = shown or self.ratings
         except StoreError:
             self._rollback()
@@ -610,12 +610,12 @@ class Room(Lobby, Talk, Pacing, Presence):
         game = self.game
         assert game is not None and self.seed is not None
         kept = game.history[:-1]
-        marks = self.state.play_marks[:len(kept)]
+        marks = self.play_marks[:len(kept)]
         self._begin(self.seed)
         assert self.driver is not None
         for action in kept:
             self.driver.apply(action)
-        self.state.play_marks = marks
+        self.play_marks = marks
 
     async def _finish(self) -> None:
         """The match is over (its end was committed with its last action): reveal the
