@@ -17,7 +17,12 @@ five kinds of abusers:
 
 Each match is rated by two raters with openskill's Plackett-Luce over the finishing
 order: ``naive`` rates every match as it ended and drops a leaver's result; ``unokit``
-ranks a leaver last and applies :func:`unokit.store.farming.judge`. The abusive gain of
+goes the server's way (:func:`unokit.store.ratings.write_ratings`): each action marked
+as a room marks it (:func:`unokit.store.farming.play_mark`), a leaver ranked last on a
+team of their own, the checks of :func:`unokit.store.farming.judge_match` over the
+history of :func:`unokit.store.farming.past_match`, and the participants they leave
+alone (:func:`unokit.store.farming.rated_entrants`) rated by
+:func:`unokit.store.rating_model.rate`, bots at their fixed ratings. The abusive gain of
 a match is the beneficiary's rating change (mu) beyond what an honest result would have
 given (for a leaver: the change of the finishing order the match really had). The
 report gives, per abuse and in all, the gain under each rater and the share voided, and
@@ -36,7 +41,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -49,14 +54,17 @@ from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.observation import Observation
 from unokit.store.farming import (
-    MatchView,
+    MARK_SEAT,
     MemoryHistory,
-    PastMatch,
-    SeatView,
+    Participant,
     deal_key,
-    judge,
-    play_stats,
+    judge_match,
+    past_match,
+    play_mark,
+    rated_entrants,
+    seat_play,
 )
+from unokit.store.rating_model import MU, SIGMA, Entrant, rate
 
 LEVELS = ("playfirst", "easy", "normal", "hard")
 """The honest players' levels (their skill)."""
@@ -109,6 +117,8 @@ class Played:
     left: set[int]
     seed: int
     rules: str
+    marks: list[int] = field(default_factory=list)
+    """Each action's play mark, made as a room makes it."""
 
 
 def _places(game: Game) -> list[int]:
@@ -130,6 +140,7 @@ def play_match(seats: Sequence[Seat], seed: int, rng: random.Random) -> Played:
     autopilot = [make_bot("hard", seed=seed * 17 + i, rules=game.rules)
                  for i in range(len(seats))]
     origins: list[tuple[int, str]] = []
+    marks: list[int] = []
     left: set[int] = set()
     driver = Driver(game)
     turn = 0
@@ -155,14 +166,15 @@ def play_match(seats: Sequence[Seat], seed: int, rng: random.Random) -> Played:
         assert asked is not None
         index, action = asked
         seat = seats[index]
-        driver.apply(action)
         origin = "player"
         if seat.bot or index in left:
             origin = "bot"
         elif by_autopilot[index]:
             origin = "away"
+        marks.append(play_mark(game, action, origin))
+        driver.apply(action)
         origins.append((action, origin))
-    return Played(_places(game), origins, left, seed, rules)
+    return Played(_places(game), origins, left, seed, rules, marks)
 
 
 @dataclass
@@ -205,13 +217,51 @@ class Rater:
 
 
 @dataclass
+class ServerRater:
+    """The server's way of rating (see the module): mu and sigma per player, their rated
+    matches, and the history the checks read."""
+
+    ratings: dict[int, tuple[float, float]] = field(default_factory=dict)
+    history: MemoryHistory = field(default_factory=MemoryHistory)
+    matches: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+    def held(self, player: int) -> tuple[float, float]:
+        return self.ratings.get(player, (MU, SIGMA))
+
+    def rate(self, parts: Sequence[Participant], reasons: dict[int, tuple[str, ...]]
+             ) -> dict[int, float]:
+        """Rate a match's participants as the server does; each rated participant's
+        change of mu, by index."""
+        found = rated_entrants(parts, reasons, self.held)
+        if not found:
+            return {}
+        changes: dict[int, float] = {}
+        for (index, entrant), (mu, sigma) in zip(found, rate([e for _, e in found]),
+                                                 strict=True):
+            if entrant.player_id is not None:
+                changes[index] = mu - entrant.mu
+                self.ratings[entrant.player_id] = (mu, sigma)
+                self.matches[entrant.player_id] += 1
+        return changes
+
+    def would_change(self, parts: Sequence[Participant], index: int) -> float:
+        """The change of mu of participant ``index`` if the match were rated as given."""
+        found = rated_entrants(parts, {}, self.held)
+        entrants: list[Entrant] = [e for _, e in found]
+        for (i, entrant), (mu, _) in zip(found, rate(entrants), strict=True):
+            if i == index:
+                return mu - entrant.mu
+        return 0.0
+
+
+@dataclass
 class World:
     """The players, the two raters and the tallies."""
 
     seed: int
     rng: random.Random = field(init=False)
     naive: Rater = field(default_factory=lambda: Rater(False))
-    ours: Rater = field(default_factory=lambda: Rater(True))
+    ours: ServerRater = field(default_factory=ServerRater)
     clock: float = 0.0
     next_match: int = 0
     next_seed: int = 1
@@ -244,39 +294,51 @@ class World:
         bots = {i for i, s in enumerate(seats) if s.bot}
         humans = [i for i in range(len(seats)) if i not in bots]
         deal = deal_key(played.rules, seed)
-        last = max(played.places) + 1
-        stayed = [p if i not in played.left else last for i, p in enumerate(played.places)]
         baselines = (0.0, 0.0)
+        parts = self.participants(seats, played)
         if abuse and beneficiary in played.left:
             # the change that staying to the end would have given, under each rater
+            stayed = [replace(p, rank=played.places[i] - 1, team=i, left=False)
+                      for i, p in enumerate(parts)]
             baselines = (_would_change(self.naive, ids, played.places, bots, beneficiary),
-                         _would_change(self.ours, ids, played.places, bots, beneficiary))
+                         self.ours.would_change(stayed, beneficiary))
         # naive: the leaver's result dropped; every other human rated as it ended
         naive_changes = self.naive.rate(ids, played.places, bots,
                                         {i for i in humans if i not in played.left})
-        # ours: the leaver last, then the checks
-        stats = play_stats(played.rules, seed, played.origins)
-        view = MatchView(self.next_match, self.clock, deal, tuple(
-            SeatView(ids[i], stayed[i], stats[i], self.address.get(ids[i], ""),
-                     (self.clock - self.created.get(ids[i], self.clock - 365 * DAY)) / DAY,
-                     self.ours.matches[ids[i]], seat=i) for i in humans))
-        verdict = judge(view, self.ours.history)
-        rated = {humans[k] for k in verdict.rated}
-        ours_changes = self.ours.rate(ids, stayed, bots, rated)
-        self.ours.history.add(PastMatch(
-            self.next_match, self.clock, deal, {ids[i]: stayed[i] for i in humans},
-            {ids[i]: (stats[i].voluntary_draws, stats[i].playable_turns) for i in humans}))
+        # ours: the server's way
+        reasons = judge_match(self.next_match, self.clock, deal, parts, self.ours.history)
+        ours_changes = self.ours.rate(parts, reasons)
+        self.ours.history.add(past_match(self.next_match, self.clock, deal, parts))
         if not abuse:
             self.honest_matches += 1
-            if verdict.flagged:
+            if reasons:
                 self.honest_flagged += 1
-                for reasons in verdict.reasons.values():
-                    for reason in reasons:
+                for why in reasons.values():
+                    for reason in why:
                         self.flagged_by[reason] += 1
             return
         tally = self.gain[abuse]
         tally[0] += naive_changes.get(beneficiary, 0.0) - baselines[0]
         tally[1] += ours_changes.get(beneficiary, 0.0) - baselines[1]
+
+    def participants(self, seats: Sequence[Seat], played: Played) -> list[Participant]:
+        """The match's participants as the server stores them: one per seat (a leaver
+        last, on a team of their own), the seat's play from its marks."""
+        last = max(played.places) + 1
+        out = []
+        for index, seat in enumerate(seats):
+            play = seat_play(m for m in played.marks if m >= 0 and m // MARK_SEAT == index)
+            left = index in played.left
+            rank = (last if left else played.places[index]) - 1
+            team = 1000 + index if left else index
+            if seat.bot:
+                out.append(Participant(index, None, "normal", team, rank, play))
+                continue
+            age = (self.clock - self.created.get(seat.player, self.clock - 365 * DAY)) / DAY
+            out.append(Participant(index, seat.player, "", team, rank, play,
+                                   self.address.get(seat.player, ""), age,
+                                   self.ours.matches[seat.player], left))
+        return out
 
 
 def _would_change(rater: Rater, ids: Sequence[int], places: Sequence[int], bots: set[int],

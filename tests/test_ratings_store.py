@@ -1,7 +1,8 @@
 """Ratings as stored, on SQLite and PostgreSQL: many random matches (leavers, kicks,
 people back, away seats, bots, partners, guests and seats without a session) written
 through the store as a server writes them; a full re-rate from the stored entrants
-reproduces every stored rating exactly; ratings are committed with the match's last
+reproduces every stored rating exactly, the anti-farming checks judged again from the
+stored play statistics to the same verdicts; ratings are committed with the match's last
 action or not at all; unrated rooms, guests and bot-only matches rate nobody; bots
 never move; a leaver is placed last."""
 
@@ -17,6 +18,7 @@ import pytest
 from sqlalchemy import Connection, select, text
 
 from store_kit import migrate_to
+from test_farming_store import stored_match
 from test_xp import play_match
 from unokit.engine.actions import format_action
 from unokit.engine.driver import Driver
@@ -60,11 +62,25 @@ async def test_a_full_rerate_reproduces_every_stored_rating(database_url: str) -
             mine = random.Random(rng.getrandbits(32))
             for m in range(MATCHES // 4):
                 await play_match(store, mine, f"T{t}M{m}", players, expected)
-        await asyncio.gather(*(table(t) for t in range(4)))
+
+        async def farm() -> None:  # abusers among them: the checks void some seats
+            mine = random.Random(rng.getrandbits(32))
+            for m in range(MATCHES // 4):
+                pair = mine.sample(players[:4], 2)
+                await stored_match(store, f"F{m}", pair, mine.choice((1, 2, 3)),
+                                   throw={1: mine.choice((0.0, 0.4, 1.0))}, rng=mine)
+        await asyncio.gather(*(table(t) for t in range(4)), farm())
         stored = await read(store, R.stored_ratings)
         again, afters = await read(store, R.rerate)
         assert again == stored  # exactly: the same floats
         assert afters == await read(store, R.stored_afters)
+        # the re-rate judged every match again from the stored data, to the same verdicts
+        judged = await read(store, R.rerate_all)
+        flagged = await read(store, R.stored_reasons)
+        assert judged.reasons == flagged
+        reasons = {x for seats in flagged.values() for r in seats.values() for x in r}
+        assert {"thrown", "repeat_deal"} <= reasons, reasons
+        assert len(flagged) < MATCHES // 2
 
         def entrants(connection: Connection) -> list[Any]:
             return list(connection.execute(select(R.RESULTS)))
@@ -216,7 +232,7 @@ async def test_revision_0010_goes_up_from_every_earlier_one(database_url: str,
     engine.dispose()
     store = Store(database_url)  # migrates to the newest revision
     try:
-        assert current_revision(store.engine) == HEAD == "0010"
+        assert current_revision(store.engine) == HEAD
         [room] = await store.load_rooms(code="OLD1")
         assert [seat.name for seat in room.seats] == ["Ann"]  # the room's rows stay
 

@@ -11,6 +11,8 @@
 ``POST /admin/bans``                    ban: ``{"kind": "address"|"name", "value",
                                         "reason"}``
 ``DELETE /admin/bans/{id}``             lift a ban
+``GET /admin/flagged``                  the matches the anti-farming checks flagged,
+                                        newest first (``?before=SEQ&limit=N``)
 ======================================  ==============================================
 
 Every ``/admin/`` request needs ``Authorization: Bearer TOKEN`` (:mod:`access`); without
@@ -42,6 +44,7 @@ from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.store import StoreError
 from unokit.store.bans import BAN_KINDS, add_ban, list_bans, remove_ban
+from unokit.store.match_play import FLAGGED_PAGE, flagged_matches
 
 LOG = logging.getLogger("unokit.admin")
 T = TypeVar("T")
@@ -222,6 +225,22 @@ async def admin_unban(request: Request, rooms: Rooms) -> Response:
     return _json({"lifted": ban_id})
 
 
+async def admin_flagged(request: Request, rooms: Rooms) -> Response:
+    """The flagged matches (:func:`unokit.store.match_play.flagged_matches`), a page
+    at a time: ``{"matches": [...], "before": next page's SEQ or null}``."""
+    try:
+        before = (None if "before" not in request.query_params
+                  else int(request.query_params["before"]))
+        limit = int(request.query_params.get("limit", FLAGGED_PAGE))
+    except ValueError:
+        raise RoomError("bad_request", "before and limit: whole numbers") from None
+    if not 1 <= limit <= FLAGGED_PAGE or (before is not None and not 0 < before < 2**62):
+        raise RoomError("bad_request", f"limit: 1 to {FLAGGED_PAGE}; before: a match's seq")
+    page, after = await _store(rooms).run(
+        lambda connection: flagged_matches(connection, before, limit))
+    return _json({"matches": page, "before": after})
+
+
 def _store(rooms: Rooms) -> Any:
     if rooms.store is None:
         raise RoomError("closing", "the server is not ready")
@@ -242,4 +261,5 @@ def routes(metrics: bool) -> list[BaseRoute]:
         Route("/admin/bans", _guarded(admin_bans), methods=["GET"]),
         Route("/admin/bans", _guarded(admin_ban), methods=["POST"]),
         Route("/admin/bans/{id}", _guarded(admin_unban), methods=["DELETE"]),
+        Route("/admin/flagged", _guarded(admin_flagged), methods=["GET"]),
     ]

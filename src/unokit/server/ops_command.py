@@ -191,3 +191,22 @@ def unban_command(ban_id: int, server: Server = "http://127.0.0.1:8000",
     """Lift a ban (its number from ``unokit admin bans``)."""
     call(server, _token(token_file), "DELETE", f"/admin/bans/{ban_id}")
     typer.echo(_("lifted ban {id}", id=ban_id))
+
+
+@admin_app.command("flagged")
+def flagged_command(before: Annotated[int | None, typer.Option(
+        help=N_("list the matches flagged before this one (its seq)"))] = None,
+                    server: Server = "http://127.0.0.1:8000",
+                    token_file: TokenFile = None) -> None:
+    """List the matches the anti-farming checks flagged, newest first: each seat's
+    player, place and the checks that voided its rating."""
+    query = "" if before is None else f"?before={before}"
+    answer = call(server, _token(token_file), "GET", f"/admin/flagged{query}")
+    for match in answer["matches"]:
+        seats = ", ".join(
+            f"{s['seat']}:{s['name'] or s['bot'] or s['player']} #{s['place']}"
+            + (f" ({'+'.join(s['reasons'])})" if s["reasons"] else "")
+            for s in match["seats"])
+        typer.echo(f"{match['seq']}  {match['code'] or match['match']}  {seats}")
+    if answer["before"] is not None:
+        typer.echo(_("more: --before {seq}", seq=answer["before"]))

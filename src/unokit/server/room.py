@@ -66,6 +66,7 @@ from unokit.server.seating import (
 )
 from unokit.server.settings import TURN_TIMERS, Settings
 from unokit.store import ActionData, AnswerData, LeaseLost, NewRoom, Store, StoredRoom, StoreError
+from unokit.store.farming import play_mark
 from unokit.store.seatings import facts_of
 
 LOG = logging.getLogger("unokit.room")
@@ -569,6 +570,7 @@ class Room(Lobby, Talk, Pacing, Presence):
                 action |= UNO_FLAG
             self.called_ahead.discard(seat)
         opened = game.uno_open
+        self.play_marks.append(play_mark(game, action, origin))
         events = driver.apply(action)
         seq = events[-1].seq if events else self.last_seq()
         at = self.clock.wall()
@@ -578,7 +580,8 @@ class Room(Lobby, Talk, Pacing, Presence):
             shown = await self.store.append_action(self.id, ActionData(
                 len(game.history) - 1, action_text(action), seat, origin, client_id, seq,
                 at, self.seats[seat].occupant), line, finished=game.phase is MATCH_OVER,
-                facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None)
+                facts=facts_of(self.rules, game.log) if game.phase is MATCH_OVER else None,
+                marks=self.play_marks if game.phase is MATCH_OVER else None)
             self.ratings = shown or self.ratings
         except StoreError:
             self._rollback()
@@ -607,10 +610,12 @@ class Room(Lobby, Talk, Pacing, Presence):
         game = self.game
         assert game is not None and self.seed is not None
         kept = game.history[:-1]
+        marks = self.play_marks[:len(kept)]
         self._begin(self.seed)
         assert self.driver is not None
         for action in kept:
             self.driver.apply(action)
+        self.play_marks = marks
 
     async def _finish(self) -> None:
         """The match is over (its end was committed with its last action): reveal the

@@ -128,6 +128,7 @@ class RoomBase:
     game: StateField[Game | None] = StateField()
     driver: StateField[Driver | None] = StateField()
     bots: StateField[dict[int, Bot]] = StateField()
+    play_marks: StateField[list[int]] = StateField()
     answers: StateField[Answers] = StateField()
     answers_next: StateField[int] = StateField()
     grace: StateField[Grace | None] = StateField()

@@ -34,6 +34,7 @@ from unokit.server.bot_specs import clamp_bot_spec
 from unokit.server.seating import BOT, Grace, Seat
 from unokit.server.settings import Settings
 from unokit.store import RECENT_CHAT, ChatData, StoredRoom
+from unokit.store.farming import play_mark
 
 CHAT_WINDOW = 10.0
 """Seconds over which a seat's chat lines are counted against its cap."""
@@ -75,6 +76,9 @@ class RoomState:
     driver: Driver | None = None
     bots: dict[int, Bot] = field(default_factory=dict)
     """The seats' bots as made (they keep what they learn during the match)."""
+    play_marks: list[int] = field(default_factory=list)
+    """Each applied action's play mark (:func:`unokit.store.farming.play_mark`), stored
+    with the match's end for the anti-farming checks."""
     answers: Answers = field(default_factory=Answers)
     """The acks owed to each seat's occupant, for the match (refusals are kept by each
     connection: :func:`unokit.server.answers.refusals_of`)."""
@@ -157,7 +161,9 @@ class RoomState:
             for row in stored.actions:
                 if row.n != len(game.history):
                     raise UnoError(f"room {stored.code}: action {row.n} out of order")
-                driver.apply(parse_action(row.action))
+                action = parse_action(row.action)
+                state.play_marks.append(play_mark(game, action, row.origin))
+                driver.apply(action)
                 if game.log[-1].seq != row.seq:
                     raise UnoError(f"room {stored.code}: action {row.n} replays to event "
                                    f"{game.log[-1].seq}, stored {row.seq}")
@@ -218,6 +224,7 @@ class RoomState:
         self.seed = seed
         self.game = Game(rules, seed)
         self.driver = Driver(self.game)
+        self.play_marks = []
         self.status = "playing"
         return self.game, self.driver
 

@@ -37,6 +37,11 @@ some seats and names itself as the reason:
 
 Leaving to dodge a loss needs no check: a leaver is ranked last.
 
+The server applies the checks at every rated match's end
+(:func:`unokit.store.ratings.write_ratings`) through :func:`judge_match` and
+:func:`rated_entrants`, on the play marks its rooms make (:func:`play_mark`); the
+re-rate and ``benchmarks/anti_farming.py`` go through the same functions.
+
 >>> from unokit.store.farming import MatchView, SeatView, SeatPlay, judge, MemoryHistory
 >>> honest = SeatPlay(turns=20, playable_turns=14, voluntary_draws=0, actions=22)
 >>> thrower = SeatPlay(turns=20, playable_turns=14, voluntary_draws=12, actions=22)
@@ -50,7 +55,7 @@ Leaving to dodge a loss needs no check: a leaver is ranked last.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -59,6 +64,7 @@ from unokit.engine.driver import Driver
 from unokit.engine.game import Game
 from unokit.engine.phases import PLAY as PLAY_PHASE
 from unokit.engine.rules import Rules
+from unokit.store.rating_model import Entrant, bot_rating
 
 THROWN_SHARE = 0.5
 """The share of a seat's turns with a playable card on which it drew, from which the
@@ -87,6 +93,9 @@ PAIR_SHARE = 0.85
 """The share of one side's wins over the other from which the pair is lopsided."""
 DAY = 86_400.0
 """Seconds in a day."""
+RECENT_LIMIT = 200
+"""The most recent matches of one player the checks read (a bound on the work of one
+match end)."""
 PLAYED_FOR = frozenset({"timeout", "away"})
 """The origins of actions played for a human seat (not by the person)."""
 
@@ -155,7 +164,8 @@ class History(Protocol):
     """The recent matches of players (a query of the database, or memory)."""
 
     def recent(self, player: int, since: float) -> Sequence[PastMatch]:
-        """The player's finished matches that ended at ``since`` or later."""
+        """The player's finished matches that ended at ``since`` or later, the last
+        :data:`RECENT_LIMIT` of them, in the order they were judged."""
         ...  # pragma: no cover - protocol
 
     def had_deal(self, player: int, deal: str) -> bool:
@@ -187,7 +197,8 @@ class MemoryHistory:
         self.deals.add((player, deal))
 
     def recent(self, player: int, since: float) -> Sequence[PastMatch]:
-        return [m for m in self.by_player.get(player, ()) if m.ended_at >= since]
+        found = [m for m in self.by_player.get(player, ()) if m.ended_at >= since]
+        return found[-RECENT_LIMIT:]
 
     def had_deal(self, player: int, deal: str) -> bool:
         return (player, deal) in self.deals
@@ -217,6 +228,73 @@ def deal_key(rules: Rules | str, seed: int) -> str:
     return f"{text}|{seed}"
 
 
+TURN, PLAYABLE, VOLUNTARY, PLAYED_FOR_BIT = 1, 2, 4, 8
+"""The flags of an action's play mark (:func:`play_mark`)."""
+MARK_SEAT = 16
+"""A play mark is ``seat * MARK_SEAT + flags`` (seat -1: an action of no seat)."""
+
+
+def play_mark(game: Game, action: int, origin: str) -> int:
+    """What one action says of how its seat plays, read from the game *before* the
+    action is applied: ``seat * MARK_SEAT`` plus the flags :data:`TURN` (the seat had
+    to act on its turn of the play phase, and played or drew), :data:`PLAYABLE` (it
+    could play a card then), :data:`VOLUNTARY` (it drew instead) and
+    :data:`PLAYED_FOR_BIT` (the action was played for it: ``origin`` in
+    :data:`PLAYED_FOR`). A room marks each action as it applies it; :func:`play_marks`
+    replays a record to the same marks. O(1): one look at the seat's legal actions.
+
+    >>> game = Game("official,players=2,dealer=seat0", seed=3)
+    >>> from unokit.engine.actions import parse_action
+    >>> mark = play_mark(game, parse_action(f"{game.current_player}:draw"), "timeout")
+    >>> mark // MARK_SEAT == game.current_player, bool(mark & TURN), bool(mark & PLAYED_FOR_BIT)
+    (True, True, True)
+    """
+    seat = action_player(action)
+    if not 0 <= seat < game.n:
+        return -MARK_SEAT
+    flags = PLAYED_FOR_BIT if origin in PLAYED_FOR else 0
+    if game.phase is PLAY_PHASE and game.current_player == seat and game.pending == 0:
+        if any(action_type(a) == PLAY for a in game.legal_actions(seat)):
+            flags |= TURN | PLAYABLE
+            if action_type(action) == DRAW:
+                flags |= VOLUNTARY
+        elif action_type(action) == DRAW:
+            flags |= TURN
+    return seat * MARK_SEAT + flags
+
+
+def play_marks(rules: Rules | str, seed: int,
+               actions: Iterable[tuple[int, str]]) -> list[int]:
+    """The play marks (:func:`play_mark`) of a match's actions, replayed from its rules,
+    seed and actions (each with its origin: ``player``, ``bot``, ``timeout`` or
+    ``away``): what a room marked as it played them. CPU work: a whole replay."""
+    game = Game(rules, seed=seed)
+    driver = Driver(game)
+    marks = []
+    for action, origin in actions:
+        marks.append(play_mark(game, action, origin))
+        driver.apply(action)
+    return marks
+
+
+def seat_play(marks: Iterable[int]) -> SeatPlay:
+    """The :class:`SeatPlay` of some play marks (one seat's, of the actions wanted).
+
+    >>> seat_play([1 * MARK_SEAT + TURN + PLAYABLE + VOLUNTARY, 1 * MARK_SEAT + TURN,
+    ...            1 * MARK_SEAT + PLAYED_FOR_BIT])
+    SeatPlay(turns=2, playable_turns=1, voluntary_draws=1, actions=3, played_for=1)
+    """
+    turns = playable = voluntary = count = played_for = 0
+    for mark in marks:
+        flags = mark % MARK_SEAT
+        count += 1
+        turns += bool(flags & TURN)
+        playable += bool(flags & PLAYABLE)
+        voluntary += bool(flags & VOLUNTARY)
+        played_for += bool(flags & PLAYED_FOR_BIT)
+    return SeatPlay(turns, playable, voluntary, count, played_for)
+
+
 def play_stats(rules: Rules | str, seed: int,
                actions: Iterable[tuple[int, str]]) -> list[SeatPlay]:
     """Each seat's :class:`SeatPlay` of a match, replayed from its rules, seed and actions
@@ -230,32 +308,9 @@ def play_stats(rules: Rules | str, seed: int,
     >>> stats[first].turns, stats[first].actions
     (1, 1)
     """
-    game = Game(rules, seed=seed)
-    driver = Driver(game)
-    turns = [0] * game.n
-    playable = [0] * game.n
-    voluntary = [0] * game.n
-    count = [0] * game.n
-    played_for = [0] * game.n
-    for action, origin in actions:
-        seat = action_player(action)
-        if 0 <= seat < game.n:
-            count[seat] += 1
-            if origin in PLAYED_FOR:
-                played_for[seat] += 1
-            if game.phase is PLAY_PHASE and game.current_player == seat \
-                    and game.pending == 0:
-                legal = game.legal_actions(seat)
-                if any(action_type(a) == PLAY for a in legal):
-                    turns[seat] += 1
-                    playable[seat] += 1
-                    if action_type(action) == DRAW:
-                        voluntary[seat] += 1
-                elif action_type(action) == DRAW:
-                    turns[seat] += 1
-        driver.apply(action)
-    return [SeatPlay(turns[s], playable[s], voluntary[s], count[s], played_for[s])
-            for s in range(game.n)]
+    marks = play_marks(rules, seed, actions)
+    n = Rules.load(rules).players if isinstance(rules, str) else rules.players
+    return [seat_play(m for m in marks if m >= 0 and m // MARK_SEAT == s) for s in range(n)]
 
 
 def _thrown(play: SeatPlay) -> bool:
@@ -335,3 +390,101 @@ def judge(match: MatchView, history: History) -> Verdict:
                 void(j, "lopsided_pair")
     rated = frozenset(i for i in range(len(seats)) if not reasons.get(i))
     return Verdict(rated, {i: tuple(r) for i, r in reasons.items() if r})
+
+
+# ---------------------------------------------------------------- whole matches
+@dataclass(frozen=True)
+class Participant:
+    """One entrant of a finished match as the server stores it (``match_play_seats``):
+    every seat's holder at the end (a person, a seat taken without a session, a bot)
+    and every leaver, in that order (:attr:`slot`)."""
+
+    seat: int
+    player: int | None
+    """The player; ``None`` for a bot or a seat taken without a session."""
+    bot: str
+    """A bot's spec ('' for a person)."""
+    team: int
+    """Partners share it; a leaver is a team of their own."""
+    rank: int
+    """The team's place: 0 first, equal places tied, a leaver last."""
+    play: SeatPlay = SeatPlay()
+    address: str = ""
+    account_days: float = 365.0
+    rated_matches: int = 0
+    left: bool = False
+
+
+def match_view(match_id: int, ended_at: float, deal: str,
+               participants: Sequence[Participant]) -> tuple[MatchView, list[int]]:
+    """The :class:`MatchView` of a match's participants (the persons with a player) and,
+    for each of its seats, the index of its participant."""
+    index = [i for i, p in enumerate(participants) if p.player is not None and not p.bot]
+    seats = tuple(SeatView(p.player, p.rank + 1, p.play, p.address, p.account_days,
+                           p.rated_matches, p.seat)
+                  for p in (participants[i] for i in index) if p.player is not None)
+    return MatchView(match_id, ended_at, deal, seats), index
+
+
+def judge_match(match_id: int, ended_at: float, deal: str,
+                participants: Sequence[Participant],
+                history: History) -> dict[int, tuple[str, ...]]:
+    """The checks' reasons of a rated match, by participant index (none: rated as it
+    ended). What the server stores at a match end, what the re-rate finds again and
+    what ``benchmarks/anti_farming.py`` measures.
+
+    >>> thrower = SeatPlay(turns=20, playable_turns=14, voluntary_draws=12, actions=22)
+    >>> judge_match(1, 0.0, "d", [Participant(0, 10, "", 0, 0),
+    ...                           Participant(1, 11, "", 1, 1, thrower),
+    ...                           Participant(2, None, "hard", 2, 2)], MemoryHistory())
+    {0: ('thrown',), 1: ('thrown',)}
+    """
+    view, index = match_view(match_id, ended_at, deal, participants)
+    verdict = judge(view, history)
+    return {index[i]: reasons for i, reasons in sorted(verdict.reasons.items())}
+
+
+def past_match(match_id: int, ended_at: float, deal: str,
+               participants: Sequence[Participant]) -> PastMatch:
+    """A finished match as the checks of later matches read it (rated or not)."""
+    people = [p for p in participants if p.player is not None and not p.bot]
+    return PastMatch(match_id, ended_at, deal,
+                     {p.player: p.rank + 1 for p in people if p.player is not None},
+                     {p.player: (p.play.voluntary_draws, p.play.playable_turns)
+                      for p in people if p.player is not None})
+
+
+def rated_entrants(participants: Sequence[Participant],
+                   reasons: Mapping[int, Sequence[str]],
+                   held: Callable[[int], tuple[float, float]]
+                   ) -> list[tuple[int, Entrant]]:
+    """The entrants a rated match is rated over once the checks voided some: every
+    participant whose rating the checks left alone, at the rating ``held`` gives a
+    player (a bot at its fixed rating). A voided seat is as if it had not entered:
+    its rating does not move, and the others are rated over the order among
+    themselves. Each with its participant's index; empty when that leaves no person or
+    fewer than two teams: nothing is rated.
+
+    >>> ps = [Participant(0, 1, "", 0, 0), Participant(1, 2, "", 1, 1),
+    ...       Participant(2, None, "hard", 2, 2)]
+    >>> [e.player_id for _, e in rated_entrants(ps, {}, lambda p: (25.0, 8.0))]
+    [1, 2, None]
+    >>> [i for i, _ in rated_entrants(ps, {1: ("sitting",)}, lambda p: (25.0, 8.0))]
+    [0, 2]
+    >>> rated_entrants(ps, {0: ("x",), 1: ("x",)}, lambda p: (25.0, 8.0))
+    []
+    """
+    out: list[tuple[int, Entrant]] = []
+    for index, part in enumerate(participants):
+        if reasons.get(index):
+            continue
+        if part.bot:
+            mu, sigma = bot_rating(part.bot)
+            out.append((index, Entrant(None, part.bot, part.team, part.rank, mu, sigma)))
+        elif part.player is not None:
+            out.append((index, Entrant(part.player, "", part.team, part.rank,
+                                       *held(part.player))))
+    if (not any(e.player_id is not None for _, e in out)
+            or len({e.team for _, e in out}) < 2):
+        return []
+    return out

@@ -4,7 +4,8 @@ the host's and the lobby's commands, which server process owns each room (its le
 and the players (guests and accounts), their sessions and API tokens, who held each
 seat of a match (its seatings) and the XP each match gave (revision 0008); the
 players' challenge progress and rewards, their coins and cosmetics (revision 0009); the
-ratings, every rated match's entrants and the leaderboards (revision 0010).
+ratings, every rated match's entrants and the leaderboards (revision 0010); every
+finished match's play statistics and the anti-farming checks' verdict (revision 0011).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -14,8 +15,9 @@ checks that the migrated schema and these models agree.
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
 ['actions', 'answers', 'api_tokens', 'bans', 'board_counts', 'board_entries',
  'challenge_progress', 'challenge_rewards', 'chat', 'coin_lines', 'contributions',
- 'cosmetic_choices', 'cosmetics_owned', 'player_matches', 'players', 'rating_results',
- 'ratings', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'wallets', 'xp_lines']
+ 'cosmetic_choices', 'cosmetics_owned', 'match_play', 'match_play_seats', 'player_matches',
+ 'players', 'rating_results', 'ratings', 'room_leases', 'rooms', 'seatings', 'seats',
+ 'sessions', 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
@@ -488,3 +490,54 @@ class BoardCountRow(Base):
     level: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     n: Mapped[int] = mapped_column(BigInteger)
+
+
+class MatchPlayRow(Base):
+    """A finished match as the anti-farming checks read it (revision 0011; see
+    :mod:`unokit.store.match_play`): ``seq`` numbers the matches in the order they were
+    judged (each after every match of its players committed before it), which the
+    re-rate follows. Kept when the room or a player is deleted, like the entrants."""
+
+    __tablename__ = "match_play"
+    __table_args__ = (Index("ix_match_play_flagged", "flagged", "seq"),
+                      Index("ix_match_play_deal", "deal"),
+                      {"sqlite_autoincrement": True})
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[int] = mapped_column(Integer, unique=True)
+    deal: Mapped[str] = mapped_column(String(64))
+    """The SHA-256 of the deal's key (its canonical rules and seed)."""
+    ended_at: Mapped[float] = mapped_column(Float)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    """Whether the match was to be rated before the checks (a rated room, accounts)."""
+    flagged: Mapped[bool] = mapped_column(Boolean)
+    """Whether a check voided the rating of a participant."""
+
+
+class MatchPlaySeatRow(Base):
+    """One participant of a finished match (revision 0011): a seat's holder at the end
+    or a leaver, their team and place, how they played (from the match record), what
+    the checks read of their account then, and the checks' reasons (empty: none)."""
+
+    __tablename__ = "match_play_seats"
+    __table_args__ = (Index("ix_match_play_seats_player", "player_id", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bot: Mapped[str] = mapped_column(String(40))
+    team: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    left: Mapped[bool] = mapped_column(Boolean)
+    turns: Mapped[int] = mapped_column(Integer)
+    playable_turns: Mapped[int] = mapped_column(Integer)
+    voluntary_draws: Mapped[int] = mapped_column(Integer)
+    actions: Mapped[int] = mapped_column(Integer)
+    played_for: Mapped[int] = mapped_column(Integer)
+    address: Mapped[str] = mapped_column(String(32))
+    """A digest of the player's network address group ('' unknown)."""
+    account_days: Mapped[float] = mapped_column(Float)
+    rated_matches: Mapped[int] = mapped_column(Integer)
+    reasons: Mapped[str] = mapped_column(String(120))
+    """The checks that voided this participant's rating, comma-separated."""

@@ -11,24 +11,30 @@ fixed ratings (:data:`unokit.store.rating_model.BOT_RATINGS`).
 
 **Who enters, at which place.** Each seat's holder at the end, at the seat's place in
 the finishing order (:func:`unokit.store.rating_model.places`), with its partner as
-one team; each leaver last, on a team of their own.
+one team; each leaver last, on a team of their own; less every participant the
+anti-farming checks void (:func:`unokit.store.farming.judge_match`, run here on the
+play statistics and history of :mod:`unokit.store.match_play`): a voided participant's
+rating does not move, and the others are rated over the order among themselves.
 
 **The re-rate.** Each entrant row keeps the player's count of rated matches before it
 (``n``), so the matches are replayed in an order that gives each player their matches
 in the order they were rated (:func:`rerate`), from the first rating (mu 25, sigma 25/3) and
-the bots' stored fixed ratings: it reproduces every stored float exactly.
+the bots' stored fixed ratings; the matches of revision 0011 on are judged again by the
+checks first, in the order the server judged them, from their stored participants
+(:func:`rerate_all`): it reproduces every stored float and verdict exactly.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Connection, Table, insert, select, update
 
-from unokit.store import boards
+from unokit.store import boards, farming, match_play
 from unokit.store.models import (
     PlayerRow,
     RatingResultRow,
@@ -36,8 +42,8 @@ from unokit.store.models import (
     RoomRow,
     SeatRow,
 )
-from unokit.store.rating_model import MU, SIGMA, Entrant, bot_rating, display, rate
-from unokit.store.seatings import SEATINGS, MatchFacts, PlayerResult, Seating, read_record
+from unokit.store.rating_model import MU, SIGMA, Entrant, display, rate
+from unokit.store.seatings import SEATINGS, MatchFacts, PlayerResult, read_record
 
 if TYPE_CHECKING:
     from unokit.store.store import Store
@@ -73,50 +79,6 @@ class Rated:
     """Each entrant's rated matches before this one (-1: a bot)."""
 
 
-def entrants_of(connection: Connection, room_id: int, facts: MatchFacts,
-                seatings: Sequence[Seating], results: Mapping[int, PlayerResult]
-                ) -> list[tuple[int, Entrant]] | None:
-    """The seats and entrants of a finished match at the ratings they hold now, or
-    ``None`` if the match is not rated (see the module)."""
-    rated = connection.execute(select(ROOMS.c.rated).where(ROOMS.c.id == room_id)).scalar()
-    if not rated or not facts.places:
-        return None
-    finals = [s for s in seatings if s.left_action is None]
-    people = [s.player_id for s in finals if s.kind == "human"]
-    leavers = sorted(p for p, r in results.items() if r.left)
-    if None in people:
-        return None
-    ids = sorted({int(p) for p in people if p is not None} | set(leavers))
-    accounts = set(connection.execute(select(PLAYERS.c.id).where(
-        PLAYERS.c.id.in_(ids), PLAYERS.c.username_key.is_not(None))).scalars())
-    if not ids or accounts != set(ids):
-        return None
-    bots = {row.seat: row.bot for row in connection.execute(select(
-        SEATS.c.seat, SEATS.c.bot).where(SEATS.c.room_id == room_id, SEATS.c.kind == "bot"))}
-    held = {row.player_id: (row.mu, row.sigma) for row in connection.execute(
-        select(RATINGS.c.player_id, RATINGS.c.mu, RATINGS.c.sigma).where(
-            RATINGS.c.player_id.in_(ids)))}
-    out: list[tuple[int, Entrant]] = []
-    for seating in sorted(finals, key=lambda s: s.seat):
-        place = facts.places[seating.seat]
-        team = min(facts.team_of(seating.seat))
-        if seating.kind == "human" and seating.player_id is not None:
-            mu, sigma = held.get(seating.player_id, (MU, SIGMA))
-            out.append((seating.seat, Entrant(seating.player_id, "", team, place, mu, sigma)))
-        elif seating.kind == "bot":
-            spec = bots.get(seating.seat, "normal")
-            mu, sigma = bot_rating(spec)
-            out.append((seating.seat, Entrant(None, spec, team, place, mu, sigma)))
-    last = max(facts.places) + 1
-    for number, player in enumerate(leavers):
-        mu, sigma = held.get(player, (MU, SIGMA))
-        out.append((results[player].seat,
-                    Entrant(player, "", 1000 + number, last, mu, sigma)))
-    if len({e.team for _, e in out}) < 2:
-        return None
-    return out
-
-
 def lock_players(connection: Connection, room_id: int) -> None:
     """Lock the rows of every player who held a seat of the match (in the order of
     their ids), before its XP, ratings and leaderboards are written: two matches that
@@ -130,24 +92,45 @@ def lock_players(connection: Connection, room_id: int) -> None:
 
 def write_ratings(connection: Connection, room_id: int, facts: MatchFacts,
                   results: Mapping[int, PlayerResult], ended_at: float,
-                  policy: boards.Policy) -> dict[int, SeatRating]:
-    """In the transaction that stores a match's last action: rate it (if it is rated),
-    store its entrants and the players' new ratings, and bring the leaderboards of
-    every player of the match up to date. The rated players' new ratings, by seat."""
-    _, seatings = read_record(connection, room_id)
-    found = entrants_of(connection, room_id, facts, seatings, results)
+                  policy: boards.Policy, marks: Sequence[int] | None = None
+                  ) -> dict[int, SeatRating]:
+    """In the transaction that stores a match's last action: store its participants and
+    their play (:mod:`unokit.store.match_play`; ``marks``: the play marks the room made
+    of its actions, else the record is replayed here), run the anti-farming checks if it
+    is rated, rate the participants they leave alone, store the entrants and the
+    players' new ratings, and bring the leaderboards of every player of the match up
+    to date. The rated players' new ratings, by seat."""
+    actions, seatings = read_record(connection, room_id)
+    if marks is None or len(marks) != len(actions):
+        marks = match_play.replayed_marks(connection, room_id, strict=False)
+    room = connection.execute(select(ROOMS.c.rules, ROOMS.c.seed).where(
+        ROOMS.c.id == room_id)).one()
+    deal = match_play.deal_digest(room.rules, int(room.seed))
+    parts = match_play.participants_of(connection, room_id, facts, seatings, results,
+                                       marks, ended_at)
+    rated = bool(facts.places) and match_play.rateable(connection, room_id, parts)
+    reasons: dict[int, tuple[str, ...]] = {}
+    if rated:
+        players = [p.player for p in parts if p.player is not None]
+        history = match_play.load_history(connection, players,
+                                          ended_at - farming.PAIR_DAYS * farming.DAY, deal)
+        reasons = farming.judge_match(room_id, ended_at, deal, parts, history)
+    match_play.write_play(connection, room_id, deal, ended_at, parts, rated, reasons)
     shown: dict[int, SeatRating] = {}
-    if found is not None:
-        entrants = [e for _, e in found]
-        after = rate(entrants)
-        ids = [e.player_id for e in entrants if e.player_id is not None]
-        counts = {row.player_id: row.matches for row in connection.execute(
-            select(RATINGS.c.player_id, RATINGS.c.matches).where(
+    if rated:
+        ids = sorted({p.player for p in parts if p.player is not None})
+        held = {row.player_id: row for row in connection.execute(select(
+            RATINGS.c.player_id, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.matches).where(
                 RATINGS.c.player_id.in_(ids)))}
+        found = farming.rated_entrants(
+            parts, reasons,
+            lambda p: (held[p].mu, held[p].sigma) if p in held else (MU, SIGMA))
+        entrants = [e for _, e in found]
+        after = rate(entrants) if entrants else []
         rows = []
-        for slot, ((seat, entrant), (mu, sigma)) in enumerate(zip(found, after, strict=True)):
+        for slot, ((index, entrant), (mu, sigma)) in enumerate(zip(found, after, strict=True)):
             player = entrant.player_id
-            n = -1 if player is None else counts.get(player, 0)
+            n = -1 if player is None else (held[player].matches if player in held else 0)
             rows.append({"match_id": room_id, "slot": slot, "player_id": player,
                          "bot": entrant.bot, "team": entrant.team, "rank": entrant.rank,
                          "n": n, "mu_before": entrant.mu, "sigma_before": entrant.sigma,
@@ -157,36 +140,106 @@ def write_ratings(connection: Connection, room_id: int, facts: MatchFacts,
             change = display(mu) - display(entrant.mu)
             values = {"mu": mu, "sigma": sigma, "matches": n + 1, "change": change,
                       "updated_at": ended_at}
-            if player in counts:
+            if player in held:
                 connection.execute(update(RATINGS).where(
                     RATINGS.c.player_id == player).values(values))
             else:
                 connection.execute(insert(RATINGS).values(player_id=player,
                                                            active_until=0.0, **values))
-            if seat not in shown and not (player in results and results[player].left):
+            seat = parts[index].seat
+            if seat not in shown and not parts[index].left:
                 shown[seat] = SeatRating(player, display(mu), change,
                                          sigma >= policy.provisional_sigma)
-        connection.execute(insert(RESULTS), rows)
+        if rows:
+            connection.execute(insert(RESULTS), rows)
     boards.refresh(connection, sorted(results), ended_at, policy)
     return shown
 
 
 # ---------------------------------------------------------------- the re-rate
-def _stored(connection: Connection) -> dict[int, list[Any]]:
+class _Entry(NamedTuple):
+    """One entrant to rate again: as stored (a match judged before revision 0011) or
+    as the checks judge it again."""
+
+    slot: int
+    player_id: int | None
+    bot: str
+    team: int
+    rank: int
+    n: int
+    mu_before: float
+    sigma_before: float
+
+
+@dataclass
+class Rerate:
+    """What the full re-rate derives from the stored history (:func:`rerate_all`)."""
+
+    ratings: dict[int, tuple[float, float, int]]
+    """``{player: (mu, sigma, matches)}``, players deleted since among them."""
+    afters: dict[tuple[int, int], tuple[float, float]]
+    """``{(match, slot): (mu_after, sigma_after)}``."""
+    reasons: dict[int, dict[int, tuple[str, ...]]]
+    """The checks' reasons, ``{match: {participant: reasons}}`` (flagged matches only)."""
+
+
+def _judged_again(connection: Connection, counts: dict[int, int]
+                  ) -> tuple[dict[int, list[_Entry]], dict[int, dict[int, tuple[str, ...]]]]:
+    """Every judged match's entrants and reasons, judged again in the order the server
+    judged them, from the stored participants alone (their rated matches counted here).
+    ``counts``: each player's rated matches before the first judged match; raised."""
+    history = farming.MemoryHistory()
+    entries: dict[int, list[_Entry]] = {}
+    flagged: dict[int, dict[int, tuple[str, ...]]] = {}
+    for row, parts, _ in match_play.judged(connection):
+        if row.rated:
+            seen = [dataclasses.replace(p, rated_matches=counts.get(p.player, 0))
+                    if p.player is not None else p for p in parts]
+            reasons = farming.judge_match(row.match_id, row.ended_at, row.deal, seen, history)
+            if reasons:
+                flagged[row.match_id] = reasons
+            found = farming.rated_entrants(parts, reasons, lambda p: (MU, SIGMA))
+            rows = []
+            for slot, (_, e) in enumerate(found):
+                n = -1 if e.player_id is None else counts.get(e.player_id, 0)
+                rows.append(_Entry(slot, e.player_id, e.bot, e.team, e.rank, n, e.mu, e.sigma))
+                if e.player_id is not None:
+                    counts[e.player_id] = n + 1
+            if rows:
+                entries[row.match_id] = rows
+        history.add(farming.past_match(row.match_id, row.ended_at, row.deal, parts))
+    return entries, flagged
+
+
+def rerate_all(connection: Connection) -> Rerate:
+    """Judge and rate every stored match again, from the first rating of each player:
+    the matches judged before revision 0011 from their stored entrants, every later
+    one judged again by the anti-farming checks from its stored participants and
+    history (in the order the server judged them) and rated over the participants they
+    leave alone; each player's matches in the order they were rated, bots at their
+    fixed ratings. A check to run offline: it reads every row."""
+    judged = {row.match_id for row in connection.execute(select(match_play.PLAY.c.match_id))}
     matches: dict[int, list[Any]] = {}
     for row in connection.execute(select(RESULTS).order_by(RESULTS.c.match_id,
                                                            RESULTS.c.slot)):
-        matches.setdefault(row.match_id, []).append(row)
-    return matches
+        if row.match_id not in judged:
+            matches.setdefault(row.match_id, []).append(row)
+    counts: dict[int, int] = {}
+    for rows in matches.values():
+        for row in rows:
+            if row.player_id is not None:
+                counts[row.player_id] = counts.get(row.player_id, 0) + 1
+    again, flagged = _judged_again(connection, counts)
+    matches.update(again)
+    state, after = _rate_chain(matches)
+    return Rerate(state, after, flagged)
 
 
-def rerate(connection: Connection) -> tuple[dict[int, tuple[float, float, int]],
-                                             dict[tuple[int, int], tuple[float, float]]]:
-    """Rate every stored rated match again, from the first rating of each player and
-    the bots' stored ratings, each player's matches in the order they were rated:
-    ``({player: (mu, sigma, matches)}, {(match, slot): (mu_after, sigma_after)})``,
-    players deleted since among them. A check to run offline: it reads every row."""
-    matches = _stored(connection)
+def _rate_chain(matches: Mapping[int, Sequence[Any]]
+                ) -> tuple[dict[int, tuple[float, float, int]],
+                           dict[tuple[int, int], tuple[float, float]]]:
+    """Rate ``matches`` (entrants with ``n``: each player's rated matches before), each
+    player's in the order of their ``n``."""
     waiting: dict[tuple[int, int], int] = {}  # (player, n) -> match
     for match_id, rows in matches.items():
         for row in rows:
@@ -219,6 +272,20 @@ def rerate(connection: Connection) -> tuple[dict[int, tuple[float, float, int]],
                 if following is not None and ready(following):
                     heapq.heappush(heap, following)
     return state, after
+
+
+def rerate(connection: Connection) -> tuple[dict[int, tuple[float, float, int]],
+                                             dict[tuple[int, int], tuple[float, float]]]:
+    """The ratings and entrants' afters of :func:`rerate_all`:
+    ``({player: (mu, sigma, matches)}, {(match, slot): (mu_after, sigma_after)})``."""
+    again = rerate_all(connection)
+    return again.ratings, again.afters
+
+
+def stored_reasons(connection: Connection) -> dict[int, dict[int, tuple[str, ...]]]:
+    """The checks' reasons as stored, ``{match: {participant: reasons}}``."""
+    return {row.match_id: reasons for row, _, reasons in match_play.judged(connection)
+            if reasons}
 
 
 def stored_ratings(connection: Connection) -> dict[int, tuple[float, float, int]]:

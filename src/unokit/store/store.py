@@ -44,7 +44,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -693,7 +693,8 @@ class Store:
     async def append_action(self, room_id: int, action: ActionData,
                             chat: ChatData | None = None, *,
                             finished: bool = False,
-                            facts: seatings.MatchFacts | None = None
+                            facts: seatings.MatchFacts | None = None,
+                            marks: Sequence[int] | None = None
                             ) -> dict[int, SeatRating] | None:
         """Store one accepted action (after the ones before it). The actions of one batch
         go in with one statement. With ``chat``, that chat line is committed in the same
@@ -702,7 +703,8 @@ class Store:
         match: its end is never stored apart from it), with the XP ledger of ``facts``
         (:func:`unokit.store.seatings.write_ledger`), the challenge progress
         (:func:`unokit.store.challenges.write_progress`) and its ratings
-        (:func:`unokit.store.ratings.write_ratings`): then the new ratings, by seat
+        (:func:`unokit.store.ratings.write_ratings`, with the anti-farming checks over
+        the play ``marks`` the room made of its actions): then the new ratings, by seat
         (else ``None``)."""
         if self._closed:
             raise StoreError("the store is closed")
@@ -713,7 +715,7 @@ class Store:
         writes: list[Callable[[Connection], Any]] = (
             [] if chat is None else [self._chat_writer(room_id, chat)])
         if finished:
-            writes.append(self._status_writer(room_id, "finished", facts))
+            writes.append(self._status_writer(room_id, "finished", facts, marks))
 
         def write(connection: Connection) -> dict[int, SeatRating]:
             shown: dict[int, SeatRating] = {}
@@ -744,7 +746,8 @@ class Store:
         await self.run(self._answered(room_id, answer, write))
 
     def _status_writer(self, room_id: int, status: str, facts: seatings.MatchFacts |
-                       None = None) -> Callable[[Connection], dict[int, SeatRating]]:
+                       None = None, marks: Sequence[int] | None = None
+                       ) -> Callable[[Connection], dict[int, SeatRating]]:
         def write(connection: Connection) -> dict[int, SeatRating]:
             self._fence(connection, room_id)
             values: dict[str, Any] = {"status": status}
@@ -757,7 +760,7 @@ class Store:
             results = seatings.write_ledger(connection, room_id, facts, values["ended_at"])
             challenges.write_progress(connection, room_id, facts, results, values["ended_at"])
             return ratings.write_ratings(connection, room_id, facts, results,
-                                         values["ended_at"], self.rating_policy)
+                                         values["ended_at"], self.rating_policy, marks)
         return write
 
     async def set_status(self, room_id: int, status: str) -> None:
