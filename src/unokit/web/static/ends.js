@@ -11,6 +11,7 @@ import { act, leaveRoom } from "./session.js";
 import { fairness, hostControls, isHost, seatItem } from "./room.js";
 import { chatBox, logBox, verifyLink } from "./table.js";
 import { matchXp } from "./xp.js";
+import { matchRating } from "./standing.js";
 
 function hands(end) {
   const count = S.room ? S.room.seats.length : (end.points || []).length;
@@ -73,6 +74,7 @@ export function matchEndView() {
       h("p", { class: "winner lead", testid: "winner", data: { seat: winner } }, _("{name} wins the match!", { name: seatName(winner) })),
       g.roundEnd ? hands(g.roundEnd) : null,
       h("h2", {}, _("Final scores")), h("div", { testid: "final-scores" }, scoreList("final-score-list")),
+      matchRating(S.reveal, S.seat),
       verifyLink(false),
       S.verify ? h("p", { class: "verify-result " + (S.verify.passed ? "ok" : "bad"), role: "status" },
         S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)
