@@ -61,7 +61,7 @@ function updateLobby() {
   lobbyEl.replaceChildren(
     h("h2", { id: "lobby-account-title" }, me.guest ? _("You play as a guest") : _("Signed in as {name}", { name: me.username })),
     levelBlock(me, "lobby-level"),
-    standingFacts(me),
+    ...standingFacts(me),
     h("p", {}, h("a", { href: BASE + "/me", testid: "profile-link" },
       me.guest ? _("Your matches, and an account to keep them") : _("Your profile, matches and account"))));
 }

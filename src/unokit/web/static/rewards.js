@@ -6,15 +6,36 @@
 // match. Each change reads the lists again and calls `changed()` (the page reloads the
 // player: the XP a reward paid).
 import { h } from "./dom.js";
-import { _ } from "./i18n.js";
+import { _, pgettext } from "./i18n.js";
 import { api } from "./net.js";
 import { accountError } from "./account.js";
 import { applyCosmetics } from "./cosmetics.js";
 import { coinsText, timeLeft } from "./standing.js";
 import { xpText } from "./xp.js";
-import { redraw } from "./page.js";
 
-const R = { challenges: null, now: 0, loadedAt: 0, shop: null, status: "", error: null, busy: new Set() };
+const R = { challenges: null, now: 0, loadedAt: 0, shop: null, status: "", error: null, busy: new Set(), changed: null };
+
+// The panels are the same elements from one drawing of the page to the next, and only
+// their insides are drawn again here (a claim, a load), so that a form elsewhere on the
+// page keeps what is typed in it.
+const els = {
+  status: h("div", { testid: "rewards" }),
+  challenges: h("section", { class: "panel", id: "challenges", testid: "challenges", "aria-labelledby": "challenges-title" }),
+  shop: h("section", { class: "panel", id: "shop", testid: "shop", "aria-labelledby": "shop-title" }),
+};
+
+function redraw() {
+  const active = document.activeElement;
+  const id = active && active.id && Object.values(els).some((el) => el.contains(active)) ? active.id : null;
+  els.status.replaceChildren(...statusKids());
+  els.challenges.replaceChildren(...challengeKids());
+  els.shop.replaceChildren(...shopKids());
+  if (id) {
+    const again = document.getElementById(id);
+    if (again) again.focus({ preventScroll: true });
+    else els.status.querySelector('[data-testid="rewards-status"]').focus({ preventScroll: true });
+  }
+}
 
 export async function loadRewards() {
   try {
@@ -53,10 +74,6 @@ async function once(key, work, changed) {
   R.busy.delete(key);
   await loadRewards();
   if (changed) await changed();
-  const status = document.querySelector('[data-testid="rewards-status"]');
-  // the pressed button may be gone (a reward claimed): the outcome takes the focus
-  const active = document.activeElement;
-  if (status && (!active || active === document.body)) status.focus({ preventScroll: true });
 }
 
 function rewardText(c) {
@@ -64,14 +81,14 @@ function rewardText(c) {
   return _("{xp} and {coins}", { xp: xpText(c.xp), coins: coinsText(c.coins) });
 }
 
-function claim(c, changed) {
+function claim(c) {
   return once("claim:" + c.id + ":" + c.ends_at, async () => {
     const paid = await api("/api/challenges/claim", { id: c.id, ends_at: c.ends_at });
     done(_("Reward paid: {reward}.", { reward: rewardText(paid) }));
-  }, changed);
+  }, R.changed);
 }
 
-function challengeItem(c, changed) {
+function challengeItem(c) {
   const now = R.now + (Date.now() - R.loadedAt) / 1000;
   const id = "challenge-" + c.id.replace(/\./g, "-") + "-" + c.ends_at;
   const busy = R.busy.has("claim:" + c.id + ":" + c.ends_at);
@@ -87,26 +104,35 @@ function challengeItem(c, changed) {
       : h("span", { class: "muted small-text" }, _("an earlier period")),
     c.claimed ? h("span", { class: "tag", testid: "challenge-claimed" }, _("claimed"))
       : c.claimable ? h("button", { type: "button", class: "primary", id: id + "-claim", testid: "challenge-claim",
-        "aria-describedby": id + "-title", disabled: busy ? true : null, onclick: () => claim(c, changed) },
-      busy ? _("Claiming…") : _("Claim")) : null));
+        "aria-describedby": id + "-title", disabled: busy ? true : null, onclick: () => claim(c) },
+      busy ? _("Claiming…") : pgettext("challenge", "Claim")) : null));
 }
 
-function group(title, items, changed, testid) {
+function group(title, items, testid) {
   if (!items.length) return null;
   return h("div", { class: "challenge-group", testid },
     h("h3", {}, title),
-    h("ul", { class: "challenges" }, items.map((c) => challengeItem(c, changed))));
+    h("ul", { class: "challenges" }, items.map((c) => challengeItem(c))));
 }
 
-export function challengesPanel(changed) {
+function challengeKids() {
   const list = R.challenges || [];
-  return h("section", { class: "panel", id: "challenges", testid: "challenges", "aria-labelledby": "challenges-title" },
+  return [
     h("h2", { id: "challenges-title" }, _("Challenges")),
     h("p", { class: "muted small-text" }, _("Challenges count the matches you finish (UTC days and weeks). A complete one pays its reward when you claim it.")),
     R.challenges === null && !R.error ? h("p", { class: "muted", role: "status" }, _("Loading…")) : null,
-    group(_("Today"), list.filter((c) => c.current && c.period === "daily"), changed, "challenges-daily"),
-    group(_("This week"), list.filter((c) => c.current && c.period === "weekly"), changed, "challenges-weekly"),
-    group(_("Earlier, still to claim"), list.filter((c) => !c.current), changed, "challenges-earlier"));
+    group(_("Today"), list.filter((c) => c.current && c.period === "daily"), "challenges-daily"),
+    group(_("This week"), list.filter((c) => c.current && c.period === "weekly"), "challenges-weekly"),
+    group(_("Earlier, still to claim"), list.filter((c) => !c.current), "challenges-earlier"),
+  ].flat().filter(Boolean);
+}
+
+// The challenges panel (drawn again in the page's language); `changed()` runs after a
+// reward is paid (the page reads the player again).
+export function challengesPanel(changed) {
+  R.changed = changed;
+  redraw();
+  return els.challenges;
 }
 
 // ---------------------------------------------------------------- the shop
@@ -145,22 +171,32 @@ function shopItem(item, coins) {
     action);
 }
 
-export function shopPanel() {
+function shopKids() {
   const shop = R.shop;
   const coins = shop ? shop.coins : 0;
-  return h("section", { class: "panel", id: "shop", testid: "shop", "aria-labelledby": "shop-title" },
+  return [
     h("h2", { id: "shop-title" }, _("Shop")),
     h("p", {}, _("Your coins:"), " ", h("b", { testid: "shop-coins", data: { coins: shop ? coins : "" } }, shop ? coinsText(coins) : "…")),
     h("p", { class: "muted small-text" }, _("Coins come from challenges. They buy looks for your table, nothing else: they never touch a match.")),
     shop ? ["card_back", "table"].map((slot) => h("div", { class: "shop-group" },
       h("h3", {}, slotName(slot)),
-      h("ul", { class: "shop-items" }, shop.items.filter((item) => item.slot === slot).map((item) => shopItem(item, coins))))) : null);
+      h("ul", { class: "shop-items" }, shop.items.filter((item) => item.slot === slot).map((item) => shopItem(item, coins))))) : null,
+  ].flat().filter(Boolean);
+}
+
+export function shopPanel() {
+  return els.shop;
+}
+
+function statusKids() {
+  return [
+    h("p", { class: "account-status", testid: "rewards-status", role: "status", tabindex: "-1" }, R.status),
+    R.error ? h("p", { class: "account-error", testid: "rewards-error", role: "alert", data: { code: R.error.code || "error" } },
+      accountError(R.error.code, R.error.message)) : null,
+  ].flat().filter(Boolean);
 }
 
 // The outcome of the last claim, buy or choice (polite), or its error (an alert).
 export function rewardsStatus() {
-  return h("div", { testid: "rewards" },
-    h("p", { class: "account-status", testid: "rewards-status", role: "status", tabindex: "-1" }, R.status),
-    R.error ? h("p", { class: "account-error", testid: "rewards-error", role: "alert", data: { code: R.error.code || "error" } },
-      accountError(R.error.code, R.error.message)) : null);
+  return els.status;
 }
