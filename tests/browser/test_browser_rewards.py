@@ -28,7 +28,14 @@ from typing import Any
 
 import pytest
 from browser_client import SyncClient, first_legal
-from browser_flow import by_id, enter_room, named_context, seats_filled, start_at_my_turn, start_match
+from browser_flow import (
+    by_id,
+    enter_room,
+    named_context,
+    seats_filled,
+    start_at_my_turn,
+    start_match,
+)
 from browser_server import ServerProcess
 from browser_table import Player, on, play_until, shot
 from playwright.sync_api import expect

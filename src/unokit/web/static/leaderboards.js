@@ -88,7 +88,7 @@ function langQuery() {
 
 function entryRow(entry) {
   const mine = B.me && !B.me.guest && B.me.username === entry.player;
-  return h("tr", { class: mine ? "me" : null, testid: "board-entry",
+  return h("tr", { class: mine ? "board-me" : null, testid: "board-entry",
     data: { rank: entry.rank, player: entry.player, score: entry.score, me: mine ? "true" : "false" } },
   h("td", { class: "num" }, String(entry.rank)),
   h("td", {}, h("a", { href: BASE + "/players/" + encodeURIComponent(entry.player) + langQuery() }, entry.player),
@@ -120,7 +120,7 @@ function table(page) {
   const last = entries[entries.length - 1].rank;
   return h("table", { class: "board-table", testid: "board-table" },
     h("caption", {}, _("Ranks {first} to {last} of {total}", { first: entries[0].rank, last, total: page.total })),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, _("Rank")), h("th", { scope: "col" }, _("Player")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num rank-col" }, _("Rank")), h("th", { scope: "col" }, _("Player")),
       h("th", { scope: "col", class: "num" }, scoreName(page.kind)))),
     h("tbody", {}, entries.map((entry) => entryRow(entry))));
 }
