@@ -62,7 +62,7 @@ async def read_standing(base: str, api_token: str, *, kind: str = "rating",
         async with httpx.AsyncClient(timeout=30, headers=headers,
                                      transport=transport) as http:
             me = _answer(await http.get(base + "/api/me", params={"limit": 1}))
-            query = {"period": period, "limit": limit}
+            query: dict[str, str | int] = {"period": period, "limit": limit}
             found = await http.get(f"{base}/api/leaderboards/{kind}",
                                    params={**query, "around": "me"})
             if found.status_code == 404:
@@ -124,7 +124,7 @@ def standing_lines(standing: Standing) -> list[str]:
                     players=ngettext("{n} player", "{n} players", total))]
     for entry in board.get("entries", []):
         mark = ">" if entry.get("player") == me.get("username") else " "
-        lines.append(f"{mark}{entry['rank']:>5}  {str(entry['player']):<20}"
+        lines.append(f"{mark}{entry['rank']:>5}  {entry['player']!s:<20}"
                      f"{entry['score']:>7}")
     if not board.get("entries"):
         lines.append(_("No one is on this leaderboard yet."))
