@@ -30,7 +30,7 @@ export function coinsText(n) {
   return ngettext("{n} coin", "{n} coins", n);
 }
 
-// The rating of `/api/me`: {rating, change, provisional, matches}, as an element:
+// The rating of GET /api/me ({rating, change, provisional, matches}) as an element:
 // "1523 (+12)" and a "provisional" tag while sigma is high. A guest has none.
 export function ratingFact(player, testid = "rating", explain = false) {
   const r = player && player.rating;
