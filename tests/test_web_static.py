@@ -161,7 +161,8 @@ def first_load(page: str = "index.html") -> dict[str, int]:
 
 @pytest.mark.parametrize("page, entry", [("index.html", "app.js"),
                                          ("profile.html", "profile.js"),
-                                         ("match.html", "match.js")])
+                                         ("match.html", "match.js"),
+                                         ("leaderboards.html", "leaderboards.js")])
 def test_the_first_load_is_at_most_300_kb(page: str, entry: str) -> None:
     files = first_load(page)
     assert {page, entry, "app.css", "i18n.js"} <= set(files)

@@ -53,6 +53,7 @@ from unokit.arena import MAX_ACTIONS_MATCH
 from unokit.arena.cli import arena_command, arena_merge_command
 from unokit.bots import BOTS, BotError, make_bot, play
 from unokit.client.command import bot_command
+from unokit.client.standing import standing_command
 from unokit.engine.errors import RecordError, RulesError, UnoError
 from unokit.engine.game import Game
 from unokit.engine.rules import KEYS, PRESET_MEANINGS, PRESETS, KeySpec, Rules, format_value
@@ -663,7 +664,8 @@ others' help is their docstring)."""
 for _name, _command in (("arena", arena_command), ("arena-merge", arena_merge_command),
                         ("play", play_command), ("simulate", simulate_command),
                         ("serve", serve_command), ("bot", bot_command),
-                        ("backup", backup_command), ("migrate", migrate_command)):
+                        ("backup", backup_command), ("migrate", migrate_command),
+                        ("standing", standing_command)):
     app.command(_name, help=HELP.get(_name) or _help(_command), cls=_Command)(_command)
 app.add_typer(admin_app, name="admin")
 

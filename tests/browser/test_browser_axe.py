@@ -1,5 +1,5 @@
 """axe-core (vendored in tests/vendor/axe-core) finds no serious or critical violation
-on the lobby, the room, the table, the round end and the match end."""
+on the lobby, the leaderboards, the room, the table, the round end and the match end."""
 
 from __future__ import annotations
 
@@ -51,6 +51,11 @@ def test_axe_finds_no_serious_violation(server: ServerProcess, contexts: Any,
     page.goto(server.url + "/")
     expect(by_id(page, "screen")).to_have_attribute("data-screen", "lobby")
     found += axe_violations(page, "lobby")
+
+    page.goto(server.url + "/leaderboards")
+    expect(by_id(page, "board-empty")).to_be_visible()  # the board read, empty
+    found += axe_violations(page, "leaderboards")
+    page.goto(server.url + "/")
 
     def check_room(code: str) -> None:
         found.extend(axe_violations(page, "room"))

@@ -7,8 +7,11 @@
                                                ``?limit=N`` (1-100), ``?around=me``
 =============================================  ==========================================
 
-A page is ``{"board", "kind", "period", "week", "total", "rank", "entries"}``, each
-entry ``{"rank", "player", "score"}``; ranks are exact (:mod:`unokit.store.boards`).
+A page is ``{"board", "kind", "period", "week", "total", "rank", "entries",
+"eligibility"}``, each entry ``{"rank", "player", "score"}``; ranks are exact
+(:mod:`unokit.store.boards`). ``eligibility`` is who may be on the boards (the
+server's :class:`unokit.store.boards.Policy`): ``{"min_matches", "provisional_sigma",
+"recent_matches", "recent_opponents", "days"}``.
 ``?around=me`` centres the page on the player of the session (or API token). At most
 :data:`READS` reads run or wait at once; past them the answer is ``503 busy``.
 """
@@ -106,7 +109,19 @@ async def leaderboard(request: Request) -> Response:
         request.app.state.leaderboard_reads -= 1
     if found is None:
         raise RoomError("not_found", N_("you are not on this leaderboard"))
-    return _json(found)
+    return _json({**found, "eligibility": eligibility(store.rating_policy)})
+
+
+def eligibility(policy: B.Policy) -> dict[str, Any]:
+    """Who may be on the leaderboards, as a page tells its readers.
+
+    >>> eligibility(B.Policy())["recent_opponents"], eligibility(B.Policy())["days"]
+    (2, 7)
+    """
+    return {"min_matches": policy.min_matches, "provisional_sigma": policy.provisional_sigma,
+            "recent_matches": policy.recent_matches,
+            "recent_opponents": policy.recent_opponents,
+            "days": round(policy.window / 86400)}
 
 
 def routes() -> list[BaseRoute]:

@@ -53,9 +53,10 @@ def wants_html(accept: str) -> bool:
     return "text/html" in accept.lower()
 
 
-PAGES = ("index.html", "profile.html", "match.html")
+PAGES = ("index.html", "profile.html", "match.html", "leaderboards.html")
 """The HTML documents: the game (``/``, ``/r/CODE``), a player's profile
-(``/players/NAME``, ``/me``) and a finished match (``/matches/CODE``)."""
+(``/players/NAME``, ``/me``), a finished match (``/matches/CODE``) and the
+leaderboards (``/leaderboards``)."""
 
 
 def _page(name: str = "index.html") -> Response:
@@ -128,6 +129,7 @@ def routes(room_json: Handler, languages: Iterable[str],
     offered = tuple(languages)
     page = _page_at(base)
     profile_page, match_page = _page_at(base, "profile.html"), _page_at(base, "match.html")
+    boards_page = _page_at(base, "leaderboards.html")
 
     async def index(request: Request) -> Response:
         return page()
@@ -143,6 +145,9 @@ def routes(room_json: Handler, languages: Iterable[str],
     async def match(request: Request) -> Response:
         return match_page()
 
+    async def leaderboards(request: Request) -> Response:
+        return boards_page()
+
     async def language(request: Request) -> Response:
         lang = request.path_params["lang"]
         if lang not in offered:
@@ -157,6 +162,7 @@ def routes(room_json: Handler, languages: Iterable[str],
         Route("/me", profile),
         Route("/players/{username}", profile),
         Route("/matches/{code}", match),
+        Route("/leaderboards", leaderboards),
         Route("/i18n/{lang}.json", language),
         Mount("/static", app=_Static(directory=STATIC), name="static"),
     ]

@@ -7,6 +7,7 @@ import { BASE, h } from "./dom.js";
 import { _, ngettext } from "./i18n.js";
 import { api } from "./net.js";
 import { levelBlock, xpText } from "./xp.js";
+import { standingFacts } from "./standing.js";
 
 let me = null; // the player of this browser's session: {id, username, guest, xp, level, ...}
 let seenAt = 0;
@@ -24,7 +25,7 @@ const GUEST_WAIT_MS = 4000;
 export async function ensureGuest() {
   const call = api("/api/guest", {}).then((found) => {
     me = found;
-    seenAt = Date.now();
+    seenAt = 0; // its rating and coins come with GET /api/me (lobbyAccount)
     updateLobby();
     return found;
   }, () => { me = null; return null; });
@@ -60,6 +61,7 @@ function updateLobby() {
   lobbyEl.replaceChildren(
     h("h2", { id: "lobby-account-title" }, me.guest ? _("You play as a guest") : _("Signed in as {name}", { name: me.username })),
     levelBlock(me, "lobby-level"),
+    ...standingFacts(me),
     h("p", {}, h("a", { href: BASE + "/me", testid: "profile-link" },
       me.guest ? _("Your matches, and an account to keep them") : _("Your profile, matches and account"))));
 }
@@ -67,7 +69,7 @@ function updateLobby() {
 // The lobby's view of the player (the same element each time; refreshed when older
 // than a few seconds, so XP won after a match shows on the way back).
 export function lobbyAccount() {
-  if (me && Date.now() - seenAt > 5000) {
+  if (me && Date.now() - seenAt > 5000) { // a new guest's rating and coins too
     seenAt = Date.now();
     refreshMe();
   }

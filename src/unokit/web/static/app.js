@@ -16,6 +16,7 @@ import { roomView } from "./room.js";
 import { tableView, tableKeys } from "./table.js";
 import { roundEndView, matchEndView } from "./ends.js";
 import { ensureGuest } from "./account.js";
+import { loadCosmetics } from "./cosmetics.js";
 
 const VIEWS = { lobby: lobbyView, room: roomView, table: tableView, "round-end": roundEndView, "match-end": matchEndView };
 
@@ -138,6 +139,7 @@ async function start() {
     try { localStorage.setItem("unokit.lang", asked); } catch { /* private mode */ }
   }
   await ensureGuest(); // a first visit plays at once as a guest (docs/accounts.md)
+  loadCosmetics(); // the table colour and card back the player chose (docs/web.md)
   subscribe(render);
   route(false);
 }

@@ -12,6 +12,7 @@ import { fairness, hostControls, isHost, seatItem } from "./room.js";
 import { chatBox, logBox, teamScores, verifyLink } from "./table.js";
 import { endLine, teamMark } from "./teams.js";
 import { matchXp } from "./xp.js";
+import { matchRating } from "./standing.js";
 
 function hands(end) {
   const count = S.room ? S.room.seats.length : (end.points || []).length;
@@ -82,6 +83,7 @@ export function matchEndView() {
       teamLine(winner, "match"),
       g.roundEnd ? hands(g.roundEnd) : null,
       h("h2", {}, _("Final scores")), h("div", { testid: "final-scores" }, scoreList("final-score-list")),
+      matchRating(S.reveal, S.seat),
       verifyLink(false),
       S.verify ? h("p", { class: "verify-result " + (S.verify.passed ? "ok" : "bad"), role: "status" },
         S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)

@@ -7,6 +7,8 @@ import { api } from "./net.js";
 import { accountError, accountPanel, ensureGuest } from "./account.js";
 import { levelBlock, lineItems, xpText } from "./xp.js";
 import { localPath, notice, redraw, startPage, when } from "./page.js";
+import { ratingFact } from "./standing.js";
+import { challengesPanel, loadRewards, rewardsStatus, shopPanel } from "./rewards.js";
 
 const PAGE = 10;
 const P = { profile: null, matches: [], next: null, error: null, more: false, own: false };
@@ -86,6 +88,12 @@ function matchItem(match) {
     match.left ? null : h("ul", { class: "xp-lines small-text" }, lineItems(match.lines)));
 }
 
+// After a login, a logout or a claim: the player, their challenges and their shop.
+async function reloadAll() {
+  await load();
+  await loadRewards();
+}
+
 function view() {
   if (P.error && !P.profile) {
     const code = P.error.code || "error";
@@ -94,14 +102,13 @@ function view() {
   if (!P.profile) return h("p", { class: "muted", role: "status" }, _("Loading…"));
   const p = P.profile;
   const title = p.guest ? _("Guest {n}", { n: p.id }) : p.username;
-  const rating = typeof p.rating === "number" ? String(Math.round(p.rating)) : "—";
   return h("div", { class: "profile" },
     h("section", { class: "panel profile-card", testid: "profile", data: { guest: !!p.guest, username: p.username || "" }, "aria-labelledby": "profile-title" },
       h("h1", { id: "profile-title" }, title),
       P.own ? h("p", { class: "muted" }, _("This is you.")) : null,
       levelBlock(p, "profile-level"),
       h("dl", { class: "facts" },
-        h("dt", {}, _("Rating")), h("dd", { testid: "profile-rating", data: { rating: rating === "—" ? "" : rating } }, rating),
+        h("dt", {}, _("Rating")), h("dd", {}, ratingFact(p, "profile-rating")),
         h("dt", {}, _("Playing since")), h("dd", {}, when(p.created_at))),
       P.own && !p.guest ? h("p", {}, h("a", { href: BASE + "/players/" + encodeURIComponent(p.username) }, _("Your public profile"))) : null),
     h("section", { class: "panel", "aria-labelledby": "history-title" },
@@ -112,7 +119,15 @@ function view() {
       P.next ? h("button", { type: "button", class: "secondary", testid: "history-more", disabled: P.more ? true : null, onclick: more },
         P.more ? _("Loading…") : _("More matches")) : null,
       h("p", { class: "muted small-text" }, ngettext("{n} match shown.", "{n} matches shown.", P.matches.length))),
-    P.own ? accountPanel(p, load) : null);
+    P.own ? [rewardsStatus(), challengesPanel(load), shopPanel()] : null,
+    P.own ? accountPanel(p, reloadAll) : null);
 }
 
-startPage("profile", view).then(load);
+startPage("profile", view).then(load).then(() => {
+  if (!P.own || !P.profile) return null;
+  return loadRewards().then(() => {
+    // a link to /me#challenges: the panel is drawn only now
+    const target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    if (target) target.scrollIntoView();
+  });
+});
