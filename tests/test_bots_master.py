@@ -23,7 +23,7 @@ from unokit.bots.playout import Plain, Position, compiled, sample_deals, search_
 from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
-from unokit.server.bot_pool import Ask, ThreadBotPool
+from unokit.server.bot_pool import Ask, ProcessBotPool, ThreadBotPool, decide
 from unokit.server.bot_specs import check_bot_spec, clamp_bot_spec
 from unokit.store.rating_model import bot_rating
 from unokit.testing.invariants import permuted
@@ -307,7 +307,7 @@ def test_the_bot_pool_plays_a_master_decision_within_its_budget() -> None:
     fall-back), with the deadline of the pool's budget."""
     rules = Rules.preset("official", players=2, rounds=1)
     game = Game(rules, seed=8)
-    bot = make_bot("master", 3, rules=rules)
+    bot = make_bot("master:300", 3, rules=rules)
     decided = 0
 
     async def run() -> None:
@@ -332,3 +332,39 @@ def test_the_bot_pool_plays_a_master_decision_within_its_budget() -> None:
 
     asyncio.run(run())
     assert decided == 6
+
+
+def test_a_master_decision_in_a_worker_process_is_the_one_made_here() -> None:
+    """The server's worker processes get the bot pickled, memory and all, and decide as
+    this process does."""
+    rules = Rules.preset("official", players=2, rounds=1)
+    game = Game(rules, seed=12)
+    here, there = MasterBot(5, rules=rules, iterations=200), MasterBot(5, rules=rules,
+                                                                        iterations=200)
+    pairs = []
+
+    async def run() -> None:
+        nonlocal there
+        pool = ProcessBotPool(600.0, 1)  # a budget no decision reaches: what, not how soon
+        try:
+            while not game.is_over() and len(pairs) < 5:
+                seat = game.current_player
+                if seat != 0:
+                    game.apply(PlayFirstBot(seat).choose(game.observation(seat),
+                                                         game.legal_actions(seat)))
+                    continue
+                asks = [Ask(0, game.observation(0), tuple(game.legal_actions(0)), True)]
+                decision = await pool.decide({0: there}, asks, 0)
+                assert decision.fallback is None and decision.bots is not None
+                back = decision.bots[0]
+                assert isinstance(back, MasterBot)
+                there = back
+                local = decide({0: here}, asks, float("inf"))
+                pairs.append((local, (decision.seat, decision.action)))
+                assert decision.action is not None
+                game.apply(decision.action)
+        finally:
+            await pool.close()
+
+    asyncio.run(run())
+    assert len(pairs) == 5 and all(local == remote for local, remote in pairs), pairs
