@@ -20,6 +20,7 @@ from unokit.bots.likelihood import EvidenceTracker
 from unokit.bots.master import MASTER_MIX
 from unokit.bots.memory import failed_mask
 from unokit.bots.playout import Plain, Position, compiled, sample_deals, search_totals
+from unokit.engine import actions as A
 from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
@@ -271,12 +272,13 @@ def test_the_exchanges_change_the_choices() -> None:
     assert any(differ)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_hidden_cards_play_no_part(players: int) -> None:
+@pytest.mark.parametrize("players, strict", [(2, False), (4, False), (3, True)])
+def test_hidden_cards_play_no_part(players: int, strict: bool) -> None:
     """At every turn of a game, a copy of the bot (memory and evidence included) chooses
     the same on the real game and on one whose hidden cards lie differently (the same
-    redacted view)."""
-    rules = Rules.preset("official", players=players, rounds=1)
+    redacted view); under the official rules and under rules where draws are facts (the
+    strict memory)."""
+    rules = (STRICT if strict else Rules.preset("official", rounds=1)).with_(players=players)
     rng = random.Random(7)
     game = Game(rules, 23)
     bot = MasterBot(2, rules=rules, iterations=30)
@@ -368,3 +370,36 @@ def test_a_master_decision_in_a_worker_process_is_the_one_made_here() -> None:
 
     asyncio.run(run())
     assert len(pairs) == 5 and all(local == remote for local, remote in pairs), pairs
+
+
+# ------------------------------------------------------------------ the memory
+def test_a_seat_with_two_turns_between_the_bots_is_not_read_as_one() -> None:
+    """Three players, Wild Draw Four without challenge. Seat 0 plays YS (seat 1 skipped);
+    seat 2 holds nothing yellow, draws a Wild Draw Four and plays it (seat 0 draws four
+    and is skipped); seat 1 plays R5; seat 2 plays R0. Seat 2 had two turns: the hand
+    sizes cannot tell which one began with a draw, so nothing is concluded (before, the
+    R0 was read as played after a draw on R5, and seat 2's hand as holding no red)."""
+    from unokit.bots.memory import FEATURES, Tracker
+
+    rules = Rules.preset("official", players=3, rounds=1).with_(wild_draw_four="free")
+    hands = [[c("YS"), c("G1"), c("G2")], [c("R5"), c("B1"), c("B2")],
+             [c("R0"), c("R1"), c("G7"), c("B8")]]
+    pile = [c("W+4"), c("Y1"), c("Y2"), c("Y4"), c("Y5"), c("Y6")]
+    game = Game.from_setup(rules, hands=hands, draw_pile=pile, discard=[c("Y3")],
+                           current_player=0, direction=1, color=YELLOW)
+    for strict in (False, True):
+        tracker = Tracker(rules, strict=strict)
+        played = game.copy()
+        obs = played.observation(0)
+        tracker.update(obs)
+        action = A.play(0, c("YS"))
+        tracker.chose(obs, action)
+        played.apply(action)
+        played.apply(A.draw(2))
+        played.apply(A.play(2, c("W+4"), color=RED))
+        played.apply(A.play(1, c("R5")))
+        played.apply(A.play(2, c("R0")))
+        assert played.current_player == 0
+        tracker.update(played.observation(0))
+        assert all(_fits_slots(list(played.hands[s]), tracker.slots(s)) for s in (1, 2))
+        assert not any(mask & FEATURES[c("R1")] for mask in tracker.slots(2))
