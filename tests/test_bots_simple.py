@@ -36,7 +36,7 @@ def bots_for(names: Sequence[str], players: int, seed: int) -> list[Checked]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rule_sets(), seed=seeds,
-       names=st.lists(st.sampled_from(sorted(set(BOTS) - {"search", "expert"})),
+       names=st.lists(st.sampled_from(sorted(set(BOTS) - {"search", "expert", "master"})),
                       min_size=1, max_size=4))
 def test_bot_matches_with_legal_actions(rules: Rules, seed: int, names: list[str]) -> None:
     """Bot matches: only legal actions. PlayFirst matches end; random players may make a

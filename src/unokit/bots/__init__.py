@@ -4,7 +4,7 @@
 driver of a bot match, and :data:`BOTS` maps bot names to their classes:
 
 >>> sorted(BOTS)
-['easy', 'expert', 'hard', 'normal', 'playfirst', 'random', 'search']
+['easy', 'expert', 'hard', 'master', 'normal', 'playfirst', 'random', 'search']
 >>> make_bot("random", seed=4)
 RandomBot(seed=4)
 >>> make_bot("hard:aggressive", seed=1)
@@ -39,6 +39,7 @@ from unokit.bots.heuristic import (
     HeuristicBot,
     NormalBot,
 )
+from unokit.bots.master import MasterBot
 from unokit.bots.search import SearchBot
 from unokit.bots.simple import PlayFirstBot, RandomBot
 from unokit.engine.rules import Rules
@@ -47,6 +48,7 @@ BOTS: dict[str, type[SeededBot]] = {
     "easy": EasyBot,
     "expert": ExpertBot,
     "hard": HardBot,
+    "master": MasterBot,
     "normal": NormalBot,
     "playfirst": PlayFirstBot,
     "random": RandomBot,
@@ -54,8 +56,8 @@ BOTS: dict[str, type[SeededBot]] = {
 }
 """Bot name -> bot class (each takes a ``seed``; see :func:`make_bot` for the rest)."""
 
-_TAKES_OPTIONS = {"easy", "expert", "hard", "normal", "search"}
-_SEARCHES = {"expert", "search"}
+_TAKES_OPTIONS = {"easy", "expert", "hard", "master", "normal", "search"}
+_SEARCHES = {"expert", "master", "search"}
 """The bots that search (``NAME:N``: N deals per decision) and need the rules."""
 MAX_ITERATION_DIGITS = 9
 """The most digits of ``N`` in ``search:N``."""
@@ -63,7 +65,7 @@ MAX_ITERATION_DIGITS = 9
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``(name, options)`` of a bot spec: a name, optionally followed by ``:`` and a
-    personality (``hard:aggressive``) or, for ``search`` and ``expert``, an iteration
+    personality (``hard:aggressive``) or, for ``search``, ``expert`` and ``master``, an iteration
     count (``search:200``).
 
     >>> parse_bot_spec(" Normal:Cautious ")
@@ -139,6 +141,7 @@ __all__ = [
     "ExpertBot",
     "HardBot",
     "HeuristicBot",
+    "MasterBot",
     "NormalBot",
     "PlayFirstBot",
     "RandomBot",

@@ -51,6 +51,56 @@ def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
         hands[seat][index] = cards.pop()
 
 
+def mix_deal(hands: list[list[int]], pile: list[int], masks: Sequence[Sequence[int]],
+             steps: int, below: Callable[[int], int]) -> None:
+    """Swap cards between the hidden places of a deal (every card of ``hands`` and
+    ``pile``; ``masks[seat][index]`` is the slot of ``hands[seat][index]``, 0 for a free
+    place and for the pile), ``steps`` times: two places drawn at random exchange their
+    cards only if each card then fits its slot (:data:`FEATURE_BITS`).
+
+    The swaps are a Metropolis walk whose steady state is the uniform law over the deals
+    that respect every slot: from a deal that respects them (as :func:`fill_slots` makes
+    where it can) every deal it reaches respects them too, and the share of misfits of
+    one that does not never grows. The hands and pile are changed in place.
+
+    >>> from unokit.engine.cards import parse_card as c
+    >>> hands, pile = [[c("R1")], [c("G2")]], [c("Y3"), c("B4")]
+    >>> st = [7]
+    >>> mix_deal(hands, pile, [[0], [1 << 1 | 1 << 2]], 50, lambda b: _py_below(st, b))
+    >>> hands[1][0] in (c("R1"), c("B4"))  # never yellow or green
+    True
+    """
+    places = [(seat, index) for seat in range(len(hands)) for index in range(len(hands[seat]))]
+    count = len(places) + len(pile)
+    if count < 2:
+        return
+    for _ in range(steps):
+        a = below(count)
+        b = below(count)
+        if a == b:
+            continue
+        if a < len(places):
+            sa, ia = places[a]
+            card_a, mask_a = hands[sa][ia], masks[sa][ia]
+        else:
+            card_a, mask_a = pile[a - len(places)], 0
+        if b < len(places):
+            sb, ib = places[b]
+            card_b, mask_b = hands[sb][ib], masks[sb][ib]
+        else:
+            card_b, mask_b = pile[b - len(places)], 0
+        if FEATURE_BITS[card_b] & mask_a or FEATURE_BITS[card_a] & mask_b:
+            continue
+        if a < len(places):
+            hands[sa][ia] = card_b
+        else:
+            pile[a - len(places)] = card_b
+        if b < len(places):
+            hands[sb][ib] = card_a
+        else:
+            pile[b - len(places)] = card_a
+
+
 def _py_shuffle(cards: list[int], below: Callable[[int], int]) -> None:
     for i in range(len(cards) - 1, 0, -1):
         j = below(i + 1)
@@ -93,6 +143,13 @@ def py_deals(spot: Position, below: Callable[[int], int]
             _py_shuffle(rest, below)
             fill_slots(rest, [slot for slot in order if slot[1] in keep], hands)
             pile = rest
+        if spot.mix > 0:
+            hidden = [seat for seat in range(n) if spot.known[seat] is None]
+            masks = [list(spot.slots[seat]) if seat in keep
+                     else [0] * spot.sizes[seat] for seat in hidden]
+            parts = [hands[seat] for seat in hidden]
+            mix_deal(parts, pile, masks, spot.mix * (len(pile) + sum(map(len, parts))),
+                     below)
         weight = _deal_weight(rows, len(rows), hands, [len(hand) for hand in hands],
                               spot.name_slack, RANKS, COLORS, counts) if rows else 1.0
         yield hands, pile, weight
@@ -116,4 +173,4 @@ def sample_deals(spot: Position, count: int, seed: int
 
 
 
-__all__ = ["FEATURE_BITS", "fill_slots", "py_deals", "sample_deals"]
+__all__ = ["FEATURE_BITS", "fill_slots", "mix_deal", "py_deals", "sample_deals"]

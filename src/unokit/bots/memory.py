@@ -107,8 +107,15 @@ Event = tuple[int, str, int]
 class Tracker:
     """The memory of one seat for one round. See the module docstring."""
 
-    def __init__(self, rules: Rules | None = None) -> None:
+    def __init__(self, rules: Rules | None = None, *, strict: bool = False) -> None:
         self.rules = rules
+        self.strict = strict
+        """Whether only what the rules guarantee is concluded: a card drawn and kept is
+        then taken to have matched nothing only where a playable drawn card must be
+        played (``play_drawn`` ``must``), a colour named with a wild binds no slot, and
+        a stretch of play the walk cannot follow frees every slot.
+        Otherwise (the default) both are concluded, as of a player who plays whatever
+        it can and names the colour it holds most."""
         self.plain = plain_rules(rules)
         self.deck: Counter[int] = Counter(rules.deck_cards() if rules else build_deck("classic"))
         self.reset()
@@ -148,12 +155,17 @@ class Tracker:
             n = len(obs.hand_sizes)
             self.hands = [[0] * size for size in obs.hand_sizes]
             self.named_colors = [-1] * n
+        if (self.strict and self.anchor is None and obs.phase == "play"
+                and obs.current_player == obs.seat and self.last is not None
+                and obs != self.last):
+            self._forget()  # a stretch of play with no turn action to walk from
         if self.anchor is not None and obs.phase == "play" and obs.current_player == obs.seat:
             anchor, action = self.anchor
             self.anchor = None
             events = self._walk(anchor, action, obs)
             if events is None:
-                if not self._kept_hand(anchor, action, obs):
+                # Strict: cards may have come and gone unseen, so no slot holds.
+                if self.strict or not self._kept_hand(anchor, action, obs):
                     self._forget()
             else:
                 for event in events:
@@ -177,8 +189,10 @@ class Tracker:
                 # The colour it names: the seat may next see its wild only under a card
                 # played onto it (a Wild Draw Four to challenge).
                 self.colors_seen[len(obs.discard) + 1] = A.action_color(action)
-        elif obs.phase in ("challenge", "respond") and kind == A.DRAW:
-            self.anchor = (obs, action)  # a penalty accepted: the turn passes as after a draw
+        elif obs.phase in ("challenge", "respond") and kind in (A.DRAW, A.CHALLENGE):
+            # A penalty accepted, or a Wild Draw Four challenged: the turn passes as after
+            # a draw (the cards either side draws are counted as plain gains).
+            self.anchor = (obs, action)
         elif kind != A.UNO and kind != A.CATCH:
             self.anchor = None
 
@@ -213,6 +227,8 @@ class Tracker:
                 # A slot bound to a colour it now lacks was bound wrongly: unbind it.
                 hand[i] = value if _bound(mask) & value else mask | value
         elif kind == "name":
+            if self.strict:  # a likelihood, not a fact (the expert weighs it)
+                return
             # It named the colour it holds most of: one card at least is of that colour.
             bit = 1 << value
             fits = [i for i, mask in enumerate(hand) if not mask & bit]
@@ -298,9 +314,15 @@ class Tracker:
 
         cur = effect(mine, me)
         index = 0
+        turned: set[int] = set()
         for _ in range(2 * n + 2):
             if cur == me:
                 break
+            if cur in turned:
+                # A second turn of a seat (the seat itself skipped by a penalty): its hand
+                # size no longer tells what it did on each turn.
+                return None
+            turned.add(cur)
             if index < len(new) and rem[cur] in (0, -1):
                 card = new[index]
                 index += 1
@@ -320,8 +342,7 @@ class Tracker:
                 color = -1 if card >= WILD else COLOR_OF[card]
                 cur = effect(card, cur)
             elif rem[cur] == 1:
-                events.append((cur, "gain", 1))
-                events.append((cur, "fail", failed_mask(top, color)))
+                events.extend(self._kept_draw(cur, failed_mask(top, color)))
                 rem[cur] = 0
                 cur = next_seat(cur, direction, active)
             else:
@@ -381,9 +402,15 @@ class Tracker:
                     self.named_colors[other] = named
                     events.append((other, "name", named))
         if final:
-            events.append((other, "gain", 1))
-            events.append((other, "fail", failed_mask(obs.top, obs.color)))
+            events.extend(self._kept_draw(other, failed_mask(obs.top, obs.color)))
         return events
+
+    def _kept_draw(self, seat: int, mask: int) -> list[Event]:
+        """The events of a turn on which ``seat`` drew one card and kept it, ``mask``
+        being what could have been played (see :attr:`strict`)."""
+        if self.strict and (self.rules is None or self.rules.play_drawn != "must"):
+            return [(seat, "fail", mask), (seat, "gain", 1)]
+        return [(seat, "gain", 1), (seat, "fail", mask)]
 
     # ------------------------------------------------------------------ queries
     def slots(self, seat: int) -> list[int]:

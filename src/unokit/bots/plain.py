@@ -154,6 +154,10 @@ class Position:
     name_slack: float = 0.2
     """The weight of a deal in which a colour named is not the most held (see
     :data:`unokit.bots.likelihood.NAME_SLACK`)."""
+    mix: int = 0
+    """Swaps tried per hidden card after a deal is filled, each kept only if both cards
+    fit their slots (:func:`unokit.bots.deals.mix_deal`): 0 leaves the deal as filled;
+    more makes the deals closer to uniform over those that respect every slot."""
 
 
 __all__ = ["SUPPORT", "Plain", "Position"]

@@ -479,7 +479,7 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                slot_len: Any, discard0: Any, color: int, direction: int, seat: int, team: Any,
                firsts: Any, iterations: int, seed: Any, rate: float, max_steps: int,
                ranks: Any, colors: Any, features: Any, ev: Any, draw_slack: float,
-               name_slack: float) -> Any:
+               name_slack: float, mix: int) -> Any:
     n = sizes.shape[0]
     rows = ev.shape[0]
     cap = pool.shape[0] + discard0.shape[0] + 8
@@ -530,6 +530,8 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     dl = np.zeros(1, np.int64)
     keep = np.zeros(n, np.bool_)
     counts = np.zeros(4, np.int64)
+    place_seat = np.zeros(n * cap, np.int64)
+    place_index = np.zeros(n * cap, np.int64)
     for _ in range(iterations):
         for i in range(count):
             cards[i] = pool[i]
@@ -588,6 +590,45 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 cards[i] = rest[i]
             pile_start = 0
             pile_count = length
+        if mix > 0:  # as unokit.bots.deals.mix_deal
+            places = 0
+            for s in range(n):
+                if known_len[s] < 0:
+                    for i in range(hl[s]):
+                        place_seat[places] = s
+                        place_index[places] = i
+                        places += 1
+            total = places + pile_count
+            if total >= 2:
+                for _ in range(mix * total):
+                    a = _nb_below(st, total)
+                    b = _nb_below(st, total)
+                    if a == b:
+                        continue
+                    mask_a = 0
+                    mask_b = 0
+                    if a < places:
+                        card_a = hands[place_seat[a], place_index[a]]
+                        if keep[place_seat[a]]:
+                            mask_a = slots[place_seat[a], place_index[a]]
+                    else:
+                        card_a = cards[pile_start + a - places]
+                    if b < places:
+                        card_b = hands[place_seat[b], place_index[b]]
+                        if keep[place_seat[b]]:
+                            mask_b = slots[place_seat[b], place_index[b]]
+                    else:
+                        card_b = cards[pile_start + b - places]
+                    if features[card_b] & mask_a != 0 or features[card_a] & mask_b != 0:
+                        continue
+                    if a < places:
+                        hands[place_seat[a], place_index[a]] = card_b
+                    else:
+                        cards[pile_start + a - places] = card_b
+                    if b < places:
+                        hands[place_seat[b], place_index[b]] = card_a
+                    else:
+                        cards[pile_start + b - places] = card_a
         weight = 1.0
         if rows > 0:
             weight = _nb_weight(ev, rows, hands, hl, name_slack, ranks, colors, counts)
@@ -711,7 +752,7 @@ def search_totals(plain: Plain, spot: Position, firsts: Sequence[int], iteration
                   np.uint64(seed & MASK64), rate, max_steps, np.array(RANKS, np.int64),
                   np.array(COLORS, np.int64), np.array(FEATURE_BITS, np.int64),
                   np.array(spot.evidence, np.int64).reshape(len(spot.evidence), 5),
-                  float(spot.draw_slack), float(spot.name_slack))
+                  float(spot.draw_slack), float(spot.name_slack), int(spot.mix))
         both = [float(w) for w in out]
     k = len(firsts)
     return both[:k], both[k:2 * k], both[2 * k], both[2 * k + 1]

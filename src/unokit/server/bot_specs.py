@@ -2,8 +2,8 @@
 
 A spec from ``POST /api/rooms`` (``bots``), ``POST /api/play-now`` (``bot``) or the host's
 ``add_bot`` is one of the server's bots (``easy``, ``normal``, ``hard``, each with an
-optional personality; ``random``; ``playfirst``; ``search`` and ``expert``, each with an
-optional number of deals up to ``bot_max_iterations``), at most :data:`SPEC_LIMIT`
+optional personality; ``random``; ``playfirst``; ``search``, ``expert`` and ``master``,
+each with an optional number of deals up to ``bot_max_iterations``), at most :data:`SPEC_LIMIT`
 characters. The room stores it in its canonical form (lower case, no spaces). Anything
 else is refused with ``bad_request``.
 
@@ -68,8 +68,9 @@ def check_bot_spec(spec: object, *, max_iterations: int) -> str:
     except BotSpecError:
         raise RoomError("bad_request", N_("no bot is called \"{spec}\": the bots are easy, "
                                           "normal and hard (each with a personality: "
-                                          "easy:cautious), random, playfirst, search and "
-                                          "expert (search:N, expert:N: N deals)"),
+                                          "easy:cautious), random, playfirst, search, "
+                                          "expert and master (search:N, expert:N, "
+                                          "master:N: N deals)"),
                         spec=spec.strip()[:SPEC_LIMIT]) from None
     if options.get("iterations", 0) > max_iterations:
         raise RoomError("bad_request", N_("a search bot makes at most {limit} deals per "

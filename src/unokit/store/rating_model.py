@@ -59,6 +59,7 @@ BOT_RATINGS: dict[str, tuple[float, float]] = {
     "hard": (26.0, 1.0),
     "search": (28.0, 1.0),
     "expert": (30.0, 1.0),
+    "master": (31.0, 1.0),
 }
 """Each bot's fixed (mu, sigma), by its name (the part of its spec before ``:``). A spec the
 table does not name rates as ``normal``."""
