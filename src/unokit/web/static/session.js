@@ -3,12 +3,13 @@
 // to the deal, the fairness checks, toasts), entering and leaving rooms, and sending.
 import { BASE } from "./dom.js";
 import { _, language } from "./i18n.js";
-import { api, Link } from "./net.js";
+import { api, Link, tokenKey } from "./net.js";
 import { describe } from "./describe.js";
 import { changed, enterRoomState, receive, state, update } from "./store.js";
 import { names } from "./names.js";
 import { addChatLine, addLog, announce, clearRoomParts, errorText, relog, renderStatus, toast } from "./notify.js";
 import { refreshLobby } from "./lobbyapi.js";
+import { asksName, newContribution } from "./friends.js";
 
 let link = null; // the room's connection (null in the lobby)
 const quiet = new Set(); // ids whose refusal needs no toast (the automatic contribution)
@@ -35,7 +36,8 @@ function onMessage(msg) {
   if (out.fresh.length) announce(describe(out.fresh.at(-1), names()));
   if (out.snapshot && link) link.send({ type: "snapshot" });
   if (out.chat) addChatLine(out.chat);
-  if (out.welcome) contribute();
+  if (out.rematch) relog();
+  if (out.welcome || out.rematch) contribute();
   if (out.reveal) checkDeal(state.code);
   changed();
 }
@@ -79,21 +81,25 @@ function connection(key, value) {
   renderStatus();
 }
 
-// The player's contribution to the deal (in the lobby, once per seat).
+// A contribution to the deal from this page (null: none), remembered for the room's
+// match page, which marks it. ?contribution=VALUE gives that value (a test's seeded
+// deal), ?contribution=none none.
+function contributionFor(code) {
+  const asked = new URLSearchParams(location.search).get("contribution");
+  if (asked === "none") return null;
+  const value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : newContribution((a) => crypto.getRandomValues(a));
+  try { localStorage.setItem("unokit.contribution." + code, value); } catch { /* private mode */ }
+  return value;
+}
+
+// The player's contribution to the deal (in the lobby, once per seat and match; a new
+// seat's hello carries one already).
 function contribute() {
   if (!state.room || state.room.status !== "lobby" || state.seat === null) return;
   const mine = state.room.seats[state.seat];
   if (!mine || mine.contributed) return;
-  // ?contribution=VALUE sends that value (a test's seeded deal), ?contribution=none none
-  const asked = new URLSearchParams(location.search).get("contribution");
-  if (asked === "none") return;
-  let value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : null;
-  if (!value) {
-    const bytes = new Uint8Array(12);
-    crypto.getRandomValues(bytes);
-    value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-  quiet.add(link.send({ type: "contribute", value }));
+  const value = contributionFor(state.code);
+  if (value) quiet.add(link.send({ type: "contribute", value }));
 }
 
 // After the reveal: run the fairness checks of the finished match (GET .../verify).
@@ -106,7 +112,7 @@ async function checkDeal(code) {
   }
 }
 
-export function enterRoom(code, { spectate = false, push = true } = {}) {
+export function enterRoom(code, { spectate = false, push = true, invited = false } = {}) {
   if (link) link.close();
   code = String(code || "").trim().toUpperCase();
   update((s) => {
@@ -118,7 +124,26 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   if (push && location.pathname !== BASE + "/r/" + code) {
     history.pushState({}, "", BASE + "/r/" + code + location.search);
   }
-  link = new Link(code, { name: state.name, spectate, lang: language() }, {
+  link = null;
+  const token = (() => { try { return localStorage.getItem(tokenKey(code)); } catch { return null; } })();
+  if (asksName({ invited, token, spectate })) {
+    update((s) => { s.askName = true; });
+    return;
+  }
+  connect(code, spectate);
+}
+
+// Sit down in the room this page asked a name for (the name form's answer).
+export function chooseName(name) {
+  update((s) => { s.name = name; s.askName = false; }, { quiet: true });
+  if (state.code) connect(state.code, false);
+}
+
+function connect(code, spectate) {
+  let token = null;
+  try { token = localStorage.getItem(tokenKey(code)); } catch { token = null; }
+  const contribution = spectate || token ? null : contributionFor(code);
+  link = new Link(code, { name: state.name, spectate, lang: language(), contribution }, {
     message: onMessage,
     state: (conn) => connection("conn", conn),
     saving: (count) => connection("saving", count),
