@@ -28,6 +28,8 @@ export function nameForm() {
         h("button", { type: "submit", class: "primary", testid: "join-room" }, _("Join"))))));
 }
 
+let renaming = false; // the rename form is open (a button opens it)
+
 // In the room before the match: change the own seat's name.
 export function renameForm() {
   if (S.seat === null || !S.room || S.room.status !== "lobby") return null;
@@ -41,7 +43,10 @@ export function renameForm() {
     update((s) => { s.name = name; });
     send({ type: "rename", name });
   };
-  return h("form", { class: "row rename", testid: "rename-form", onsubmit: submit },
+  if (!renaming) {
+    return h("button", { type: "button", class: "ghost", testid: "rename-open", onclick: () => { renaming = true; update(() => null); } }, _("Your name"));
+  }
+  return h("form", { class: "row rename", testid: "rename-form", onsubmit: (ev) => { renaming = false; submit(ev); } },
     h("label", { for: "rename-input" }, _("Your name")),
     h("input", { id: "rename-input", name: "name", testid: "rename-input", type: "text", maxlength: String(NAME_LIMIT), autocomplete: "nickname", value: mine.name || "" }),
     h("button", { type: "submit", class: "secondary", testid: "rename" }, _("Rename")));
