@@ -350,7 +350,8 @@ class Rooms:
             return self.get(code)
         except RoomError:
             wanted = code.strip().upper()
-            if not wanted.isascii() or not wanted.isalnum() or len(wanted) > 16:
+            kept = wanted.replace("-", "")  # a match kept by a rematch: CODE-N
+            if not wanted.isascii() or not kept.isalnum() or len(wanted) > 16:
                 raise
             stored = await reading(self.settings, self._store().load_rooms(code=wanted))
             if not stored:
