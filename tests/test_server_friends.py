@@ -9,10 +9,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 
 from room_kit import Conn, Table
+from server_harness import running_server, server_settings
+from unokit.client import GameClient
 from unokit.engine.actions import format_action
 from unokit.engine.phases import MATCH_OVER, ROUND_OVER
 from unokit.formats import fairdeal
@@ -310,3 +313,34 @@ async def test_a_hello_carries_the_contribution_a_play_now_deal_takes(
         assert stored.contributions == {0: "ann-browser-1"}
     finally:
         await store.close()
+
+
+# ---------------------------------------------------------------- over the wire
+async def test_a_client_follows_a_rematch_and_the_kept_match_is_served(
+        database_url: str) -> None:
+    settings = server_settings(database_url)
+    async with running_server(settings) as server, httpx.AsyncClient() as http:
+        made = await http.post(server.url + "/api/rooms", json={
+            "rules": "official,players=2,rounds=1,hand_size=3", "bots": ["easy"]})
+        code = made.json()["code"]
+        ann = await GameClient.join(server.url, code, name="Ann")
+        first = ann.room["commitment"]
+        await ann.start()
+        while True:
+            await ann.wait_for(lambda c: c.must or c.room.get("status") == "finished")
+            if ann.room.get("status") == "finished":
+                break
+            await ann.act(ann.legal[0])
+        played = ann.last_seq
+        assert played > 0 and ann.events
+        await ann.command(P.Rematch)
+        await ann.wait_for(lambda c: c.room.get("commitment") != first)
+        assert ann.last_seq == -1 and ann.events == [] and ann.room["status"] == "lobby"
+        kept = await http.get(f"{server.url}/api/rooms/{code}-1/record")
+        assert kept.status_code == 200, kept.text
+        assert kept.json()["fairness"]["commitment"] == first
+        now = (await http.get(f"{server.url}/api/rooms/{code}")).json()
+        assert now["status"] == "lobby" and now["commitment"] == ann.room["commitment"]
+        await ann.start()
+        await ann.wait_for(lambda c: bool(c.events) and c.events[0]["seq"] == 0)
+        await ann.close()
