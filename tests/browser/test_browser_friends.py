@@ -6,6 +6,7 @@ out and the player it ran out for is told that a bot played for them."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,16 @@ def test_two_friends_rename_chat_play_and_rematch_in_one_room(
     assert room["status"] == "lobby" and room["commitment"] != first
     shot(ann, artifacts, "friends-rematch-room")
 
+    # the kept match's page: its deal checked, Ann's own contribution marked for her
+    kept_page = ann.context.new_page()
+    kept_page.goto(f"{server.url}/matches/{code}-1")
+    expect(by_id(kept_page, "fair-check")).to_have_attribute("data-passed", "true")
+    expect(by_id(kept_page, "contribution")).to_have_count(2)
+    expect(by_id(kept_page, "contribution", seat="0")).to_have_attribute("data-mine", "true")
+    expect(by_id(kept_page, "contribution", seat="2")).not_to_have_attribute("data-mine", "true")
+    shot(kept_page, artifacts, "friends-kept-match")
+    kept_page.close()
+
     # the rematch with a turn timer: everyone sees it; nobody acts, so it runs out
     ann.select_option('[data-testid="set-timer"]', "15")
     expect(by_id(bob, "screen")).to_contain_text("15")
@@ -108,3 +119,25 @@ def test_two_friends_rename_chat_play_and_rematch_in_one_room(
     expect(by_id(late, "autopilot")).to_be_visible(timeout=20_000)
     expect(by_id(late, "autopilot")).to_contain_text("a bot played for you")
     shot(late, artifacts, "friends-timed-out")
+
+
+def test_play_now_deals_with_the_browsers_contribution(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    page = named_context(contexts, "Ann").new_page()
+    page.goto(server.url + "/")
+    by_id(page, "name-input").fill("Ann")
+    by_id(page, "play-now").click()
+    expect(by_id(page, "screen")).to_have_attribute(
+        "data-screen", _screens("table", "round-end", "match-end"))
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    mine = page.evaluate("JSON.parse(localStorage.getItem('unokit.contributions'))")
+    assert len(mine) == 1 and mine[0]
+    room = server.get(f"/api/rooms/{code}")
+    you = [s for s in room["seats"] if s["kind"] == "human"]
+    # the room started at once with the hello's contribution
+    assert room["status"] == "playing" and len(you) == 1 and you[0]["contributed"]
+    shot(page, artifacts, "friends-play-now")
+
+
+def _screens(*names: str) -> re.Pattern[str]:
+    return re.compile("^(" + "|".join(names) + ")$")

@@ -81,14 +81,20 @@ function connection(key, value) {
   renderStatus();
 }
 
-// A contribution to the deal from this page (null: none), remembered for the room's
-// match page, which marks it. ?contribution=VALUE gives that value (a test's seeded
+// How many of this browser's last contributions the match page can mark as its own.
+const KEPT_CONTRIBUTIONS = 20;
+
+// A contribution to the deal from this page (null: none), remembered for the match
+// page, which marks it. ?contribution=VALUE gives that value (a test's seeded
 // deal), ?contribution=none none.
-function contributionFor(code) {
+function contributionFor() {
   const asked = new URLSearchParams(location.search).get("contribution");
   if (asked === "none") return null;
   const value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : newContribution((a) => crypto.getRandomValues(a));
-  try { localStorage.setItem("unokit.contribution." + code, value); } catch { /* private mode */ }
+  try {
+    const kept = JSON.parse(localStorage.getItem("unokit.contributions")) || [];
+    localStorage.setItem("unokit.contributions", JSON.stringify([...kept.filter((v) => v !== value), value].slice(-KEPT_CONTRIBUTIONS)));
+  } catch { /* private mode, or a stored value that is not a list */ }
   return value;
 }
 
@@ -98,7 +104,7 @@ function contribute() {
   if (!state.room || state.room.status !== "lobby" || state.seat === null) return;
   const mine = state.room.seats[state.seat];
   if (!mine || mine.contributed) return;
-  const value = contributionFor(state.code);
+  const value = contributionFor();
   if (value) quiet.add(link.send({ type: "contribute", value }));
 }
 
@@ -142,7 +148,7 @@ export function chooseName(name) {
 function connect(code, spectate) {
   let token = null;
   try { token = localStorage.getItem(tokenKey(code)); } catch { token = null; }
-  const contribution = spectate || token ? null : contributionFor(code);
+  const contribution = spectate || token ? null : contributionFor();
   link = new Link(code, { name: state.name, spectate, lang: language(), contribution }, {
     message: onMessage,
     state: (conn) => connection("conn", conn),
