@@ -333,9 +333,16 @@ async def test_a_client_follows_a_rematch_and_the_kept_match_is_served(
             await ann.act(ann.legal[0])
         played = ann.last_seq
         assert played > 0 and ann.events
+        before = await http.get(f"{server.url}/api/rooms/{code}/record")  # now cached
+        assert before.json()["fairness"]["commitment"] == first
         await ann.command(P.Rematch)
         await ann.wait_for(lambda c: c.room.get("commitment") != first)
         assert ann.last_seq == -1 and ann.events == [] and ann.room["status"] == "lobby"
+        # the code names the new match now: no record of it yet, not the cached old one
+        fresh = await http.get(f"{server.url}/api/rooms/{code}/record")
+        assert fresh.status_code == 409 and fresh.json()["error"] == "not_started", fresh.text
+        replay = await http.get(f"{server.url}/api/rooms/{code}/replay")
+        assert replay.status_code == 409, replay.text
         kept = await http.get(f"{server.url}/api/rooms/{code}-1/record")
         assert kept.status_code == 200, kept.text
         assert kept.json()["fairness"]["commitment"] == first

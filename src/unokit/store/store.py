@@ -877,6 +877,15 @@ class Store:
             return None if status is None else str(status)
         return await self.run(read)
 
+    async def room_commitment(self, code: str) -> str | None:
+        """The fair-deal commitment of the match the room ``code`` holds now (a rematch
+        gives the code a new one; ``None``: no such room)."""
+        def read(connection: Connection) -> str | None:
+            found = connection.execute(select(ROOMS.c.commitment).where(
+                ROOMS.c.code == code)).scalar()
+            return None if found is None else str(found)
+        return await self.run(read)
+
     async def ping(self) -> bool:
         """Whether the database answers."""
         def read(connection: Connection) -> bool:
