@@ -81,9 +81,8 @@ class Rematch(Friends):
         state.last_seen, state.seen_stored = old.last_seen, old.seen_stored
         state.chat_window, state.chat_times = old.chat_window, old.chat_times
         self.state = state
-        if answer is not None:
+        if answer is not None:  # the room's _answer keeps it for the asker
             self.answers_next = 1
-            self._remember(seat, answer.client_id, answer.answer.encode())
         self._countdown_told = None
         self._broadcast_room()
         return answer
