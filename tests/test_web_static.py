@@ -338,6 +338,7 @@ def test_a_browser_plays_two_cards_together_and_counts_the_draw_pile(tmp_path: P
                 errors: list[str] = []
                 page.on("pageerror", lambda exc: errors.append(str(exc)))
                 await page.goto(f"{server.url}/r/{code}?contribution=none")
+                await page.locator('[data-testid="join-room"]').click()  # the name form
                 await page.locator('[data-testid="start-match"]').click()
                 await page.locator('[data-testid="your-turn"]').wait_for()
                 # the pile's count comes from the round's snapshot

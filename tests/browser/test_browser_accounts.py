@@ -144,7 +144,7 @@ def guest_to_account(page: Any, server: ServerProcess, artifacts: Path, name: st
     shot(page, artifacts, f"xp-{name}")
 
     # back in the lobby: the level and XP
-    by_id(page, "play-again").click()
+    by_id(page, "back-to-lobby").click()
     expect(by_id(page, "lobby-level")).to_have_attribute("data-xp", str(match["xp"]))
 
     # the player's page: the match in the history, then the claim

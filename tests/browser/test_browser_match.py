@@ -56,9 +56,10 @@ def test_two_browsers_and_a_bot_play_a_match_to_its_end(
     # the end screen: final scores, a winner, the commitment and the verify link
     for page in (ann, bob):
         expect(by_id(page, "winner")).to_be_visible()
-        expect(by_id(page, "play-again")).to_be_visible()
+        expect(by_id(page, "back-to-lobby")).to_be_visible()
         expect(by_id(page, "verify-link")).to_be_visible()
         expect(by_id(page, "final-scores").locator('[data-testid="score"]')).to_have_count(3)
+    expect(by_id(ann, "play-again")).to_be_visible()  # the host's rematch
     assert by_id(ann, "fairness-commitment").get_attribute("data-commitment") == commitment
 
     # follow the verify link: every fairness check passes

@@ -190,7 +190,8 @@ class GameClient:
                         spectate=self.spectate and self.token is None,
                         seat=self.wanted_seat if self.token is None else None,
                         last_seq=self.last_seq, lang=self.lang,
-                        ack_in_events=self.ack_in_events)
+                        ack_in_events=self.ack_in_events,
+                        commitment=str(self.room.get("commitment", "")))
         await self._ws.send(P.encode(hello).decode())
         welcome = await self._ws.recv()
         if self.keep_raw:
@@ -204,10 +205,19 @@ class GameClient:
         self.seat = message.seat
         if message.token is not None:
             self.token = message.token
-        self.room = _as_dict(message.room)
+        self._new_room(_as_dict(message.room))
         self._reader = asyncio.create_task(self._read())
         for sent, _ in list(self._pending.values()):
             await self._send(sent)
+
+    def _new_room(self, room: dict[str, Any]) -> None:
+        """Take the room's description; a new commitment is a rematch's new match,
+        whose events count from 0 again."""
+        if self.room.get("commitment") not in (None, room.get("commitment")):
+            self.events.clear()
+            self.last_seq = -1
+            self.reveal = None
+        self.room = room
 
     async def reconnect(self) -> None:
         """Connect again after a drop, resuming after :attr:`last_seq`; every action
@@ -299,7 +309,7 @@ class GameClient:
             if isinstance(message, P.Snapshot):
                 self.legal, self.must = message.legal, message.must
         elif isinstance(message, P.RoomState):
-            self.room = _as_dict(message.room)
+            self._new_room(_as_dict(message.room))
         elif isinstance(message, P.Timer):
             self.timer = _as_dict(message)
         elif isinstance(message, P.Reveal):

@@ -552,7 +552,11 @@ async def _published(request: Request, kind: str) -> Response:
     """The record or checks of a finished match: built once, in a worker thread."""
     published: Published = request.app.state.published
     code = request.path_params["code"].strip().upper()
-    data = published.cached(code, kind)
+    try:
+        key = await request.app.state.rooms.match_key(code)  # a rematch: another match
+    except RoomError as exc:
+        return _room_error(exc, request)
+    data = published.cached(key, kind)
     if data is None:
         try:
             room = await request.app.state.rooms.find(code)
@@ -562,7 +566,7 @@ async def _published(request: Request, kind: str) -> Response:
         except RoomError as exc:
             return _room_error(exc, request)
         build = _record_json if kind == "record" else _verify_json
-        data = await published.get(code, kind, lambda: build(room))
+        data = await published.get(key, kind, lambda: build(room))
     return Response(data, media_type="application/json")
 
 
@@ -578,7 +582,11 @@ async def room_replay(request: Request) -> Response:
     code = request.path_params["code"].strip().upper()
     published: Published = request.app.state.replays
     kind = f"replay:{'all' if view is None else view}"
-    data = None if view is ... else published.cached(code, kind)
+    try:
+        key = await request.app.state.rooms.match_key(code)  # a rematch: another match
+    except RoomError as exc:
+        return _room_error(exc, request)
+    data = None if view is ... else published.cached(key, kind)
     if data is None:
         try:
             room = await request.app.state.rooms.find(code)
@@ -590,7 +598,7 @@ async def room_replay(request: Request) -> Response:
         except RoomError as exc:
             return _room_error(exc, request)
         seat = view
-        data = await published.get(code, kind, lambda: msgspec.json.encode(
+        data = await published.get(key, kind, lambda: msgspec.json.encode(
             {"code": code, **replays.replay_view(room.record(), seat)}))
     return Response(data, media_type="application/json")
 

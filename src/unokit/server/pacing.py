@@ -73,6 +73,7 @@ class Pacing(RoomBase):
                 self.pause_due = now + self.settings.round_pause
             if all(s.kind == BOT or s.away for s in self.seats):
                 self.bot_due = now + self.settings.bot_delay
+            self._tell_countdown()
             return
         self.pause_due = None
         auto = self._automatic()
@@ -258,7 +259,8 @@ class Pacing(RoomBase):
         if thinking.origin == "timeout":
             if seat != driver.lead() or self.seats[seat].kind != HUMAN:
                 return
-            await self._try(Held(None, None, seat, action, "timeout"))
+            if await self._try(Held(None, None, seat, action, "timeout")):
+                self._tell_timed_out(seat)
             if self.seats[seat].away:
                 self._broadcast_room()
             return

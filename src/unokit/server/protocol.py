@@ -75,6 +75,14 @@ class Hello(_Client, tag="hello"):
     """The ``ack`` of this connection's game action comes inside the ``events`` message
     of its events (its field ``ack``), not as a message of its own, whenever this
     connection is its seat's only one: one message instead of two."""
+    commitment: str = ""
+    """The fair-deal commitment of the match ``last_seq`` counts in (empty: the room's
+    current one). After a rematch the room has a new one, and a hello that names an
+    older one gets every event of the new match, from the first."""
+    contribution: str = ""
+    """A contribution to the deal (as :class:`Contribute`'s ``value``) taken with the
+    seat before anything else, so that a "play now" room, which starts as soon as its
+    seats are full, deals with it. Only without ``token``, and only in the lobby."""
 
 
 class Act(_Client, tag="act"):
@@ -153,6 +161,25 @@ class SendChat(_Client, tag="chat"):
     text: str
 
 
+class Rename(_Client, tag="rename"):
+    """Change the name of the sender's seat before the match, checked as a joining
+    name is (invisible names and the word list are refused). Answered by an
+    :class:`Ack`; everyone gets a :class:`RoomState` with the new name."""
+
+    id: str
+    name: str
+
+
+class Rematch(_Client, tag="rematch"):
+    """After the match ended: a new match in the same room (the host, or any connected
+    player when the host is not connected). Seats of connected players keep their
+    holders and tokens, bots stay, the others are emptied; the room gets a new server
+    seed and commitment and is back in its lobby; the finished match stays stored
+    under the code ``CODE-N``."""
+
+    id: str
+
+
 class Ping(_Client, tag="ping"):
     """Keep the connection alive; answered by :class:`Pong`."""
 
@@ -160,11 +187,11 @@ class Ping(_Client, tag="ping"):
 
 
 ClientMessage = (Hello | Act | Contribute | Start | AddBot | RemoveBot | Kick | SetTimer
-                 | Leave | SnapshotRequest | SendChat | Ping)
+                 | Leave | SnapshotRequest | SendChat | Rename | Rematch | Ping)
 """Every message a client may send."""
 
 _IDENTIFIED = (Act, Contribute, Start, AddBot, RemoveBot, Kick, SetTimer, Leave,
-               SnapshotRequest, SendChat)
+               SnapshotRequest, SendChat, Rename, Rematch)
 
 
 class _Server(msgspec.Struct, tag_field="type", omit_defaults=True):
@@ -284,6 +311,23 @@ class Timer(_Server, tag="timer"):
     ms: int
 
 
+class Countdown(_Server, tag="countdown"):
+    """The next round starts by itself in ``ms`` milliseconds (``ms`` 0: it does not,
+    for now: a seat is empty). Sent when a round ends, and after the welcome between
+    rounds."""
+
+    ms: int
+
+
+class TimedOut(_Server, tag="timed_out"):
+    """To the connections of ``seat`` only: its turn timer ran out and a bot played for
+    it; ``away``: a second time in a row, the seat is now played by a bot until its
+    player acts."""
+
+    seat: int
+    away: bool = False
+
+
 class SeatRatingMsg(msgspec.Struct, frozen=True):
     """A seat's rating after a rated match: the number shown, its change, and whether it
     is still provisional."""
@@ -350,7 +394,7 @@ class Pong(_Server, tag="pong"):
 
 
 ServerMessage = (Welcome | Ack | Error | Events | RoomState | Snapshot | Timer | Reveal
-                 | Bye | Chat | Pong)
+                 | Bye | Chat | Pong | Countdown | TimedOut)
 """Every message the server sends."""
 
 

@@ -45,11 +45,13 @@ from unokit.server import inbox as I
 from unokit.server import protocol as P
 from unokit.server.chat import ChatHeld, Talk
 from unokit.server.fanout import SPECTATORS, FanOut
-from unokit.server.lobby import CLOSED, Command, Lobby
+from unokit.server.friends import check_contribution
+from unokit.server.lobby import CLOSED, Command
 from unokit.server.moved import refuse_moved, say_moved
 from unokit.server.outage import NOT_STORED, RETRY_AFTER, UNAVAILABLE
 from unokit.server.pacing import Pacing
 from unokit.server.presence import ABANDONED, ENDED, Presence
+from unokit.server.rematch import Rematch
 from unokit.server.room_base import action_text, seat_action
 from unokit.server.room_clock import SYSTEM_CLOCK, RoomClock
 from unokit.server.room_state import RoomState
@@ -72,7 +74,7 @@ from unokit.store.seatings import facts_of
 LOG = logging.getLogger("unokit.room")
 
 
-class Room(Lobby, Talk, Pacing, Presence):
+class Room(Rematch, Talk, Pacing, Presence):
     """One room. Create it with :meth:`create` or :meth:`restore`, :meth:`start` its
     task, and hand it messages with :meth:`submit`. Its parts share one base,
     :class:`~unokit.server.room_base.RoomBase`, and one state,
@@ -340,7 +342,11 @@ class Room(Lobby, Talk, Pacing, Presence):
             viewer = SPECTATORS
         else:
             try:
+                if hello.contribution:
+                    check_contribution(hello.contribution)
                 viewer, token = await self._join(hello, getattr(conn, "player", None))
+                if hello.contribution:
+                    await self._hello_contribution(viewer, hello.contribution)
             except RoomError as exc:
                 conn.close(P.encode(P.Error(code=exc.code,
                                             message=exc.text(language(conn)))))
@@ -355,11 +361,14 @@ class Room(Lobby, Talk, Pacing, Presence):
                                         seat=None if viewer < 0 else viewer, token=token,
                                         last_seq=self.last_seq())))
         if self.game is not None:
-            missed = [e for e in self.game.log[max(0, hello.last_seq + 1):]
-                      if e.seq > hello.last_seq]
+            since = (-1 if hello.commitment and hello.commitment != self.commitment
+                     else hello.last_seq)  # a match before a rematch: all of this one
+            missed = [e for e in self.game.log[max(0, since + 1):] if e.seq > since]
             conn.deliver(self._events_message(missed, viewer))
             if self.timer_due is not None:
                 conn.deliver(self._timer_message())
+            if self.pause_due is not None:
+                conn.deliver(self._countdown_message())
         if self.status in ENDED:
             conn.deliver(self._reveal_message())
         self._send_recent_chat(conn)
@@ -450,6 +459,10 @@ class Room(Lobby, Talk, Pacing, Presence):
         try:
             if isinstance(message, P.Contribute):
                 answer = await self._contribute(seat, message.value, command)
+            elif isinstance(message, P.Rename):
+                answer = await self._rename(seat, message.name, command)
+            elif isinstance(message, P.Rematch):
+                answer = await self._rematch(seat, command)
             elif isinstance(message, P.Leave):
                 answer = await self._leave(conn, seat, command)
             else:

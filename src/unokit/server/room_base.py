@@ -223,6 +223,14 @@ class RoomBase:
         raise NotImplementedError
 
     # ------------------------------------------------------------ the state
+    def _tell_countdown(self) -> None:
+        """Between rounds, tell everyone when the next round starts (overridden by
+        :class:`~unokit.server.friends.Friends`)."""
+
+    def _tell_timed_out(self, seat: int) -> None:
+        """Tell ``seat`` a bot played its timed-out turn (overridden by
+        :class:`~unokit.server.friends.Friends`)."""
+
     def _begin(self, seed: int) -> None:
         self.state.begin(self.rules, seed)
 

@@ -350,13 +350,27 @@ class Rooms:
             return self.get(code)
         except RoomError:
             wanted = code.strip().upper()
-            if not wanted.isascii() or not wanted.isalnum() or len(wanted) > 16:
+            kept = wanted.replace("-", "")  # a match kept by a rematch: CODE-N
+            if not wanted.isascii() or not kept.isalnum() or len(wanted) > 16:
                 raise
             stored = await reading(self.settings, self._store().load_rooms(code=wanted))
             if not stored:
                 raise
             # the replay of a long match takes a while: in a thread, not on the loop
             return await asyncio.to_thread(self._rebuilt, stored[0])
+
+    async def match_key(self, code: str) -> str:
+        """``CODE#COMMITMENT``: what names the match the room ``code`` holds now, for
+        caches of finished matches (a rematch gives the code a new match).
+
+        Raises:
+            RoomError: ``unavailable``, the database does not answer.
+        """
+        wanted = code.strip().upper()
+        live = self.rooms.get(wanted)
+        if live is not None:
+            return f"{wanted}#{live.commitment}"
+        return f"{wanted}#{await reading(self.settings, self._store().room_commitment(wanted))}"
 
     def _rebuilt(self, stored: StoredRoom) -> Room:
         """A room over, rebuilt from its rows (without a task), for :meth:`find`.

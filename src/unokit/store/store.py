@@ -632,6 +632,38 @@ class Store:
             return room_id
         return await self.run(write)
 
+    async def rematch(self, room_id: int, server_seed: str, commitment: str,
+                      seats: list[SeatData], *, answer: AnswerData | None = None) -> int:
+        """A new match in the room of ``room_id`` (finished), in one fenced transaction:
+        the finished match keeps its rows under the code ``CODE-N`` (its N-th match), and
+        a new room row takes the code, the rules, the timer and ``seats``, in the lobby,
+        with the new ``server_seed`` and ``commitment``, and ``answer``; this store holds
+        its lease and lets the finished one's go. The new room's id."""
+        def write(connection: Connection) -> int:
+            self._fence(connection, room_id)
+            old = connection.execute(select(ROOMS).where(ROOMS.c.id == room_id)).one()
+            earlier = connection.execute(select(func.count()).select_from(ROOMS).where(
+                ROOMS.c.code.like(old.code + "-%"))).scalar_one()
+            connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(
+                code=f"{old.code}-{earlier + 1}"))
+            now = self.clock()
+            result = connection.execute(insert(ROOMS).values(
+                code=old.code, rules=old.rules, status="lobby", turn_timer=old.turn_timer,
+                public=old.public, rated=old.rated, server_seed=server_seed,
+                commitment=commitment, created_at=now, last_seen=now))
+            new_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            connection.execute(insert(SEATS), [{"room_id": new_id, **seat._asdict()}
+                                               for seat in seats])
+            self._tokens[new_id] = leases.new_lease(connection, self.owner.text, new_id,
+                                                    self.lease, self.lease_clock)
+            leases.release(connection, self.owner, [room_id])
+            if answer is not None:
+                connection.execute(insert(ANSWERS).values(room_id=new_id, **answer._asdict()))
+            return new_id
+        new_id = await self.run(write)
+        self._tokens.pop(room_id, None)  # after the commit: a failed one kept it
+        return new_id
+
     @staticmethod
     def _answered(room_id: int, answer: AnswerData | None,
                   write: Callable[[Connection], T]) -> Callable[[Connection], T]:
@@ -846,6 +878,15 @@ class Store:
             status = connection.execute(select(ROOMS.c.status).where(
                 ROOMS.c.code == code)).scalar()
             return None if status is None else str(status)
+        return await self.run(read)
+
+    async def room_commitment(self, code: str) -> str | None:
+        """The fair-deal commitment of the match the room ``code`` holds now (a rematch
+        gives the code a new one; ``None``: no such room)."""
+        def read(connection: Connection) -> str | None:
+            found = connection.execute(select(ROOMS.c.commitment).where(
+                ROOMS.c.code == code)).scalar()
+            return None if found is None else str(found)
         return await self.run(read)
 
     async def ping(self) -> bool:

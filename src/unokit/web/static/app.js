@@ -17,6 +17,7 @@ import { tableView, tableKeys } from "./table.js";
 import { roundEndView, matchEndView } from "./ends.js";
 import { ensureGuest } from "./account.js";
 import { loadCosmetics } from "./cosmetics.js";
+import { tickCountdown } from "./friendsview.js";
 
 const VIEWS = { lobby: lobbyView, room: roomView, table: tableView, "round-end": roundEndView, "match-end": matchEndView };
 
@@ -99,7 +100,7 @@ export function render() {
 function route(push) {
   const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
   const match = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
-  if (match) enterRoom(match[1], { push });
+  if (match) enterRoom(match[1], { push, invited: true });
   else leaveRoom({ push: false });
 }
 
@@ -112,13 +113,11 @@ document.addEventListener("keydown", (ev) => {
 });
 
 // ---------------------------------------------------------------- the clocks
-// The turn clock on screen, and the autopilot's note when the own time ran out.
+// The turn clock and the countdown to the next round on screen (from the server's
+// deadlines; the server says when a bot played a timed-out turn: timed_out).
 setInterval(() => {
   const el = document.querySelector('[data-testid="turn-timer"]');
-  if (S.timer && S.timer.seat === S.seat && Date.now() > S.timer.deadline + 500 && !S.autoplayed) {
-    update((s) => { s.autoplayed = true; s.timer = null; });
-    return;
-  }
+  tickCountdown();
   if (!el || !S.timer) return;
   const left = Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000));
   for (const label of document.querySelectorAll(".secs")) label.textContent = String(left);

@@ -13,6 +13,7 @@ import { chatBox, logBox, teamScores, verifyLink } from "./table.js";
 import { endLine, teamMark } from "./teams.js";
 import { matchXp } from "./xp.js";
 import { matchRating } from "./standing.js";
+import { countdownLine, rematchButton } from "./friendsview.js";
 
 function hands(end) {
   const count = S.room ? S.room.seats.length : (end.points || []).length;
@@ -67,7 +68,7 @@ export function roundEndView() {
       h("h2", {}, _("Scores")), scoreList("scores"),
       h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next && !empty ? null : true, onclick: () => act("next") }, _("Next round")),
       empty ? h("p", { class: "muted" }, _("A seat is empty: the next round waits for a player or a bot."))
-        : c.next ? null : h("p", { class: "muted" }, _("The next round starts soon."))),
+        : countdownLine() || (c.next ? null : h("p", { class: "muted" }, _("The next round starts soon.")))),
     between(),
     h("aside", { class: "side" }, logBox(), chatBox()));
 }
@@ -88,7 +89,8 @@ export function matchEndView() {
       S.verify ? h("p", { class: "verify-result " + (S.verify.passed ? "ok" : "bad"), role: "status" },
         S.verify.passed ? "✓ " + ngettext("The deal checks out: {n} check passed.", "The deal checks out: all {n} checks passed.", S.verify.checks.length)
           : "✗ " + _("A check of the deal failed: {names}.", { names: S.verify.checks.filter((c) => !c.passed).map((c) => checkName(c.name)).join(", ") })) : null,
-      h("button", { type: "button", class: "primary big", testid: "play-again", onclick: leaveRoom }, _("Play again"))),
+      rematchButton(),
+      h("button", { type: "button", class: "ghost", testid: "back-to-lobby", onclick: leaveRoom }, _("Back to the lobby"))),
     S.seat === null ? null : matchXp(S.code),
     fairness(),
     h("aside", { class: "side" }, logBox(), chatBox()));

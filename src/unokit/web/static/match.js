@@ -1,13 +1,18 @@
 // A finished match's page, /matches/CODE: its record to download, the fair-deal check
 // in words (GET /api/rooms/CODE/verify, docs/fairness.md) and the replay viewer.
 import { BASE, h } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 import { api } from "./net.js";
 import { checkName } from "./describe.js";
 import { loadReplay, replayKeys, replayView, seatLabel, setBots } from "./replay.js";
 import { localPath, notice, redraw, startPage } from "./page.js";
 
 const M = { code: null, verify: null, verifyError: null, record: null };
+
+// Whether this browser gave `value` to a deal (session.js keeps its last ones).
+function isMine(value) {
+  try { return (JSON.parse(localStorage.getItem("unokit.contributions")) || []).includes(value); } catch { return false; }
+}
 
 // What a passing check shows, in words.
 function checkMeaning(name) {
@@ -39,7 +44,9 @@ function fairBlock() {
       h("dt", {}, _("Commitment, published before the match")), h("dd", {}, h("code", { class: "hex" }, fairness.commitment)),
       h("dt", {}, _("Server seed, revealed at the end")), h("dd", {}, h("code", { class: "hex" }, fairness.server_seed || "—")),
       h("dt", {}, _("Contributions")), h("dd", {}, contributions.length
-        ? h("ul", {}, contributions.map(([seat, value]) => h("li", {}, _("Seat {n}", { n: Number(seat) + 1 }) + ": ", h("code", {}, value))))
+        ? h("ul", {}, contributions.map(([seat, value]) => h("li", { testid: "contribution", data: { seat, mine: isMine(value) ? "true" : null } },
+          _("Seat {n}", { n: Number(seat) + 1 }) + ": ", h("code", {}, value),
+          isMine(value) ? h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you")) : null)))
         : _("none"))) : null,
     h("p", { class: "muted small-text" }, _("Anyone can check it again: unokit verify with the downloaded record.")));
 }
@@ -62,7 +69,7 @@ function view() {
 }
 
 async function load() {
-  const path = localPath().match(/^\/matches\/([A-Za-z0-9]+)\/?$/);
+  const path = localPath().match(/^\/matches\/([A-Za-z0-9]+(?:-[0-9]+)?)\/?$/); // CODE-N: a match kept by a rematch
   M.code = path ? path[1].toUpperCase() : "";
   redraw();
   const ofRoom = (tail) => api("/api/rooms/" + encodeURIComponent(M.code) + tail);

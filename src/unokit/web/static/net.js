@@ -102,10 +102,11 @@ export class Link {
   //      dropped(messages): messages that will never be sent (the connection ended)}
   constructor(code, options, on) {
     this.code = code;
-    this.options = options; // {name, spectate, lang}
+    this.options = options; // {name, spectate, lang, contribution}
     this.on = on;
     this.ws = null;
     this.lastSeq = -1;
+    this.match = ""; // the fair-deal commitment of the match lastSeq counts in (a rematch has a new one)
     this.pending = new Map(); // id -> message, until acked or refused
     this.unsent = new Set(); // ids of pending messages not sent on this connection yet
     this.saving = new Map(); // id -> refusals so far, of messages the server did not keep
@@ -150,11 +151,14 @@ export class Link {
       if (token && !this.options.spectate) {
         hello.token = token;
         hello.last_seq = this.lastSeq;
+        hello.commitment = this.match;
       } else if (this.options.spectate) {
         hello.spectate = true;
         hello.last_seq = this.lastSeq;
-      } else if (this.options.name) {
-        hello.name = this.options.name;
+      } else {
+        if (this.options.name) hello.name = this.options.name;
+        // a new seat takes the deal's contribution with it (a "play now" room deals at once)
+        if (this.options.contribution) hello.contribution = this.options.contribution;
       }
       ws.send(JSON.stringify(hello));
     };
@@ -212,6 +216,11 @@ export class Link {
   }
 
   receive(msg) {
+    if ((msg.type === "welcome" || msg.type === "room") && msg.room) {
+      // a rematch: a new match whose events count from the first again
+      if (this.match && msg.room.commitment !== this.match) this.lastSeq = -1;
+      this.match = msg.room.commitment || "";
+    }
     if (msg.type === "welcome") {
       this.ready = true;
       this.tries = 0;

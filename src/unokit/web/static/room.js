@@ -8,6 +8,8 @@ import { send } from "./session.js";
 import { presetName, summary } from "./rules.js";
 import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
 import { teamMark } from "./teams.js";
+import { chatBox } from "./table.js";
+import { nameForm, renameForm } from "./friendsview.js";
 
 export function isHost() {
   if (!S.room || S.seat === null) return false;
@@ -70,6 +72,7 @@ export function hostControls(room, between = false) {
 
 export function roomView() {
   const room = S.room;
+  if (S.askName) return nameForm();
   if (!room) {
     return h("div", { class: "room connecting" }, h("p", { class: "lead" }, _("Joining room {code}…", { code: S.code || "" })));
   }
@@ -88,9 +91,11 @@ export function roomView() {
         S.spectator ? " · " + _("You are watching") : "")),
     h("section", { class: "panel", "aria-labelledby": "seats-title" },
       h("h2", { id: "seats-title" }, _("Seats")),
-      h("ul", { class: "seats" }, room.seats.map((info) => seatItem(info, host)))),
+      h("ul", { class: "seats" }, room.seats.map((info) => seatItem(info, host))),
+      renameForm()),
     host ? hostControls(room) : h("p", { class: "panel muted" }, _("Waiting for the host to start the match.")),
     S.seat !== null ? h("div", { class: "leave" }, h("button", { type: "button", class: "ghost", testid: "leave-room", onclick: () => send({ type: "leave" }) }, _("Leave the room"))) : null,
+    chatBox(),
     rulesSummary(),
     fairness());
 }

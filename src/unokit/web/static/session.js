@@ -3,10 +3,11 @@
 // to the deal, the fairness checks, toasts), entering and leaving rooms, and sending.
 import { BASE } from "./dom.js";
 import { _, language } from "./i18n.js";
-import { api, Link } from "./net.js";
+import { api, Link, tokenKey } from "./net.js";
 import { changed, enterRoomState, receive, state, update } from "./store.js";
 import { addChatLine, addLog, announceEvent, clearRoomParts, errorText, relog, renderStatus, toast } from "./notify.js";
 import { refreshLobby } from "./lobbyapi.js";
+import { asksName, newContribution } from "./friends.js";
 
 let link = null; // the room's connection (null in the lobby)
 const quiet = new Set(); // ids whose refusal needs no toast (the automatic contribution)
@@ -33,7 +34,8 @@ function onMessage(msg) {
   if (out.fresh.length) announceEvent(out.fresh.at(-1));
   if (out.snapshot && link) link.send({ type: "snapshot" });
   if (out.chat) addChatLine(out.chat);
-  if (out.welcome) contribute();
+  if (out.rematch) relog();
+  if (out.welcome || out.rematch) contribute();
   if (out.reveal) checkDeal(state.code);
   changed();
 }
@@ -77,21 +79,31 @@ function connection(key, value) {
   renderStatus();
 }
 
-// The player's contribution to the deal (in the lobby, once per seat).
+// How many of this browser's last contributions the match page can mark as its own.
+const KEPT_CONTRIBUTIONS = 20;
+
+// A contribution to the deal from this page (null: none), remembered for the match
+// page, which marks it. ?contribution=VALUE gives that value (a test's seeded
+// deal), ?contribution=none none.
+function contributionFor() {
+  const asked = new URLSearchParams(location.search).get("contribution");
+  if (asked === "none") return null;
+  const value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : newContribution((a) => crypto.getRandomValues(a));
+  try {
+    const kept = JSON.parse(localStorage.getItem("unokit.contributions")) || [];
+    localStorage.setItem("unokit.contributions", JSON.stringify([...kept.filter((v) => v !== value), value].slice(-KEPT_CONTRIBUTIONS)));
+  } catch { /* private mode, or a stored value that is not a list */ }
+  return value;
+}
+
+// The player's contribution to the deal (in the lobby, once per seat and match; a new
+// seat's hello carries one already).
 function contribute() {
   if (!state.room || state.room.status !== "lobby" || state.seat === null) return;
   const mine = state.room.seats[state.seat];
   if (!mine || mine.contributed) return;
-  // ?contribution=VALUE sends that value (a test's seeded deal), ?contribution=none none
-  const asked = new URLSearchParams(location.search).get("contribution");
-  if (asked === "none") return;
-  let value = asked && /^[A-Za-z0-9_-]{1,128}$/.test(asked) ? asked : null;
-  if (!value) {
-    const bytes = new Uint8Array(12);
-    crypto.getRandomValues(bytes);
-    value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-  quiet.add(link.send({ type: "contribute", value }));
+  const value = contributionFor();
+  if (value) quiet.add(link.send({ type: "contribute", value }));
 }
 
 // After the reveal: run the fairness checks of the finished match (GET .../verify).
@@ -104,7 +116,7 @@ async function checkDeal(code) {
   }
 }
 
-export function enterRoom(code, { spectate = false, push = true } = {}) {
+export function enterRoom(code, { spectate = false, push = true, invited = false } = {}) {
   if (link) link.close();
   code = String(code || "").trim().toUpperCase();
   update((s) => {
@@ -116,7 +128,26 @@ export function enterRoom(code, { spectate = false, push = true } = {}) {
   if (push && location.pathname !== BASE + "/r/" + code) {
     history.pushState({}, "", BASE + "/r/" + code + location.search);
   }
-  link = new Link(code, { name: state.name, spectate, lang: language() }, {
+  link = null;
+  const token = (() => { try { return localStorage.getItem(tokenKey(code)); } catch { return null; } })();
+  if (asksName({ invited, token, spectate })) {
+    update((s) => { s.askName = true; });
+    return;
+  }
+  connect(code, spectate);
+}
+
+// Sit down in the room this page asked a name for (the name form's answer).
+export function chooseName(name) {
+  update((s) => { s.name = name; s.askName = false; }, { quiet: true });
+  if (state.code) connect(state.code, false);
+}
+
+function connect(code, spectate) {
+  let token = null;
+  try { token = localStorage.getItem(tokenKey(code)); } catch { token = null; }
+  const contribution = spectate || token ? null : contributionFor();
+  link = new Link(code, { name: state.name, spectate, lang: language(), contribution }, {
     message: onMessage,
     state: (conn) => connection("conn", conn),
     saving: (count) => connection("saving", count),

@@ -46,7 +46,9 @@ export function roomState(code) {
     exchangePick: null, // choosing the card to give: {card, seat, texts}
     unoArmed: false, // the next play carries the UNO call
     multi: { on: false, picked: [] }, // multi_play: the cards chosen ({card, k}: the k-th of that code)
-    autoplayed: false, // the turn timer ran out and a bot played for this seat
+    autoplayed: false, // the turn timer ran out and a bot played for this seat (the server's timed_out)
+    countdown: null, // {deadline}: the next round starts by itself then (the server's countdown)
+    askName: false, // came by an invite link with no seat yet: the name form shows first
   };
 }
 
@@ -95,14 +97,15 @@ export function screenOf(s) {
 }
 
 // A room message (the server's `welcome`, `reset`, `room`, `events`, `snapshot`,
-// `timer`, `reveal`, `chat`) applied to the state. What else it asks for comes back:
+// `timer`, `countdown`, `timed_out`, `reveal`, `chat`) applied to the state. What else it asks for comes back:
 // {fresh: the new events, snapshot: ask the server for a view, chat: a new chat line,
-//  welcome: a seat was taken, reveal: the match's seed came}.
+//  welcome: a seat was taken, reveal: the match's seed came, rematch: a new match began}.
 export function receive(s, msg, now = Date.now()) {
-  const out = { fresh: [], snapshot: false, chat: null, welcome: false, reveal: false };
+  const out = { fresh: [], snapshot: false, chat: null, welcome: false, reveal: false, rematch: false };
   const g = s.game;
   switch (msg.type) {
     case "welcome":
+      out.rematch = newMatch(s, msg.room);
       s.room = msg.room;
       s.seat = msg.seat === undefined ? null : msg.seat;
       s.spectator = s.seat === null;
@@ -112,11 +115,13 @@ export function receive(s, msg, now = Date.now()) {
       s.game = newGame();
       break;
     case "room":
+      out.rematch = newMatch(s, msg.room);
       s.room = msg.room;
       break;
     case "events": {
       out.fresh = applyMessage(g, msg, s.seat);
       if (s.timer && s.timer.seat !== g.lead) s.timer = null;
+      if (g.phase !== "round_over") s.countdown = null;
       if (!choices(g.legal).unoWithPlay && !g.legal.includes("uno")) s.unoArmed = false;
       keepPicks(s);
       for (const key of ["picker", "targetPick", "exchangePick"]) {
@@ -143,6 +148,12 @@ export function receive(s, msg, now = Date.now()) {
     case "timer":
       s.timer = msg.ms ? { seat: msg.seat, deadline: now + msg.ms } : null;
       break;
+    case "countdown":
+      s.countdown = msg.ms ? { deadline: now + msg.ms } : null;
+      break;
+    case "timed_out":
+      if (msg.seat === s.seat) s.autoplayed = true;
+      break;
     case "reveal":
       s.reveal = msg;
       out.reveal = true;
@@ -159,6 +170,15 @@ export function receive(s, msg, now = Date.now()) {
       break;
   }
   return out;
+}
+
+// A room description with another fair-deal commitment than the one shown: a rematch
+// began a new match in the room, so the last match's table, seed and checks go.
+// Whether it did.
+export function newMatch(s, room) {
+  if (!s.room || !room || !s.room.commitment || room.commitment === s.room.commitment) return false;
+  Object.assign(s, { game: newGame(), reveal: null, verify: null, timer: null, countdown: null, autoplayed: false });
+  return true;
 }
 
 // multi_play: the chosen cards that are still in the hand (none when no combination is
