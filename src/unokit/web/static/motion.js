@@ -146,6 +146,6 @@ export function flowRing(direction) {
   return h("div", { class: "flow" + (ccw ? " ccw" : ""), testid: "direction-ring", "aria-hidden": "true", data: { direction } },
     s("svg", { viewBox: "0 0 100 100", preserveAspectRatio: "none", focusable: "false" },
       s("ellipse", { class: "flow-path", cx: "50", cy: "50", rx: "47", ry: "45", "vector-effect": "non-scaling-stroke" }),
-      s("path", { class: "flow-head", d: "M46 0 L56 5 L46 10 Z" }),
-      s("path", { class: "flow-head", d: "M54 90 L44 95 L54 100 Z" })));
+      s("path", { class: "flow-head", d: "M47 1.5 L54 5 L47 8.5 Z" }),
+      s("path", { class: "flow-head", d: "M53 91.5 L46 95 L53 98.5 Z" })));
 }

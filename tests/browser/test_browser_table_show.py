@@ -1,0 +1,176 @@
+"""A table that shows the game, on desktop Chromium and a 360x640 phone: the opponents
+sit around the table in play order from the page's seat, with the direction drawn and
+the next seat marked, as the engine has them; a card flies from the seat that played it
+to the pile (none under prefers-reduced-motion); the UNO button invites the call at two
+cards; the mute is remembered across a reload and every sound cue is recorded; a turn
+that comes while the tab is hidden flashes the tab's title.
+
+What the page did besides drawing is read from its effects layer
+(``[data-testid="table-fx"]``: data-flights, data-last-cue, data-cue-sound,
+data-last-notice, data-notice-via) and from a MutationObserver that records each card in
+flight as it is added to that layer (where it starts, where it lands, its animations).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_client import SyncClient
+from browser_flow import animations_done, by_id, start_at_my_turn
+from browser_server import ServerProcess
+from browser_table import (
+    Player,
+    any_on,
+    my_seat,
+    my_turn,
+    play_until,
+    shot,
+    state,
+    wait_js,
+)
+from playwright.sync_api import expect
+from test_browser_phone import PHONE, SMALL_TARGETS_JS, TOUCH
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+FOUR = "official,players=4,rounds=1"
+
+RECORD_FLIGHTS_JS = r"""
+(() => {
+  // every card put in flight: what it is, where it starts (its box as the animation
+  // begins), where it lands (the box it is placed at), the seat tiles and the pile then
+  const seen = window.__flights = [];
+  const box = (el) => { if (!el) return null; const b = el.getBoundingClientRect();
+                        return {left: b.left, top: b.top, right: b.right, bottom: b.bottom}; };
+  new MutationObserver((records) => {
+    for (const r of records) for (const node of r.addedNodes) {
+      if (!(node instanceof HTMLElement) || !node.classList.contains('flight')) continue;
+      const tiles = {};
+      for (const t of document.querySelectorAll('[data-testid="opponent"]')) tiles[t.dataset.seat] = box(t);
+      seen.push({what: node.dataset.flight, start: box(node),
+                 land: {left: parseFloat(node.style.left), top: parseFloat(node.style.top)},
+                 animations: node.getAnimations().length, tiles,
+                 pile: box(document.querySelector('[data-testid="top-card"]'))});
+    }
+  }).observe(document, {childList: true, subtree: true});
+})();
+"""
+"""An init script: records the flights in ``window.__flights`` (test code, watching the
+page's DOM)."""
+
+AROUND_JS = r"""
+() => {
+  const around = document.querySelector('[data-testid="around"]');
+  const pile = document.querySelector('[data-testid="top-card"]').getBoundingClientRect();
+  const cx = (pile.left + pile.right) / 2, cy = (pile.top + pile.bottom) / 2;
+  const tiles = [...document.querySelectorAll('[data-testid="opponent"]')].map((t) => {
+    const b = t.getBoundingClientRect();
+    return {seat: Number(t.dataset.seat), place: t.dataset.place, next: t.dataset.next === 'true',
+            current: t.dataset.current === 'true',
+            // the angle around the pile, clockwise from straight down (where you sit)
+            angle: (Math.atan2((b.top + b.bottom) / 2 - cy, (b.left + b.right) / 2 - cx)
+                    * 180 / Math.PI - 90 + 720) % 360};
+  });
+  const num = (v) => (v === undefined ? null : Number(v));
+  return {tiles, direction: around.dataset.direction, next: num(around.dataset.next),
+          lead: num(around.dataset.lead),
+          ring: document.querySelector('[data-testid="direction-ring"]').dataset.direction,
+          label: document.querySelector('[data-testid="direction"]').dataset.direction};
+}
+"""
+
+FX_JS = "() => ({...document.querySelector('[data-testid=\"table-fx\"]').dataset})"
+
+
+def _fx(page: Any) -> dict[str, str]:
+    return dict(page.evaluate(FX_JS))
+
+
+def _engine_next(view: dict[str, Any]) -> int:
+    """The seat after the current one in the engine's direction, over the active seats."""
+    n = len(view["hand_sizes"])
+    step = 1 if view["direction"] == "cw" else -1
+    seat = view["current_player"]
+    for _ in range(n):
+        seat = (seat + step) % n
+        if view["active"][seat]:
+            return int(seat)
+    raise AssertionError(f"no next seat in {view}")
+
+
+def _watch(server: ServerProcess, code: str, watchers: list[SyncClient]) -> None:
+    watchers.append(SyncClient.join(server.url, code, name="Watcher", spectate=True))
+
+
+def _check_around(page: Any, watcher: SyncClient) -> dict[str, Any]:
+    """The page's table against the engine's view (the page's turn: the engine waits)."""
+    st = state(page)
+    me = my_seat(st)
+    view = watcher.run(watcher.c.snapshot())
+    assert view is not None
+    assert view["current_player"] == me, (view["current_player"], me)
+    n = len(view["hand_sizes"])
+    around = page.evaluate(AROUND_JS)
+    seats = [t["seat"] for t in around["tiles"]]
+    assert seats == [(me + i) % n for i in range(1, n)], (me, seats)
+    assert [t["place"] for t in around["tiles"]] == ["left", "top", "right"], around
+    # around the pile clockwise from your seat, in play order
+    angles = [t["angle"] for t in around["tiles"]]
+    assert angles == sorted(angles) and 0 < angles[0] and angles[-1] < 360, around
+    assert around["direction"] == around["ring"] == around["label"] == view["direction"], around
+    assert around["lead"] == me
+    expected = _engine_next(view)
+    assert around["next"] == expected, (around, view["direction"])
+    assert [t["seat"] for t in around["tiles"] if t["next"]] == [expected], around
+    assert not any(t["current"] for t in around["tiles"]), around
+    return around
+
+
+def test_opponents_sit_around_in_play_order_and_a_card_flies_from_a_seat_to_the_pile(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    context = contexts()
+    context.add_init_script(RECORD_FLIGHTS_JS)
+    page = context.new_page()
+    watchers: list[SyncClient] = []
+    try:
+        start_at_my_turn(page, server, FOUR, bots=["normal"] * 3,
+                         before_start=lambda code: _watch(server, code, watchers))
+        watcher = watchers[-1]
+        shot(page, artifacts, "table-show-around")
+        checked = 0
+        for _ in range(3):
+            _check_around(page, watcher)
+            checked += 1
+            before = state(page)["seq"]
+            states = play_until([Player(page)], lambda sts, before=before: any_on(
+                "round-end", "match-end")(sts) or (my_turn(sts) and sts[0]["seq"] > before))
+            if not my_turn(states):
+                break
+        assert checked >= 1
+        flights = page.evaluate("() => window.__flights")
+        fx = _fx(page)
+        assert int(fx["flights"]) == len(flights) > 0, fx
+        me = my_seat(state(page)) if state(page)["opponents"] else None
+        plays = [f for f in flights if f["what"].startswith("play ")
+                 and f["what"].split()[1] != str(me)]
+        assert plays, f"no card flew from a bot's seat: {[f['what'] for f in flights]}"
+        for flight in plays:
+            seat = flight["what"].split()[1]
+            tile, start, pile = flight["tiles"][seat], flight["start"], flight["pile"]
+            middle = ((start["left"] + start["right"]) / 2, (start["top"] + start["bottom"]) / 2)
+            assert tile["left"] <= middle[0] <= tile["right"], flight
+            assert tile["top"] <= middle[1] <= tile["bottom"], flight
+            assert math.isclose(flight["land"]["left"], pile["left"], abs_tol=1)
+            assert math.isclose(flight["land"]["top"], pile["top"], abs_tol=1)
+            assert flight["animations"] == 1, flight
+        draws = [f for f in flights if f["what"].startswith(("draw ", "deal "))]
+        assert draws, "no card came from the draw pile"
+        # the layer never takes a pointer
+        assert page.evaluate("() => getComputedStyle(document.querySelector("
+                             "'[data-testid=\"table-fx\"]')).pointerEvents") == "none"
+    finally:
+        for watcher in watchers:
+            watcher.close()
