@@ -174,3 +174,132 @@ def test_opponents_sit_around_in_play_order_and_a_card_flies_from_a_seat_to_the_
     finally:
         for watcher in watchers:
             watcher.close()
+
+
+def test_no_card_flies_and_nothing_glows_under_reduced_motion(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    context = contexts(reduced_motion="reduce")
+    context.add_init_script(RECORD_FLIGHTS_JS)
+    page = context.new_page()
+    start_at_my_turn(page, server, "official,players=2,rounds=1", bots=["normal"])
+    # the page plays or draws and the bot answers, twice: still nothing moved
+    states: list[dict[str, Any]] = []
+    for _ in range(2):
+        before = state(page)["seq"]
+        states = play_until([Player(page)], lambda sts, before=before: any_on(
+            "round-end", "match-end")(sts) or (my_turn(sts) and sts[0]["seq"] > before + 1))
+    log = page.evaluate(LOG_KINDS_JS)
+    assert "dealt" in log and {"played", "drew"} & set(log), log
+    assert page.evaluate("() => window.__flights") == []
+    assert _fx(page)["flights"] == "0"
+    assert page.evaluate("() => document.getAnimations().length") == 0
+    assert my_turn(states), states[0]
+    # "Your turn" shows without its glow
+    assert page.evaluate(ANIMATION_OF_JS, "your-turn") == "none"
+    shot(page, artifacts, "table-show-reduced-motion")
+
+
+LOG_KINDS_JS = "() => [...document.querySelectorAll('[data-testid=\"log-line\"]')]" \
+    ".map((l) => l.dataset.kind)"
+ANIMATION_OF_JS = "(id) => getComputedStyle(document.querySelector(" \
+    "`[data-testid=\"${id}\"]`)).animationName"
+
+
+def _two_cards_to_play(states: list[dict[str, Any]]) -> bool:
+    st = states[0]
+    return my_turn(states) and len(st["hand"]) == 2 and any(c["playable"] for c in st["hand"])
+
+
+def test_the_uno_button_invites_the_call_at_two_cards(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    page = contexts().new_page()
+    seen: list[tuple[int, str | None]] = []
+
+    def note(_player: Player, st: dict[str, Any]) -> None:
+        if st["screen"] == "table" and st["my_turn"] and not st["picker"]:
+            seen.append((len(st["hand"]), by_id(page, "uno-button").get_attribute("data-invite")))
+
+    for _ in range(5):  # a bot may go out first: a new room, a new deal
+        start_at_my_turn(page, server, "official,players=2,rounds=1,hand_size=3", bots=["normal"])
+        states = play_until([Player(page, call_uno=False)], lambda sts: _two_cards_to_play(sts)
+                            or any_on("round-end", "match-end")(sts), on_state=note)
+        if _two_cards_to_play(states):
+            break
+    else:
+        raise AssertionError("never at the page's turn with two cards, one playable")
+    uno = by_id(page, "uno-button")
+    expect(uno).to_have_attribute("data-invite", "true")
+    expect(uno).to_be_enabled()
+    assert "invite" in (uno.get_attribute("class") or "")
+    assert page.evaluate(ANIMATION_OF_JS, "uno-button") == "invite"
+    shot(page, artifacts, "table-show-uno-invite")
+    # no invite at a turn with another count of cards
+    assert [n for n, invite in seen if invite == "true" and n != 2] == [], seen
+    assert any(n != 2 and invite is None for n, invite in seen), seen
+    # pressed, the call is armed and the invite gives way
+    uno.click()
+    expect(uno).to_have_attribute("aria-pressed", "true")
+    expect(uno).not_to_have_attribute("data-invite", "true")
+
+
+def test_the_mute_is_remembered_and_every_cue_is_recorded(
+        server: ServerProcess, contexts: Any) -> None:
+    page = contexts().new_page()
+    start_at_my_turn(page, server, FOUR, bots=["normal"] * 3)
+    # the clicks so far unlocked the audio: the turn's cue sounded
+    wait_js(page, "() => document.querySelector('[data-testid=\"table-fx\"]').dataset.lastCue"
+            " === 'turn'", what="the turn cue")
+    assert _fx(page)["cueSound"] == "sound", _fx(page)
+    mute = by_id(page, "mute-button")
+    expect(mute).to_have_attribute("aria-pressed", "false")
+    mute.click()
+    expect(mute).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(by_id(page, "screen")).to_have_attribute("data-screen", "table")
+    expect(by_id(page, "mute-button")).to_have_attribute("aria-pressed", "true")
+    # the next turn's cue is recorded, muted
+    cues = int(_fx(page)["cues"])
+
+    def turn_cue(sts: list[dict[str, Any]]) -> bool:
+        fx = _fx(page)
+        return (my_turn(sts) and int(fx["cues"]) > cues and fx["lastCue"] == "turn") \
+            or any_on("round-end", "match-end")(sts)
+
+    play_until([Player(page)], turn_cue)
+    fx = _fx(page)
+    assert fx["lastCue"] == "turn" and fx["cueSound"] == "muted", fx
+    # unmuted again, and remembered so
+    by_id(page, "mute-button").click()
+    expect(by_id(page, "mute-button")).to_have_attribute("aria-pressed", "false")
+    assert page.evaluate("() => localStorage.getItem('unokit.muted')") == "0"
+
+
+HIDE_JS = r"""
+(hidden) => {
+  Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden});
+  Object.defineProperty(document, 'visibilityState', {configurable: true,
+                        get: () => (hidden ? 'hidden' : 'visible')});
+  document.dispatchEvent(new Event('visibilitychange'));
+}
+"""
+"""Makes the page's document say it is hidden (or seen again), as a tab left for another
+does, and tells the page so."""
+
+
+def test_a_turn_that_comes_while_the_tab_is_hidden_flashes_the_title(
+        server: ServerProcess, contexts: Any) -> None:
+    page = contexts().new_page()
+    start_at_my_turn(page, server, FOUR, bots=["normal"] * 3)
+    assert "lastNotice" not in _fx(page), "no notice while the tab is seen"
+    page.evaluate(HIDE_JS, True)  # the player leaves the tab, then the turn goes round
+
+    def noticed(sts: list[dict[str, Any]]) -> bool:
+        return "lastNotice" in _fx(page) or any_on("round-end", "match-end")(sts)
+
+    play_until([Player(page)], noticed)
+    fx = _fx(page)
+    assert fx["lastNotice"] == "turn" and fx["noticeVia"] == "title", fx
+    assert fx["titleFlash"] == "true", fx
+    assert page.title().startswith("●"), page.title()
+    page.evaluate(HIDE_JS, False)
+    assert _fx(page)["titleFlash"] == "false"
