@@ -49,7 +49,9 @@ RECORD_FLIGHTS_JS = r"""
     for (const r of records) for (const node of r.addedNodes) {
       if (!(node instanceof HTMLElement) || !node.classList.contains('flight')) continue;
       const tiles = {};
-      for (const t of document.querySelectorAll('[data-testid="opponent"]')) tiles[t.dataset.seat] = box(t);
+      for (const t of document.querySelectorAll('[data-testid="opponent"]')) {
+        tiles[t.dataset.seat] = box(t);
+      }
       seen.push({what: node.dataset.flight, start: box(node),
                  land: {left: parseFloat(node.style.left), top: parseFloat(node.style.top)},
                  animations: node.getAnimations().length, tiles,
@@ -105,8 +107,10 @@ def _watch(server: ServerProcess, code: str, watchers: list[SyncClient]) -> None
     watchers.append(SyncClient.join(server.url, code, name="Watcher", spectate=True))
 
 
-def _check_around(page: Any, watcher: SyncClient) -> dict[str, Any]:
-    """The page's table against the engine's view (the page's turn: the engine waits)."""
+def _check_around(page: Any, watcher: SyncClient, *, phone: bool = False) -> dict[str, Any]:
+    """The page's table against the engine's view (the page's turn: the engine waits).
+    On a desktop the three opponents sit on your left, across and on your right; on a
+    phone they sit in a row above the centre, left to right in play order."""
     st = state(page)
     me = my_seat(st)
     view = watcher.run(watcher.c.snapshot())
@@ -119,7 +123,9 @@ def _check_around(page: Any, watcher: SyncClient) -> dict[str, Any]:
     assert [t["place"] for t in around["tiles"]] == ["left", "top", "right"], around
     # around the pile clockwise from your seat, in play order
     angles = [t["angle"] for t in around["tiles"]]
-    assert angles == sorted(angles) and 0 < angles[0] and angles[-1] < 360, around
+    assert angles == sorted(angles), around
+    sides = [(90, 270)] * 3 if phone else [(45, 135), (135, 225), (225, 315)]
+    assert all(low < a < high for a, (low, high) in zip(angles, sides, strict=True)), around
     assert around["direction"] == around["ring"] == around["label"] == view["direction"], around
     assert around["lead"] == me
     expected = _engine_next(view)
@@ -303,3 +309,36 @@ def test_a_turn_that_comes_while_the_tab_is_hidden_flashes_the_title(
     assert page.title().startswith("●"), page.title()
     page.evaluate(HIDE_JS, False)
     assert _fx(page)["titleFlash"] == "false"
+
+
+def test_on_a_phone_the_table_shows_the_seats_around_and_every_control_is_a_touch_target(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    context = contexts(**PHONE)
+    context.add_init_script(RECORD_FLIGHTS_JS)
+    page = context.new_page()
+    watchers: list[SyncClient] = []
+    try:
+        start_at_my_turn(page, server, FOUR, bots=["normal"] * 3,
+                         before_start=lambda code: _watch(server, code, watchers))
+        animations_done(page)
+        _check_around(page, watchers[-1], phone=True)
+        page.screenshot(path=str(artifacts / "phone-table-show.png"))
+        # every tile and the centre in view, nothing wider than the screen
+        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+        outside = page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=\"opponent\"], "
+            "[data-testid=\"top-card\"], [data-testid=\"uno-button\"], "
+            "[data-testid=\"mute-button\"]')].filter((el) => { const b = "
+            "el.getBoundingClientRect(); return b.left < 0 || b.right > innerWidth "
+            "|| b.top < 0 || b.bottom > innerHeight; }).map((el) => el.dataset.testid)")
+        assert outside == [], outside
+        assert page.evaluate(SMALL_TARGETS_JS, TOUCH) == []
+        # the turn goes round: a card flew from a bot's seat to the pile on the phone too
+        before = state(page)["seq"]
+        play_until([Player(page, "tap")], lambda sts: any_on("round-end", "match-end")(sts)
+                   or (my_turn(sts) and sts[0]["seq"] > before + 2))
+        flights = page.evaluate("() => window.__flights")
+        assert any(f["what"].startswith("play ") for f in flights), flights
+    finally:
+        for watcher in watchers:
+            watcher.close()
