@@ -11,7 +11,7 @@ import { toast } from "./notify.js";
 import { cuesFor, joinedSeats, noticesFor } from "./cues.js";
 import { flights } from "./motion.js";
 import { cue, storedMute, storeMute } from "./sound.js";
-import { mark } from "./stage.js";
+import { mark, stage } from "./stage.js";
 
 const NOTIFY_KEY = "unokit.notify";
 
@@ -52,6 +52,7 @@ if (globalThis.document) {
     st.muted = storedMute();
     st.notify = storedNotify();
   }, { quiet: true });
+  stage();
   subscribe(() => queueMicrotask(look));
   document.addEventListener("visibilitychange", () => { if (!document.hidden) stopFlash(); });
 }
