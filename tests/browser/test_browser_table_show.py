@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from browser_client import SyncClient
-from browser_flow import animations_done, by_id, start_at_my_turn
+from browser_flow import animations_done, by_id, enter_room, start_at_my_turn
 from browser_server import ServerProcess
 from browser_table import (
     Player,
@@ -55,7 +55,9 @@ RECORD_FLIGHTS_JS = r"""
       seen.push({what: node.dataset.flight, start: box(node),
                  land: {left: parseFloat(node.style.left), top: parseFloat(node.style.top)},
                  animations: node.getAnimations().length, tiles,
-                 pile: box(document.querySelector('[data-testid="top-card"]'))});
+                 pile: box(document.querySelector('[data-testid="top-card"]')),
+                 hand: box(document.querySelector('[data-testid="hand"]')),
+                 drawPile: box(document.querySelector('[data-testid="draw-pile"] .card'))});
     }
   }).observe(document, {childList: true, subtree: true});
 })();
@@ -174,6 +176,15 @@ def test_opponents_sit_around_in_play_order_and_a_card_flies_from_a_seat_to_the_
             assert flight["animations"] == 1, flight
         draws = [f for f in flights if f["what"].startswith(("draw ", "deal "))]
         assert draws, "no card came from the draw pile"
+        for flight in draws:
+            seat = flight["what"].split()[1]
+            start, pile = flight["start"], flight["drawPile"]
+            assert math.isclose(start["left"], pile["left"], abs_tol=1), flight
+            assert math.isclose(start["top"], pile["top"], abs_tol=1), flight
+            land = flight["land"]
+            into = flight["hand"] if seat == str(me) else flight["tiles"][seat]
+            assert into["left"] - 1 <= land["left"] <= into["right"], (flight, into)
+            assert into["top"] - 1 <= land["top"] <= into["bottom"], (flight, into)
         # the layer never takes a pointer
         assert page.evaluate("() => getComputedStyle(document.querySelector("
                              "'[data-testid=\"table-fx\"]')).pointerEvents") == "none"
@@ -342,3 +353,25 @@ def test_on_a_phone_the_table_shows_the_seats_around_and_every_control_is_a_touc
     finally:
         for watcher in watchers:
             watcher.close()
+
+
+def test_a_friend_joining_while_the_tab_is_hidden_is_a_system_notification(
+        server: ServerProcess, contexts: Any) -> None:
+    host_context = contexts()
+    host_context.grant_permissions(["notifications"])
+    host = host_context.new_page()
+    code = server.create_room("official,players=3", bots=["normal"])
+    enter_room(host, server, code)
+    notify = by_id(host, "notify-button")
+    expect(notify).to_have_attribute("aria-pressed", "false")
+    notify.click()  # the permission is granted already: the button turns on
+    expect(notify).to_have_attribute("aria-pressed", "true")
+    host.evaluate(HIDE_JS, True)
+    friend = contexts().new_page()
+    enter_room(friend, server, code)
+    wait_js(host, "() => document.querySelector('[data-testid=\"table-fx\"]')"
+            ".dataset.lastNotice === 'join'", what="the join notice")
+    assert _fx(host)["noticeVia"] == "notification", _fx(host)
+    assert "lastNotice" not in _fx(friend), "the friend's own joining is no notice to them"
+    host.reload()
+    expect(by_id(host, "notify-button")).to_have_attribute("aria-pressed", "true")
