@@ -18,6 +18,7 @@ import { roundEndView, matchEndView } from "./ends.js";
 import { ensureGuest } from "./account.js";
 import { loadCosmetics } from "./cosmetics.js";
 import { tickCountdown } from "./friendsview.js";
+import { effectTools } from "./effects.js";
 
 const VIEWS = { lobby: lobbyView, room: roomView, table: tableView, "round-end": roundEndView, "match-end": matchEndView };
 
@@ -42,6 +43,7 @@ function header() {
     h("div", { class: "bar-right" },
       h("span", { class: "conn", testid: "connection-status", role: "status", data: { state: S.conn } },
         h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: "label" }, statusText(S.conn))),
+      effectTools(),
       h("button", { class: "ghost keys-button", type: "button", "aria-label": _("Keyboard shortcuts"),
         onclick: () => update((s) => { s.showKeys = !s.showKeys; }) }, "?"),
       h("label", { class: "lang" }, h("span", { class: "visually-hidden" }, _("Language")), select)));

@@ -23,6 +23,8 @@ export function initialState() {
     saving: 0, // messages the server did not keep yet (sent again until it does)
     queued: 0, // messages made while offline, sent when the connection is back
     showKeys: false,
+    muted: false, // the table's sounds are off (kept in localStorage: effects.js)
+    notify: false, // a system notification while the tab is hidden (the player allowed it)
   };
 }
 

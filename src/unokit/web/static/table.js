@@ -10,19 +10,13 @@ import { act, send } from "./session.js";
 import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, playWithoutTarget, pressUno, toggleMulti } from "./play.js";
 import { effective } from "./rules.js";
 import { hasTeams, teamLabel, teamMark, teamNames, teamTotals } from "./teams.js";
+import { nextSeat, placesFor, seatsAround, unoInvites } from "./seating.js";
+import { flowRing } from "./motion.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
 
 function turnOrder() {
-  const count = S.room ? S.room.seats.length : S.game.sizes.length;
-  const me = S.seat === null ? -1 : S.seat;
-  const seats = [];
-  for (let i = 1; i <= count; i++) {
-    const seat = (Math.max(me, 0) + i) % count;
-    if (seat !== me) seats.push(seat);
-  }
-  if (me < 0) seats.sort((a, b) => a - b);
-  return seats;
+  return seatsAround(S.room ? S.room.seats.length : S.game.sizes.length, S.seat);
 }
 
 function unoState(seat) {
@@ -52,6 +46,35 @@ function opponent(seat) {
   info.away ? h("span", { class: "badge" }, _("away")) : null,
   info.kind === "human" && !info.connected ? h("span", { class: "badge" }, _("offline")) : null,
   S.timer && S.timer.seat === seat ? h("span", { class: "badge clock", "aria-hidden": "true" }, "⏱ ", h("span", { class: "secs" }, String(Math.max(0, Math.ceil((S.timer.deadline - Date.now()) / 1000))))) : null);
+}
+
+// The opponents around the table in play order from the own seat (seating.js: the left
+// side, the top, the right side), the direction of play drawn around the centre, and
+// the seat that plays next marked.
+function around() {
+  const g = S.game;
+  const seats = turnOrder();
+  const places = placesFor(seats.length);
+  const count = S.room ? S.room.seats.length : g.sizes.length;
+  const live = g.phase !== "round_over" && g.phase !== "match_over";
+  const gone = Array.from({ length: count }, (_x, seat) => !!g.out[seat] || (g.top !== null && g.sizes[seat] === 0));
+  const next = live ? nextSeat(g.lead, g.direction, count, gone) : null;
+  const tile = (seat, i) => {
+    const li = opponent(seat);
+    li.dataset.place = places[i];
+    if (seat !== next) return li;
+    li.dataset.next = "true";
+    li.classList.add("next");
+    // TRANSLATORS: said of the seat that plays after the current one
+    li.setAttribute("aria-label", li.getAttribute("aria-label") + ", " + _("plays next"));
+    li.appendChild(h("span", { class: "badge next-mark", testid: "next-mark", "aria-hidden": "true" }, pgettext("the badge on the seat that plays after the current one", "next")));
+    return li;
+  };
+  const side = (place) => (places.includes(place) ? h("ul", { class: "opponents " + place, data: { place } },
+    seats.map((seat, i) => (places[i] === place ? tile(seat, i) : null))) : null);
+  return h("div", { class: "around", testid: "around", data: { seats: count, lead: g.lead, next, direction: g.direction } },
+    side("left"), side("top"), side("right"),
+    h("div", { class: "middle" }, flowRing(g.direction), centre()));
 }
 
 function centre() {
@@ -108,8 +131,10 @@ function actions() {
   const g = S.game;
   const c = choices(g.legal);
   const unoOn = c.uno || c.unoWithPlay;
+  const invites = S.seat !== null && unoInvites({ hand: g.hand.length, must: g.must, unoWithPlay: c.unoWithPlay, uno: c.uno, armed: S.unoArmed });
   return h("div", { class: "actions", role: "group", "aria-label": pgettext("the group of buttons for your moves", "Actions") },
-    h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : ""), testid: "uno-button", disabled: unoOn ? null : true,
+    h("button", { type: "button", class: "uno-button" + (S.unoArmed ? " armed" : "") + (invites ? " invite" : ""), testid: "uno-button", disabled: unoOn ? null : true,
+      data: { invite: invites ? "true" : null },
       "aria-pressed": c.uno ? null : String(!!S.unoArmed), onclick: pressUno }, "UNO!"),
     // TRANSLATORS: a button: keep the card you drew and end your turn
     c.pass ? h("button", { type: "button", class: "secondary", testid: "pass", onclick: () => act("pass") }, _("Keep it (pass)")) : null,
@@ -331,8 +356,7 @@ export function tableView() {
   return h("div", { class: "table-layout" },
     // TRANSLATORS: the card table (its felt), not a table of data
     h("section", { class: "felt", "aria-label": _("Table") },
-      h("ul", { class: "opponents" }, turnOrder().map(opponent)),
-      centre(),
+      around(),
       statusLine(),
       challengePrompt(),
       actions(),
