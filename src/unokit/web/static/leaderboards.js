@@ -5,7 +5,7 @@
 // kept in the address (?kind=xp&period=week&rank=41), so that a link or Back shows
 // the same page.
 import { BASE, h } from "./dom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 import { api } from "./net.js";
 import { accountError, ensureGuest } from "./account.js";
 import { notice, redraw, startPage } from "./page.js";
@@ -92,7 +92,7 @@ function entryRow(entry) {
     data: { rank: entry.rank, player: entry.player, score: entry.score, me: mine ? "true" : "false" } },
   h("td", { class: "num" }, String(entry.rank)),
   h("td", {}, h("a", { href: BASE + "/players/" + encodeURIComponent(entry.player) + langQuery() }, entry.player),
-    mine ? [" ", h("span", { class: "tag" }, _("you"))] : null),
+    mine ? [" ", h("span", { class: "tag" }, pgettext("the tag beside your own seat's name", "you"))] : null),
   h("td", { class: "num" }, String(entry.score)));
 }
 
@@ -131,7 +131,7 @@ function paging(page) {
   const before = Math.max(1, page.rank - LIMIT);
   return h("div", { class: "row board-paging" },
     h("button", { type: "button", class: "secondary", testid: "board-first", disabled: page.rank <= 1 || B.loading ? true : null,
-      onclick: () => { B.rank = 1; load(); } }, _("Top")),
+      onclick: () => { B.rank = 1; load(); } }, pgettext("the first page of a leaderboard", "Top")),
     h("button", { type: "button", class: "secondary", testid: "board-previous", disabled: page.rank <= 1 || B.loading ? true : null,
       onclick: () => { B.rank = before; load(); } }, _("Previous ranks")),
     h("button", { type: "button", class: "secondary", testid: "board-next", disabled: next > page.total || B.loading ? true : null,

@@ -167,7 +167,7 @@ function shopItem(item, coins) {
   return h("li", { class: "shop-item", testid: "shop-item", data: { id: item.id, slot: item.slot, owned: item.owned, chosen: item.chosen, price: item.price } },
     h("span", { class: "swatch swatch-" + item.slot, "aria-hidden": "true", vars: { swatch: item.colour } }),
     h("span", { class: "shop-name" }, h("b", { id: id + "-name" }, item.name),
-      h("span", { class: "muted small-text" }, item.price ? coinsText(item.price) : _("free"))),
+      h("span", { class: "muted small-text" }, item.price ? coinsText(item.price) : pgettext("the price of a free item in the shop", "free"))),
     action);
 }
 
