@@ -4,7 +4,8 @@ the host's and the lobby's commands, which server process owns each room (its le
 and the players (guests and accounts), their sessions and API tokens, who held each
 seat of a match (its seatings) and the XP each match gave (revision 0008); the
 players' challenge progress and rewards, their coins and cosmetics (revision 0009); the
-ratings, every rated match's entrants and the leaderboards (revision 0010).
+ratings, every rated match's entrants and the leaderboards (revision 0010); the turn
+clocks of rooms handed over by a process that stopped (revision 0011).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -15,7 +16,8 @@ checks that the migrated schema and these models agree.
 ['actions', 'answers', 'api_tokens', 'bans', 'board_counts', 'board_entries',
  'challenge_progress', 'challenge_rewards', 'chat', 'coin_lines', 'contributions',
  'cosmetic_choices', 'cosmetics_owned', 'player_matches', 'players', 'rating_results',
- 'ratings', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'wallets', 'xp_lines']
+ 'ratings', 'room_leases', 'rooms', 'seatings', 'seats', 'sessions', 'turn_clocks',
+ 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
@@ -488,3 +490,18 @@ class BoardCountRow(Base):
     level: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     n: Mapped[int] = mapped_column(BigInteger)
+
+
+class TurnClockRow(Base):
+    """The turn timer of a room handed over by a process that stopped (revision 0011):
+    the seconds of the turn under way already used when the room had ``actions``
+    actions. The next process counts the turn on from there (not from the last action),
+    so a restart costs the player none of their time; once the match moves on, the row
+    no longer applies (see :mod:`unokit.store.turn_clocks`)."""
+
+    __tablename__ = "turn_clocks"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    actions: Mapped[int] = mapped_column(Integer)
+    used: Mapped[float] = mapped_column(Float)
