@@ -41,6 +41,7 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_PG_DIR",  # scripts/pg_test_server.sh: where its throwaway server lives
     "UNOKIT_TEST_REDIS_URL",  # tests: the Redis server to test against
     "UNOKIT_REDIS_DIR",  # scripts/redis_test_server.sh: where its throwaway server lives
+    "UNOKIT_PGBOUNCER_DIR",  # scripts/pgbouncer_test_server.sh: where its PgBouncer lives
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
     "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token
