@@ -41,6 +41,7 @@ test: venv
 	$(BIN)/mypy
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
+	bash scripts/install_pgbouncer.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)
@@ -54,6 +55,7 @@ typecheck: venv
 pytest: venv
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
+	bash scripts/install_pgbouncer.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)

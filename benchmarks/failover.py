@@ -321,9 +321,10 @@ class Run:
                 else:
                     await client.reconnect()
                 return
-            except ClientError as exc:  # that process went meanwhile, or the room moves
+            except Exception as exc:  # that process went meanwhile, or the room moves
                 if first and str(exc).startswith("room_full"):
-                    raise  # seated by a hello whose answer a kill lost: a room given up
+                    raise ClientError(str(exc)) from None  # seated by a hello whose
+                    # answer a kill lost: the room is given up
                 await asyncio.sleep(0.05)
         raise RuntimeError(f"seat {client.seat}: could not reconnect")
 
