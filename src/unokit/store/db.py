@@ -97,11 +97,15 @@ def _sqlite_pragmas(busy_ms: int) -> Any:
 def connect_args(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
                  statement_timeout: float = STATEMENT_TIMEOUT) -> dict[str, Any]:
     """What the database driver of ``url`` is given to bound a connect and a statement
-    (0: no bound).
+    (0: no bound). On PostgreSQL a transaction left idle for as long as a statement may
+    run is ended by the server (``idle_in_transaction_session_timeout``): a process
+    stopped in the middle of one (SIGSTOP, a long pause) holds no lock of a room's lease
+    past that, so another process can take its rooms over.
 
     >>> connect_args("postgresql+psycopg://u@h/db", connect_timeout=5, statement_timeout=2.5)
     ... # doctest: +NORMALIZE_WHITESPACE
-    {'connect_timeout': 5, 'options': '-c statement_timeout=2500', 'keepalives': 1,
+    {'connect_timeout': 5, 'options': '-c statement_timeout=2500 -c
+     idle_in_transaction_session_timeout=2500', 'keepalives': 1,
      'keepalives_idle': 10, 'keepalives_interval': 5, 'keepalives_count': 3}
     >>> connect_args("sqlite:///x.db", statement_timeout=2)
     {'check_same_thread': False, 'timeout': 2.0}
@@ -120,7 +124,9 @@ def connect_args(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
     if transaction_pooled(url):  # no session state: see POOL_MODE
         args["prepare_threshold"] = None
     else:
-        args["options"] = f"-c statement_timeout={round(statement_timeout * 1000)}"
+        bound = round(statement_timeout * 1000)
+        args["options"] = (f"-c statement_timeout={bound} "
+                           f"-c idle_in_transaction_session_timeout={bound}")
     return {**args, **KEEPALIVE}
 
 
@@ -146,7 +152,9 @@ def open_engine(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
         return create_engine(url, pool_pre_ping=True, connect_args=args)
     engine = create_engine(make_url(url).difference_update_query([POOL_MODE]),
                            pool_pre_ping=True, connect_args=args)
-    timeout = f"SET LOCAL statement_timeout = {round(statement_timeout * 1000)}"
+    bound = round(statement_timeout * 1000)
+    timeout = (f"SET LOCAL statement_timeout = {bound}; "
+               f"SET LOCAL idle_in_transaction_session_timeout = {bound}")
     event.listen(engine, "begin", lambda connection: connection.exec_driver_sql(timeout))
     return engine
 
