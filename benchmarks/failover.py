@@ -356,7 +356,12 @@ class Run:
             def ready(c: GameClient, tried: int = tried) -> bool:
                 return (c.reveal is not None or c.closed.is_set()
                         or c.must or (bool(c.legal) and c.last_seq != tried))
-            await client.wait_for(ready, timeout=kill_restart.STALL)
+            try:
+                await client.wait_for(ready, timeout=kill_restart.STALL)
+            except TimeoutError:
+                raise RuntimeError(f"seat {client.seat} at {client.base}: no event for "
+                                   f"{kill_restart.STALL:g} s after {client.last_seq}, "
+                                   f"must={client.must}") from None
             if client.reveal is not None or client.closed.is_set():
                 continue
             text = kill_restart.Run.choose(player)
