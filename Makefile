@@ -42,6 +42,7 @@ test: venv
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
 	bash scripts/install_nginx.sh
+	bash scripts/install_pgbouncer.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)
@@ -67,6 +68,7 @@ pytest: venv
 	bash scripts/install_postgres.sh
 	bash scripts/install_redis.sh
 	bash scripts/install_nginx.sh
+	bash scripts/install_pgbouncer.sh
 	bash scripts/install_browser.sh
 	bash scripts/install_web_tools.sh
 	$(PYTEST)

@@ -160,6 +160,8 @@ class Cluster:
         if conn is None:
             return
         self.let_go += counted
+        if counted:  # a relay that only stalled reads this when it is back: its client
+            say_moved(conn)  # reconnects, rather than wait for broadcasts that stopped
         self._forget(key, conn)
         room = self._rooms_of.pop(conn, None)
         if room is not None:

@@ -40,9 +40,11 @@ from typing import TYPE_CHECKING
 
 from unokit.engine.errors import UnoError
 from unokit.i18n import N_
+from unokit.server.handover import resume_turn_clock
 from unokit.server.room import Room
 from unokit.server.seating import RoomError
 from unokit.store import StoreError
+from unokit.store.turn_clocks import take as take_turn_clocks
 
 if TYPE_CHECKING:
     from unokit.server.rooms import Rooms
@@ -168,6 +170,7 @@ class Ownership:
         if not claimed:
             return []
         back = []
+        clocks = await take_turn_clocks(store, claimed)
         for stored in await store.load_rooms(ids=claimed):
             if stored.code in self.rooms.rooms:  # pragma: no cover - claims skip ours
                 continue
@@ -180,6 +183,7 @@ class Ownership:
                                                                "error": str(exc)[:200]})
                 self.rooms.broken.append(stored.code)
                 continue
+            resume_turn_clock(room, clocks.get(room.id))  # handed over: none charged
             self.rooms.add(room)
             back.append(room)
         return back

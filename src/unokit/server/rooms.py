@@ -45,6 +45,7 @@ from unokit.i18n import N_
 from unokit.server.bot_pool import BotPool, make_pool
 from unokit.server.bot_specs import check_bot_spec
 from unokit.server.fanout import FanOut, LocalFanOut
+from unokit.server.handover import save_turn_clocks, stop_rooms
 from unokit.server.lobby import CLOSED
 from unokit.server.moderation import load_words
 from unokit.server.outage import open_store, reading, writing
@@ -60,6 +61,7 @@ from unokit.store import Store, StoreConflict, StoredRoom, StoreError
 from unokit.store.bans import list_bans
 from unokit.store.leases import Clock
 from unokit.store.lifecycle import end_stale
+from unokit.store.turn_clocks import TurnClock
 
 LOG = logging.getLogger("unokit.rooms")
 
@@ -137,6 +139,9 @@ class Rooms:
         self.clock: Callable[[], float] = time.time
         """The wall clock of the rooms' stored times (seconds since the epoch; tests give
         their own)."""
+        self.turn_clocks: dict[int, TurnClock] = {}
+        """The turn clocks noted as the rooms stop, stored before the leases are released
+        (:mod:`unokit.server.handover`)."""
         self.retainer = Retainer(self)
         """Deletes the rows of rooms over for longer than the retention settings."""
 
@@ -180,8 +185,8 @@ class Rooms:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
         await self.ownership.stop()
-        for room in list(self.rooms.values()):
-            await room.stop()
+        await stop_rooms(self)
+        await save_turn_clocks(self)
         await self.bot_pool.close()
         if self.store is not None:
             await self.store.close()

@@ -28,6 +28,7 @@ from unokit.server.access import admin_token
 from unokit.server.app import create_app
 from unokit.server.cluster import Cluster
 from unokit.server.collector import Collections
+from unokit.server.handover import stop_rooms
 from unokit.server.logs import JsonFormatter, setup_logging
 from unokit.server.outage import FIRST_PAUSE, LONGEST_PAUSE
 from unokit.server.rooms import Rooms
@@ -54,8 +55,7 @@ class _Server(uvicorn.Server):
         logging.getLogger("unokit.server").info("shutting down")
         self.collections.uninstall()
         self.rooms.closing = True
-        for room in list(self.rooms.rooms.values()):
-            await room.stop()
+        await stop_rooms(self.rooms)  # the turn clocks noted, stored as the rooms close
         await asyncio.sleep(0)
         await super().shutdown(sockets)
 

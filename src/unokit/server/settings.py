@@ -44,6 +44,7 @@ OTHER_VARIABLES = frozenset({
     "UNOKIT_CLUSTER_DIR",  # scripts/cluster.sh: the local cluster's folder
     "UNOKIT_CLUSTER_PORT",  # scripts/cluster.sh: its proxy's port
     "UNOKIT_CLUSTER_SERVER_PORTS",  # scripts/cluster.sh: its servers' ports
+    "UNOKIT_PGBOUNCER_DIR",  # scripts/pgbouncer_test_server.sh: where its PgBouncer lives
     "UNOKIT_PARITY_GAMES",  # tests: how many games the RLCard parity checks play
     "UNOKIT_CHROMIUM",  # tests: the Chromium the browser tests drive
     "UNOKIT_API_TOKEN",  # unokit play --server, unokit bot: an account's API token

@@ -2,7 +2,10 @@
 
 The default database is SQLite in the data directory, in WAL mode with ``synchronous =
 FULL``, so that a committed action survives a crash of the process and of the machine.
-Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
+Any other SQLAlchemy URL works too (``postgresql+psycopg://...``). Behind a pooler in
+transaction pooling (PgBouncer's ``pool_mode = transaction``), add ``pool_mode=transaction``
+to the URL's query (:data:`POOL_MODE`): the connections then keep no session state (no
+prepared statements, the statement timeout set per transaction).
 
 >>> default_url("/tmp/unokit-data")
 'sqlite:////tmp/unokit-data/unokit.db'
@@ -11,7 +14,7 @@ Any other SQLAlchemy URL works too (``postgresql+psycopg://...``).
 >>> current_revision(engine) == HEAD
 True
 >>> schema_state(engine)
-('current', '0011')
+('current', '0012')
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from unokit.store.files import secure_sqlite
@@ -33,7 +37,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0011"
+HEAD = "0012"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 
@@ -53,6 +57,32 @@ KEEPALIVE = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
 within about 25 s of silence."""
 
 
+POOL_MODE = "pool_mode"
+"""The query parameter of a PostgreSQL URL that says the server reaches the database
+through a pooler that hands a server connection to a client for one transaction at a time
+(``pool_mode=transaction``, as PgBouncer names it): no prepared statements (psycopg's
+``prepare_threshold`` is ``None``), no startup ``options`` (PgBouncer refuses them), and
+the statement timeout is set with ``SET LOCAL`` at the start of every transaction.
+Advisory locks are only ever taken for one transaction (:func:`_lock`)."""
+
+
+def transaction_pooled(url: str) -> bool:
+    """Whether ``url`` goes through a pooler in transaction pooling (:data:`POOL_MODE`).
+
+    >>> transaction_pooled("postgresql+psycopg://u@h:6432/db?pool_mode=transaction")
+    True
+    >>> transaction_pooled("postgresql+psycopg://u@h/db"), transaction_pooled("sqlite://")
+    (False, False)
+    """
+    mode = make_url(url).query.get(POOL_MODE)
+    if mode is None:
+        return False
+    if mode != "transaction" or make_url(url).get_backend_name() != "postgresql":
+        raise ArgumentError(f"{POOL_MODE}: only 'transaction', on a PostgreSQL URL, not "
+                            f"{mode!r}")
+    return True
+
+
 def _sqlite_pragmas(busy_ms: int) -> Any:
     def pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -67,14 +97,21 @@ def _sqlite_pragmas(busy_ms: int) -> Any:
 def connect_args(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
                  statement_timeout: float = STATEMENT_TIMEOUT) -> dict[str, Any]:
     """What the database driver of ``url`` is given to bound a connect and a statement
-    (0: no bound).
+    (0: no bound). On PostgreSQL a transaction left idle for as long as a statement may
+    run is ended by the server (``idle_in_transaction_session_timeout``): a process
+    stopped in the middle of one (SIGSTOP, a long pause) holds no lock of a room's lease
+    past that, so another process can take its rooms over.
 
     >>> connect_args("postgresql+psycopg://u@h/db", connect_timeout=5, statement_timeout=2.5)
     ... # doctest: +NORMALIZE_WHITESPACE
-    {'connect_timeout': 5, 'options': '-c statement_timeout=2500', 'keepalives': 1,
+    {'connect_timeout': 5, 'options': '-c statement_timeout=2500 -c
+     idle_in_transaction_session_timeout=2500', 'keepalives': 1,
      'keepalives_idle': 10, 'keepalives_interval': 5, 'keepalives_count': 3}
     >>> connect_args("sqlite:///x.db", statement_timeout=2)
     {'check_same_thread': False, 'timeout': 2.0}
+    >>> pooled = connect_args("postgresql+psycopg://u@h/db?pool_mode=transaction")
+    >>> pooled["prepare_threshold"] is None, "options" in pooled
+    (True, False)
     """
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
@@ -84,7 +121,12 @@ def connect_args(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
     args: dict[str, Any] = {}
     if connect_timeout > 0:  # libpq counts whole seconds, at least 2
         args["connect_timeout"] = max(2, math.ceil(connect_timeout))
-    args["options"] = f"-c statement_timeout={round(statement_timeout * 1000)}"
+    if transaction_pooled(url):  # no session state: see POOL_MODE
+        args["prepare_threshold"] = None
+    else:
+        bound = round(statement_timeout * 1000)
+        args["options"] = (f"-c statement_timeout={bound} "
+                           f"-c idle_in_transaction_session_timeout={bound}")
     return {**args, **KEEPALIVE}
 
 
@@ -94,7 +136,8 @@ def open_engine(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
     timeout of ``statement_timeout``, and an in-memory SQLite database (``sqlite://``)
     one shared connection; PostgreSQL gets a connect timeout, a statement timeout and
     TCP keepalives (:func:`connect_args`), and every connection taken from the pool is
-    checked first (``pool_pre_ping``)."""
+    checked first (``pool_pre_ping``); behind a pooler in transaction pooling
+    (:data:`POOL_MODE`) the statement timeout is set at the start of each transaction."""
     args = connect_args(url, connect_timeout=connect_timeout,
                         statement_timeout=statement_timeout)
     if url.startswith("sqlite"):
@@ -105,7 +148,15 @@ def open_engine(url: str, *, connect_timeout: float = CONNECT_TIMEOUT,
         event.listen(engine, "connect",
                      _sqlite_pragmas(round(statement_timeout * 1000) or 10000))
         return engine
-    return create_engine(url, pool_pre_ping=True, connect_args=args)
+    if not transaction_pooled(url):
+        return create_engine(url, pool_pre_ping=True, connect_args=args)
+    engine = create_engine(make_url(url).difference_update_query([POOL_MODE]),
+                           pool_pre_ping=True, connect_args=args)
+    bound = round(statement_timeout * 1000)
+    timeout = (f"SET LOCAL statement_timeout = {bound}; "
+               f"SET LOCAL idle_in_transaction_session_timeout = {bound}")
+    event.listen(engine, "begin", lambda connection: connection.exec_driver_sql(timeout))
+    return engine
 
 
 def alembic_config() -> Config:

@@ -5,7 +5,8 @@ and the players (guests and accounts), their sessions and API tokens, who held e
 seat of a match (its seatings) and the XP each match gave (revision 0008); the
 players' challenge progress and rewards, their coins and cosmetics (revision 0009); the
 ratings, every rated match's entrants and the leaderboards (revision 0010); every
-finished match's play statistics and the anti-farming checks' verdict (revision 0011).
+finished match's play statistics and the anti-farming checks' verdict (revision 0011);
+the turn clocks of rooms handed over by a process that stopped (revision 0012).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -17,7 +18,7 @@ checks that the migrated schema and these models agree.
  'challenge_progress', 'challenge_rewards', 'chat', 'coin_lines', 'contributions',
  'cosmetic_choices', 'cosmetics_owned', 'match_play', 'match_play_seats', 'player_matches',
  'players', 'rating_results', 'ratings', 'room_leases', 'rooms', 'seatings', 'seats',
- 'sessions', 'wallets', 'xp_lines']
+ 'sessions', 'turn_clocks', 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
@@ -541,3 +542,18 @@ class MatchPlaySeatRow(Base):
     rated_matches: Mapped[int] = mapped_column(Integer)
     reasons: Mapped[str] = mapped_column(String(120))
     """The checks that voided this participant's rating, comma-separated."""
+
+
+class TurnClockRow(Base):
+    """The turn timer of a room handed over by a process that stopped (revision 0012):
+    the seconds of the turn under way already used when the room had ``actions``
+    actions. The next process counts the turn on from there (not from the last action),
+    so a restart costs the player none of their time; once the match moves on, the row
+    no longer applies (see :mod:`unokit.store.turn_clocks`)."""
+
+    __tablename__ = "turn_clocks"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    actions: Mapped[int] = mapped_column(Integer)
+    used: Mapped[float] = mapped_column(Float)

@@ -417,6 +417,10 @@ class Store:
             self._tokens.pop(room_id, None)
             raise
 
+    def fence_room(self, connection: Connection, room_id: int) -> None:
+        """:meth:`_fence` for the writes of other modules (run by :meth:`run`)."""
+        self._fence(connection, room_id)
+
     def holds(self, room_id: int) -> bool:
         """Whether this store holds the lease of ``room_id`` (as far as it knows: a
         write or a renewal finds out when another process took it)."""
