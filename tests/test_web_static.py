@@ -239,6 +239,18 @@ def test_the_rule_tables_of_the_client_are_the_engines() -> None:
     assert block("DEFAULTS") == {k.name: k.default for k in KEYS if k.kind != "cards"}
 
 
+def test_every_bot_level_the_client_offers_is_one_the_server_takes_and_has_a_name() -> None:
+    from unokit.server.bot_specs import check_bot_spec
+    source = (STATIC / "lobby.js").read_text(encoding="utf-8")
+    match = re.search(r"export const BOT_LEVELS = (\[.*?\]);", source)
+    assert match
+    levels = json.loads(match.group(1))
+    assert levels[:4] == ["easy", "normal", "hard", "expert"] and "master" in levels
+    for level in levels:
+        assert check_bot_spec(level, max_iterations=10_000) == level
+        assert f'case "{level}": return _(' in source, f"no name for the bot level {level}"
+
+
 def test_the_log_describes_every_kind_of_event() -> None:
     source = (STATIC / "describe.js").read_text(encoding="utf-8")
     missing = [kind.value for kind in EventKind if f'case "{kind.value}"' not in source]

@@ -26,6 +26,9 @@ function overrideLabel(key) {
   }
 }
 
+// The bot levels a player may choose, weakest first (the server's allow-list).
+export const BOT_LEVELS = ["easy", "normal", "hard", "expert", "master"];
+
 export function botLevelName(level) {
   switch (level) {
     case "easy": return _("Easy");
@@ -33,6 +36,8 @@ export function botLevelName(level) {
     case "normal": return _("Normal");
     case "hard": return _("Hard");
     case "expert": return _("Expert");
+    // TRANSLATORS: the strongest bot level, above Expert
+    case "master": return _("Master");
     default: return level;
   }
 }
@@ -126,7 +131,7 @@ function createForm() {
       field(_("Seats"), h("select", { id: "seats-select", testid: "seats-select", onchange: (ev) => setForm("seats", Number(ev.target.value)) },
         seatCounts.map((n) => option(String(n), String(n), n === seats))), "seats-select"),
       field(_("Bots"), h("select", { id: "bot-level-select", testid: "bot-level-select", onchange: (ev) => setForm("bot", ev.target.value) },
-        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
+        BOT_LEVELS.map((b) => option(b, botLevelName(b), b === S.form.bot))), "bot-level-select"),
       field(_("Turn timer"), h("select", { id: "timer-select", testid: "timer-select", onchange: (ev) => setForm("timer", timerSeconds(ev.target.value)) },
         [0, 15, 30, 60].map((n) => option(timerValue(n), timerName(n), n === Number(S.form.timer)))), "timer-select")),
     h("div", { class: "check" },

@@ -6,7 +6,7 @@ import { state as S, update } from "./store.js";
 import { seatName } from "./names.js";
 import { send } from "./session.js";
 import { presetName, summary } from "./rules.js";
-import { botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
+import { BOT_LEVELS, botLevelName, timerName, timerSeconds, timerValue } from "./lobby.js";
 import { teamMark } from "./teams.js";
 import { chatBox } from "./table.js";
 import { nameForm, renameForm } from "./friendsview.js";
@@ -60,7 +60,7 @@ export function hostControls(room, between = false) {
     h("div", { class: "row" },
       h("label", { for: "add-bot-level", class: "visually-hidden" }, _("Bot level")),
       h("select", { id: "add-bot-level", testid: "add-bot-level", onchange: (ev) => update((s) => { s.form.addBot = ev.target.value; }, { quiet: true }) },
-        ["easy", "normal", "hard", "expert"].map((b) => option(b, botLevelName(b), b === S.form.addBot))),
+        BOT_LEVELS.map((b) => option(b, botLevelName(b), b === S.form.addBot))),
       h("button", { type: "button", class: "secondary", testid: "add-bot", disabled: full ? true : null, onclick: () => send({ type: "add_bot", bot: S.form.addBot }) }, _("Add a bot"))),
     h("div", { class: "row" },
       h("label", { for: "set-timer" }, _("Turn timer")),
