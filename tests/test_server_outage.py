@@ -239,7 +239,9 @@ async def test_a_database_that_never_answers_at_connect_gives_up(tmp_path: Path)
 def test_the_drivers_are_told_the_timeouts() -> None:
     pg = connect_args("postgresql+psycopg://u@h/db", connect_timeout=3,
                       statement_timeout=1.5)
-    assert pg["connect_timeout"] == 3 and pg["options"] == "-c statement_timeout=1500"
+    # an owner stopped inside a transaction holds its locks no longer than a statement
+    assert pg["connect_timeout"] == 3 and pg["options"] == (
+        "-c statement_timeout=1500 -c idle_in_transaction_session_timeout=1500")
     assert pg["keepalives"] == 1
     assert connect_args("sqlite:////tmp/x.db", statement_timeout=4)["timeout"] == 4.0
 

@@ -17,8 +17,9 @@ may lie given everything seen, none contradicting a draw.
 
 What is certain depends on the rules: where ``draw_when_playable`` is off a draw proves
 that nothing matched, and every deal respects every draw (``draw_slack`` 0); the memory
-then concludes only what the rules prove (:attr:`~unokit.bots.memory.Tracker.strict`: a
-card drawn and kept may have been playable unless ``play_drawn`` is ``must``). Where it
+then concludes only what the rules prove (the ``strict`` option of
+:class:`~unokit.bots.memory.Tracker`: a card drawn and kept may have been playable unless
+``play_drawn`` is ``must``). Where it
 is on (the official rules) a player may draw while holding a playable card, so in a
 share :data:`~unokit.bots.expert.DRAW_SLACK` of the deals a hand is dealt as if its
 draws had said nothing, and the memory reads a player as one who plays whatever it can

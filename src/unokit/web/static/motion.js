@@ -55,6 +55,9 @@ function seatBox(seat) {
 function fly(node, from, to, delay, what) {
   const layer = stage();
   node.classList.add("flight");
+  // a copy for the eye only, in a layer hidden from screen readers: no name of its own
+  // (a name would stay in the language of its moment across a switch)
+  node.removeAttribute("aria-label");
   node.style.left = to.left + "px";
   node.style.top = to.top + "px";
   node.style.setProperty("--card-w", to.width + "px");

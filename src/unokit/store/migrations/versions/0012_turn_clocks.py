@@ -1,5 +1,5 @@
 """The table turn_clocks: how much of the turn under way a room had used when the
-process that served it handed it over (a restart).
+process that served it stopped and let another take it (a restart).
 
 Revision ID: 0012
 Revises: 0011
