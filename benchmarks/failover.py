@@ -325,7 +325,7 @@ class Run:
                 if first and str(exc).startswith("room_full"):
                     raise ClientError(str(exc)) from None  # seated by a hello whose
                     # answer a kill lost: the room is given up
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # a retry's spacing: nothing to wait on
         raise RuntimeError(f"seat {client.seat}: could not reconnect")
 
     async def request(self, player: Player, message: Any) -> Any:
@@ -391,7 +391,7 @@ class Run:
                 if made.status_code == 201:
                     break
             server = await self.cluster.pick(rng)
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # a retry's spacing on another process
         if made is None or made.status_code != 201:
             self.fail(f"slot {slot}: no room could be made")
             return

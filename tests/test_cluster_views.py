@@ -47,7 +47,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str,
     try:
         async with asyncio.timeout(timeout):
             while not await check():
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # polling the condition: state other processes write
     except TimeoutError:
         raise AssertionError(f"{what}: not within {timeout:g} s") from None
 
