@@ -236,6 +236,37 @@ async def test_a_password_change_ends_the_other_sessions(database_url: str) -> N
         assert new.status == 200
 
 
+async def test_logging_out_everywhere_wins_over_a_password_change_in_flight(
+        database_url: str) -> None:
+    """A password change whose session ends while its new password is hashed (the
+    same player pressed "log out everywhere") changes nothing and signs nobody in."""
+    async with opened_app(settings(database_url)) as (app, _rooms):
+        ann = Browser(app)
+        await ann.account("Ann")
+        passwords = app.state.passwords
+        hashing, gate = threading.Event(), threading.Event()
+
+        def before(kind: str) -> None:
+            if kind == "hash":
+                hashing.set()
+                gate.wait(60)
+        passwords.hasher = Hasher(passwords.hasher, before)
+        change = asyncio.create_task(ann.call("POST", "/api/account/password", {
+            "password": PASSWORD, "new_password": "new password!"}))
+        await until(hashing.is_set, "the new password being hashed")
+        tab = Browser(app)
+        tab.cookie = ann.cookie
+        assert (await tab.call("POST", "/api/account/logout-all")).json() == {"ended": 1}
+        gate.set()
+        changed = await change
+        assert changed.status == 401 and changed.json()["error"] == "no_session"
+        assert "set-cookie" not in changed.headers
+        assert (await ann.call("GET", "/api/me")).status == 401
+        again = await Browser(app).call("POST", "/api/account/login",
+                                        {"username": "Ann", "password": PASSWORD})
+        assert again.status == 200  # the old password still holds
+
+
 async def test_deletion_and_export(database_url: str) -> None:
     async with opened_app(settings(database_url)) as (app, _rooms):
         ann = Browser(app)

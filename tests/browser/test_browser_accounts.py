@@ -296,7 +296,9 @@ def test_the_account_panel_manages_the_account(
     by_id(page, "password-password").fill(PASSWORD)
     by_id(page, "password-new_password").fill("a new long password")
     by_id(page, "password-submit").click()
-    expect(by_id(page, "account-status")).not_to_be_empty()
+    # the claim's words are still there: wait for the change's own
+    expect(by_id(page, "account-status")).to_have_text(
+        "The password is changed. Your other devices are signed out.")
     expect(by_id(page, "account-error")).to_be_hidden()
     by_id(page, "logout-all").click()
     expect(by_id(page, "profile")).to_have_attribute("data-guest", "true")

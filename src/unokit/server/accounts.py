@@ -371,12 +371,16 @@ async def change_password(request: Request) -> Response:
     old, new = _text(data, "password"), _password(data, "new_password")
     await _check_password(request, who.player, old)
     hashed = await _passwords(request).hash(new, trusted=True)
-    store = _store(request)
-    await stored.set_password(store, who.player.id, hashed)
     assert who.session is not None
-    await stored.end_sessions(store, who.player.id, keep=who.session)
+    renewed = new_secret()
+    if not await stored.change_password(
+            _store(request), who.player.id, hashed, who.session, renewed,
+            now=_now(request), address=client_address(request),
+            agent=request.headers.get("user-agent", "")):
+        # the session ended while the password was hashed ("log out everywhere")
+        raise RoomError("no_session", NO_SESSION)
     response = _json({"ok": True})
-    await _new_session(request, response, who.player.id, replaces=who.session)
+    set_session(response, request, _settings(request), renewed)
     return response
 
 

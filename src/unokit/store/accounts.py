@@ -265,6 +265,39 @@ async def set_password(store: Store, player_id: int, hashed: str) -> None:
     await store.run(write)
 
 
+async def change_password(store: Store, player_id: int, hashed: str, session: str,
+                          renewed: str, *, now: float, address: str = "",
+                          agent: str = "") -> bool:
+    """The account ``player_id`` gets the password hash ``hashed``; its every session
+    ends and ``renewed`` replaces ``session``, all in one transaction, and only while
+    ``session`` is still one of the player's: a "log out everywhere" that ended it
+    first (while the new password was being hashed) wins, and nothing changes
+    (``False``).
+
+    >>> import asyncio
+    >>> async def demo() -> tuple[bool, bool]:
+    ...     store = Store("sqlite://")
+    ...     ann = await create_guest(store, "s" * 43, now=0.0)
+    ...     first = await change_password(store, ann, "h", "s" * 43, "t" * 43, now=1.0)
+    ...     again = await change_password(store, ann, "h", "s" * 43, "u" * 43, now=2.0)
+    ...     await store.close()
+    ...     return first, again
+    >>> asyncio.run(demo())
+    (True, False)
+    """
+    def write(connection: Connection) -> bool:
+        if connection.execute(delete(SESSIONS).where(
+                SESSIONS.c.id_hash == secret_hash(session),
+                SESSIONS.c.player_id == player_id)).rowcount != 1:
+            return False
+        connection.execute(update(PLAYERS).where(PLAYERS.c.id == player_id).values(
+            password_hash=hashed))
+        connection.execute(delete(SESSIONS).where(SESSIONS.c.player_id == player_id))
+        _new_session(connection, player_id, renewed, now, address, agent)
+        return True
+    return await store.run(write)
+
+
 async def delete_player(store: Store, player_id: int) -> None:
     """Delete a player and everything that is theirs: sessions, API tokens, matches,
     XP lines, challenge progress and rewards, coins and cosmetics. The rooms'
