@@ -50,6 +50,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
+def postgres_url(tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty PostgreSQL database of the test's own (for the tests of
+    several processes, PgBouncer and outages, which need a server), dropped afterwards."""
+    with dbs.database("postgresql", tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
 def instant_buttons(monkeypatch: pytest.MonkeyPatch) -> None:
     """Buttons without their press effect (``active_effect_duration = 0``).
 

@@ -50,13 +50,6 @@ pytestmark = pytest.mark.asyncio
 RULES = "official,players=2,rounds=1,hand_size=5"
 
 
-@pytest.fixture
-def postgres_url(tmp_path: Path) -> Any:
-    import dbs
-    with dbs.database("postgresql", tmp_path) as url:
-        yield url
-
-
 @contextlib.asynccontextmanager
 async def two_servers(tmp_path: Path, database_url: str, redis: str,
                       monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Server, Server]]:

@@ -29,13 +29,6 @@ pytestmark = pytest.mark.asyncio
 RULES = "official,players=2,rounds=1,hand_size=5"
 
 
-@pytest.fixture
-def postgres_url(tmp_path: Path) -> Any:
-    import dbs
-    with dbs.database("postgresql", tmp_path) as url:
-        yield url
-
-
 async def get(url: str) -> httpx.Response:
     async with httpx.AsyncClient() as http:
         return await http.get(url)

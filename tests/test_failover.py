@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-import dbs
 from redis_kit import redis_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +26,6 @@ pytestmark = pytest.mark.asyncio
 
 RESUME_LIMIT = 5.0
 """Seconds within which every room of a killed process plays again (issue 25)."""
-
-
-@pytest.fixture
-def postgres_url(tmp_path: Path) -> Any:
-    with dbs.database("postgresql", tmp_path) as url:
-        yield url
 
 
 def options(postgres_url: str, tmp_path: Path, **changes: Any) -> failover.Options:

@@ -30,12 +30,6 @@ RULES = "official,players=2,rounds=1,hand_size=7"
 
 
 @pytest.fixture
-def postgres_url(tmp_path: Path) -> Iterator[str]:
-    with dbs.database("postgresql", tmp_path) as url:
-        yield url
-
-
-@pytest.fixture
 def bouncer() -> Iterator[PgBouncer]:
     pooler = PgBouncer(dbs.server_url())
     try:

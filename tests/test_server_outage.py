@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ import pytest
 import websockets
 from sqlalchemy import create_engine, text
 
-from dbs import postgres_database, server_url
 from server_harness import Running, running_server, server_settings
 from unokit.client.client import ClientError, GameClient, resend_pause
 from unokit.server import protocol as P
@@ -26,13 +24,6 @@ from unokit.server.settings import Settings, SettingsError
 from unokit.store import Store, StoreError
 from unokit.store.db import connect_args
 from unokit.store.store import ROOMS
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """An empty database of its own on the tests' PostgreSQL server."""
-    with postgres_database(server_url()) as url:
-        yield url
 
 
 class BrokenStore:
