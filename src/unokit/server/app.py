@@ -92,13 +92,23 @@ REFUSED_LIMIT = 200
 """Refused messages in a row after which a connection is closed."""
 
 
-class Connection:
-    """One WebSocket client: its viewer, its send queue, its rate limit."""
+NOTHING_WAITS: collections.deque[bytes] = collections.deque(maxlen=0)
+"""The send queue of every connection that has nothing waiting (never appended to:
+a connection makes its own deque for its first waiting message)."""
 
-    metrics = NO_METRICS
-    """Where the errors sent are counted (the server's metrics)."""
+
+class Connection:
+    """One WebSocket client: its viewer, its send queue, its rate limit. Slotted, and
+    its send queue made on first need: thousands of idle ones are held at once
+    (``benchmarks/idle_connections.py``)."""
+
+    __slots__ = ("_sending", "_wake", "_write_now", "ack_in_events", "burst", "closed",
+                 "id", "lang", "metrics", "outbox", "player", "rate", "refusals", "refused",
+                 "room", "stamp", "tokens", "viewer", "websocket")
 
     def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+        self.metrics = NO_METRICS
+        """Where the errors sent are counted (the server's metrics)."""
         self.websocket = websocket
         self.id = CONNECTION_ID.get() or "-"
         """The connection's id, in the log lines about it."""
@@ -107,8 +117,9 @@ class Connection:
         """The player of the connection's session cookie or API token (its seat is
         theirs: docs/accounts.md)."""
         self.room: Room | None = None
-        self.outbox: collections.deque[bytes] = collections.deque()
-        """Messages waiting for the writer (at most :data:`SEND_QUEUE`)."""
+        self.outbox: collections.deque[bytes] = NOTHING_WAITS
+        """Messages waiting for the writer (at most :data:`SEND_QUEUE`); the shared
+        empty :data:`NOTHING_WAITS` until one waits."""
         self._wake: asyncio.Future[None] | None = None
         self._write_now = direct_writer(raw_send())
         """Writes a message at once when it can (:mod:`unokit.server.wire`); else the
@@ -139,8 +150,10 @@ class Connection:
         if len(self.outbox) >= SEND_QUEUE:
             LOG.warning("slow client disconnected", extra={"conn": self.id})
             self.closed = True
-            self.outbox.clear()
+            self.outbox = NOTHING_WAITS
         else:
+            if self.outbox is NOTHING_WAITS:
+                self.outbox = collections.deque()
             self.outbox.append(data)
         self._poke()
 
@@ -165,13 +178,15 @@ class Connection:
     async def writer(self) -> None:
         """Send queued messages until closed: every message waiting when the writer
         wakes goes out before it sleeps again."""
-        send, outbox = self.websocket.send, self.outbox
+        send = self.websocket.send
         loop = asyncio.get_running_loop()
         while True:
             self._sending = True
             try:
-                while outbox:
-                    await send({"type": "websocket.send", "text": outbox.popleft().decode()})
+                while self.outbox:
+                    await send({"type": "websocket.send",
+                                "text": self.outbox.popleft().decode()})
+                self.outbox = NOTHING_WAITS  # drained: its own deque goes
             finally:
                 self._sending = False
             if self.closed:

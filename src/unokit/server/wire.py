@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -111,15 +112,138 @@ def direct_writer(send: Send | None) -> WriteNow | None:
     return write_now
 
 
+class SmallEvent:
+    """What uvicorn's protocol uses of :class:`asyncio.Event` (``set``, ``clear``,
+    ``is_set``, ``wait``), holding no waiter list until something waits: an idle
+    connection keeps one of these, set, for its whole life.
+
+    >>> async def demo():
+    ...     event = SmallEvent()
+    ...     waiting = asyncio.ensure_future(event.wait())
+    ...     await asyncio.sleep(0)
+    ...     event.set()
+    ...     return await waiting, event.is_set()
+    >>> asyncio.run(demo())
+    (True, True)
+    """
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for future in waiters or ():
+            if not future.done():
+                future.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        if self._set:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(future)
+        try:
+            await future
+        finally:
+            if self._waiters is not None and future in self._waiters:
+                self._waiters.remove(future)
+        return True
+
+
+class SmallQueue:
+    """What uvicorn's protocol uses of :class:`asyncio.Queue` (``put_nowait``, ``get``,
+    ``empty``, ``qsize``), unbounded like it, and as small as an empty list and one
+    waiter while the connection is idle (an :class:`asyncio.Queue` keeps three deques
+    and an event, about 3 KB, for each connection).
+
+    >>> async def demo():
+    ...     queue = SmallQueue()
+    ...     queue.put_nowait(1)
+    ...     later = asyncio.ensure_future(queue.get())
+    ...     first = await queue.get()
+    ...     await asyncio.sleep(0)
+    ...     queue.put_nowait(2)
+    ...     return first, await later, queue.empty()
+    >>> asyncio.run(demo())
+    (1, 2, True)
+    """
+
+    __slots__ = ("_getters", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._getters: list[asyncio.Future[None]] = []
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        self._wake_next()
+
+    async def get(self) -> Any:
+        while not self._items:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._getters.append(future)
+            try:
+                await future
+            except BaseException:
+                if future in self._getters:
+                    self._getters.remove(future)
+                elif self._items:  # woken, then cancelled: the next getter takes it
+                    self._wake_next()
+                raise
+        return self._items.pop(0)
+
+    def _wake_next(self) -> None:
+        while self._getters:
+            future = self._getters.pop(0)
+            if not future.done():
+                future.set_result(None)
+                return
+
+
 class DirectProtocol(WebSocketsSansIOProtocol):
     """uvicorn's ``websockets`` sans-I/O protocol, which hands each whole text message
     to the connection's :attr:`sink` at once, in the transport's callback, when the
     endpoint has set one (:func:`direct_reader`): no queue, no task switch, no pause of
     the reading per message. Anything else (a binary frame, text that is not UTF-8, a
     message while an earlier one still waits in the queue, so that the order holds)
-    goes through the ASGI queue as before."""
+    goes through the ASGI queue as before.
+
+    It also keeps less for an idle connection: a :class:`SmallQueue` and a
+    :class:`SmallEvent` where uvicorn makes an :class:`asyncio.Queue` and an
+    :class:`asyncio.Event`, and once the handshake's answer is written it lets go of the
+    parsed request and the answer (the endpoint reads the headers from its ASGI scope).
+    """
 
     sink: Callable[[str], None] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = SmallQueue()  # type: ignore[assignment]
+        self.writable = SmallEvent()  # type: ignore[assignment]
+        self.writable.set()
+
+    def start_keepalive(self) -> None:
+        # called once the handshake's answer is written: neither is read again
+        self.request = None  # type: ignore[assignment]
+        self.response = None  # type: ignore[assignment]
+        super().start_keepalive()
 
     def send_receive_event_to_app(self) -> None:
         sink = self.sink
