@@ -3,7 +3,7 @@
 // `startPage(name, view)` picks the language, then calls `view()` to build the main
 // region (again after a language change, and whenever the page calls `redraw()`).
 import { BASE, h, option } from "./dom.js";
-import { _, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
+import { _, dateTimeText, LANGS, LANG_NAMES, language, pickLanguage, setLanguage } from "./i18n.js";
 
 let current = null; // {name, view}
 
@@ -65,10 +65,10 @@ export function localPath() {
   return path.startsWith(BASE) ? path.slice(BASE.length) : path;
 }
 
-// A time (seconds since the epoch) as the page's language writes it.
+// A time (seconds since the epoch) as the page's language writes it (i18n.js).
 export function when(seconds) {
   try {
-    return new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
+    return dateTimeText(seconds, language());
   } catch {
     return new Date(seconds * 1000).toISOString();
   }
