@@ -18,12 +18,16 @@ The screens, in the order of the tour (``SCREENS``):
 ``profile``          ``/players/NAME``: a rated player's public profile and history
 ``leaderboards``     ``/leaderboards`` with three rated players
 ``match``            ``/matches/CODE``: the record, the fair-deal check, the replay
-``not-found``        ``/players/NAME`` of no one: the page's error
+``player-unknown``   ``/players/NAME`` of no one: the page's error
+``match-unknown``    ``/matches/CODE`` of no room: the server's errors, in words
 
 The server has no other page (its admin API answers JSON only).
 
 How a language is shown: the pages of their own address (the lobby, ``/me``,
-``/players``, ``/leaderboards``, ``/matches``) are opened with ``?lang=LANG``; the
+``/players``, ``/leaderboards``, ``/matches``) are opened with ``?lang=en`` and
+``?lang=ru``, then switched in place to Georgian and Danish with the language switch
+(both ways a player comes to a language; after a switch a page reads again what the
+server wrote in the old language, and its ``main`` says ``data-lang`` once done); the
 screens of a room (a state of the game that a reload would not keep, such as the open
 colour picker) are switched in place with the language switch. Each screen is read in
 English first, and a text left English in another language is found as
@@ -73,7 +77,7 @@ SCREENS_DIR = ROOT / "test-artifacts" / "screens"
 
 SCREENS = ("lobby", "invite", "colour-picker", "room", "table", "keys-help", "round-end",
            "match-end", "me-guest", "me-account", "profile", "leaderboards", "match",
-           "not-found")
+           "player-unknown", "match-unknown")
 """Every screen the tour shows, in its order (the module's docstring says what each is)."""
 
 DEVICES: dict[str, dict[str, Any]] = {
@@ -187,12 +191,22 @@ class Tour:
         """Languages by the switch, in place (a screen of a room)."""
         return lambda lang: switch(self.page, lang)
 
-    def opening(self, path: str, ready: Callable[[], None]) -> Callable[[str], None]:
-        """Languages by the address: ``path?lang=LANG``, then ``ready()`` waits until
-        the page has what it reads from the server."""
+    def opening(self, path: str, ready: Callable[[], None],
+                switched: tuple[str, ...] = ("ka", "da"), marked: bool = True,
+                ) -> Callable[[str], None]:
+        """Languages by the address, ``path?lang=LANG``, and those of ``switched`` by
+        the switch on the page as it stands; ``ready()`` waits until the page has what
+        it reads from the server. ``marked``: a page beside the game (page.js), whose
+        main region says ``data-lang`` once the server's texts are in the language
+        (the lobby has none of the server's words to read again)."""
         def show(lang: str) -> None:
-            self.page.goto(f"{self.server.url}{path}?lang={lang}")
-            expect(self.page.locator("html")).to_have_attribute("lang", lang)
+            if lang in switched:
+                switch(self.page, lang)
+            else:
+                self.page.goto(f"{self.server.url}{path}?lang={lang}")
+                expect(self.page.locator("html")).to_have_attribute("lang", lang)
+            if marked:  # the server's texts are in the language (read again on a switch)
+                expect(by_id(self.page, "screen")).to_have_attribute("data-lang", lang)
             ready()
         return show
 
@@ -337,16 +351,24 @@ def the_pages(tour: Tour, world: World, code: str) -> None:
         expect(by_id(page, "fair-check")).to_have_attribute("data-passed", "true")
         replay = by_id(page, "replay")
         expect(replay).to_have_attribute("data-loading", "false")
-        for step in range(1, 4):  # a few moves in: the events and hands of the moment
+        # a few moves in: the events and hands of the moment (a switch keeps the step)
+        while int(replay.get_attribute("data-step")) < 3:
+            step = int(replay.get_attribute("data-step"))
             by_id(page, "replay-forward").click()
-            expect(replay).to_have_attribute("data-step", str(step))
+            expect(replay).to_have_attribute("data-step", str(step + 1))
 
     tour.screen("match", tour.opening(f"/matches/{code}", match_ready))
 
-    def error_ready() -> None:
+    def no_player() -> None:
         expect(by_id(page, "page-error")).to_have_attribute("data-code", "not_found")
 
-    tour.screen("not-found", tour.opening("/players/nobody_here", error_ready))
+    tour.screen("player-unknown", tour.opening("/players/nobody_here", no_player))
+
+    def no_match() -> None:
+        expect(by_id(page, "verify-error")).to_have_attribute("data-code", "no_room")
+        expect(by_id(page, "replay-error")).to_have_attribute("data-code", "no_room")
+
+    tour.screen("match-unknown", tour.opening("/matches/NOSUCH", no_match))
 
 
 @pytest.mark.parametrize("device", list(DEVICES))
@@ -362,7 +384,7 @@ def test_every_screen_in_every_language_has_no_english_left(
         expect(by_id(page, "lobby-account")).to_have_attribute("data-guest", "true")
         expect(by_id(page, "lobby-level")).to_have_attribute("data-xp", "0")
 
-    tour.screen("lobby", tour.opening("/", lobby_ready))
+    tour.screen("lobby", tour.opening("/", lobby_ready, marked=False))
     invite_and_colour_picker(tour, mode)
     code = the_match(tour, mode)
     the_pages(tour, world, code)
