@@ -33,8 +33,13 @@ colour picker) are switched in place with the language switch. Each screen is re
 English first, and a text left English in another language is found as
 test_browser_i18n.py finds it (:func:`test_browser_i18n.untranslated`): a text shown in
 both that is not a name, code, number or card, or an English message of the catalogue
-shown as it is, unless that language's catalogue translates it to itself. Every
-problem of every screen is listed when the test fails, after all screenshots are made.
+shown as it is, unless that language's catalogue translates it to itself. Besides,
+a text shown in the language before (ru before ka, ka before da) and again now, that
+English did not show, is a word of that language left over (:func:`left_from`). Two
+kinds of text are names, not words: a team's partners, "Ada & Bot 3", and the key caps
+of the keyboard help (``<kbd>``: "Enter", "Esc", "1-4 / r y g b", printed so on the
+keys in every language). Every problem of every screen is listed when the test fails,
+after all screenshots are made.
 
 The cost is one server for the module: three accounts (programs with API tokens) play
 three short rated matches at the start, for a leaderboard and a rated profile to show;
@@ -64,7 +69,15 @@ from browser_server import ROOT, ServerProcess
 from browser_table import Player, any_on, my_turn, on, play_until, shot
 from playwright.sync_api import expect
 from test_browser_accounts import FAST_HASH, claim
-from test_browser_i18n import LANGS, SCRIPTS, switch, texts, translated, untranslated
+from test_browser_i18n import (
+    LANGS,
+    NOT_WORDS,
+    SCRIPTS,
+    switch,
+    texts,
+    translated,
+    untranslated,
+)
 from test_browser_phone import PHONE
 from test_browser_rewards import RATED_RULES, Account, age_accounts, make_account
 
@@ -155,18 +168,24 @@ class Tour:
 
     def screen(self, name: str, show: Callable[[str], None]) -> None:
         """Show screen ``name`` in English, then in each language (``show(lang)``);
-        photograph each and note what is left English."""
+        photograph each and note what is left English, or left in the language shown
+        before (a text of the server not read again after a switch)."""
         assert name in SCREENS, name
         show("en")
         english = texts(self.page)
         self.photo(name, "en")
+        before: tuple[str, dict[str, str]] | None = None
         for lang in LANGS:
             show(lang)
             seen = texts(self.page)
             where = f"{self.device} {name} in {lang}"
-            left = untranslated(english, seen, lang, self.names(seen, lang) | key_caps(self.page))
+            names = self.names(seen, lang) | key_caps(self.page)
+            left = untranslated(english, seen, lang, names)
+            if before is not None:
+                left += left_from(before, english, seen, names)
             if left:
                 self.problems[where] = left
+            before = (lang, seen)
             if lang in SCRIPTS and not any(SCRIPTS[lang].search(t) for t in seen):
                 self.problems.setdefault(where, []).append("(no text in its script)")
             if not seen.keys() & translated(lang):
@@ -214,6 +233,16 @@ class Tour:
         """The people's names in room ``code`` are names, not English."""
         self.allowed.update(s["name"] for s in self.server.get(f"/api/rooms/{code}")["seats"]
                             if s.get("kind") == "human" and s.get("name"))
+
+
+def left_from(before: tuple[str, dict[str, str]], english: dict[str, str],
+              seen: dict[str, str], names: set[str]) -> list[str]:
+    """Texts of the screen now that it showed in the language before (``before``: that
+    language and its texts) and not in English: words of that language left over."""
+    lang, earlier = before
+    kept = {t for t in earlier.keys() & seen.keys()
+            if t not in english and t not in names and not any(p.match(t) for p in NOT_WORDS)}
+    return sorted(f"{t!r} in {seen[t]} (left from {lang})" for t in kept)
 
 
 KEY_CAPS_JS = """
@@ -390,5 +419,5 @@ def test_every_screen_in_every_language_has_no_english_left(
     the_pages(tour, world, code)
 
     assert tuple(tour.shown) == SCREENS, tour.shown
-    assert not tour.problems, "strings left in English: " + "; ".join(
+    assert not tour.problems, "strings left in English (or another language): " + "; ".join(
         f"{where}: {left}" for where, left in tour.problems.items())
