@@ -62,6 +62,20 @@ export function language() {
   return current;
 }
 
+// A moment (seconds since the epoch) as `lang` writes a date and a time. A browser
+// without that language's formats (Debian's Chromium has none for Georgian, and writes
+// English instead: "Dec 3, 2026, 6:30 PM") gets the numbers alone, which read the same
+// in every language: "03.12.2026, 18:30". `intl`: the Intl to ask (a test's stand-in).
+export function dateTimeText(seconds, lang, intl = Intl) {
+  const date = new Date(seconds * 1000);
+  if (intl.DateTimeFormat.supportedLocalesOf([lang]).length) {
+    return new intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(date);
+  }
+  const two = (n) => String(n).padStart(2, "0");
+  return two(date.getDate()) + "." + two(date.getMonth() + 1) + "." + date.getFullYear()
+    + ", " + two(date.getHours()) + ":" + two(date.getMinutes());
+}
+
 export function pickLanguage() {
   const asked = new URLSearchParams(location.search).get("lang");
   if (asked && LANGS.includes(asked)) return asked;

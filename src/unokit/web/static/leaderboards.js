@@ -164,7 +164,8 @@ function view() {
 
 async function start() {
   Object.assign(B, fromQuery(location.search));
-  await startPage("leaderboards", view);
+  // after a language switch: an error of the server (its words) read again
+  await startPage("leaderboards", view, () => (B.error ? load({ around: B.error.around }) : null));
   B.me = await ensureGuest(); // the player, to mark their line (and for "Around me")
   await load();
 }

@@ -4,7 +4,7 @@ import { BASE, h } from "./dom.js";
 import { _, ngettext, pgettext } from "./i18n.js";
 import { api } from "./net.js";
 import { checkName } from "./describe.js";
-import { loadReplay, replayKeys, replayView, seatLabel, setBots } from "./replay.js";
+import { loadReplay, relocalizeReplay, replayKeys, replayView, seatLabel, setBots } from "./replay.js";
 import { localPath, notice, redraw, startPage } from "./page.js";
 
 const M = { code: null, verify: null, verifyError: null, record: null };
@@ -84,5 +84,19 @@ async function load() {
   await loadReplay(M.code, "all", redraw);
 }
 
+// After a language switch: the server's words again (an error, a failed check's reason).
+async function relocalize() {
+  if (M.code && (M.verifyError || (M.verify && !M.verify.passed))) {
+    try {
+      M.verify = await api("/api/rooms/" + encodeURIComponent(M.code) + "/verify");
+      M.verifyError = null;
+    } catch (err) {
+      M.verify = null;
+      M.verifyError = err;
+    }
+  }
+  await relocalizeReplay();
+}
+
 document.addEventListener("keydown", (ev) => { if (replayKeys(ev)) ev.preventDefault(); });
-startPage("match", view).then(load);
+startPage("match", view, relocalize).then(load);

@@ -123,7 +123,14 @@ function view() {
     P.own ? accountPanel(p, reloadAll) : null);
 }
 
-startPage("profile", view).then(load).then(() => {
+// After a language switch: the challenges' titles and the shop's names (the server
+// writes them in the page's language), and an error of the server, again.
+async function relocalize() {
+  if (P.error) await load();
+  if (P.own && P.profile) await loadRewards();
+}
+
+startPage("profile", view, relocalize).then(load).then(() => {
   if (!P.own || !P.profile) return null;
   return loadRewards().then(() => {
     // a link to /me#challenges: the panel is drawn only now

@@ -35,6 +35,11 @@ export async function loadReplay(code, view, redraw) {
   redraw();
 }
 
+// After a language switch: an error the server wrote, read again in the new language.
+export async function relocalizeReplay() {
+  if (R.error && R.code) await loadReplay(R.code, R.view, R.redraw);
+}
+
 function go(step) {
   if (!R.data) return;
   R.step = Math.max(0, Math.min(R.data.steps.length - 1, step));
