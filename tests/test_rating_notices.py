@@ -20,6 +20,7 @@ from room_kit import Table
 from test_farming_store import RULES, accounts, choose, stored_match
 from test_server_accounts import Browser, settings
 from test_server_xp import seated
+from unokit.client.standing import Standing, standing_lines
 from unokit.engine.actions import format_action
 from unokit.engine.phases import MATCH_OVER
 from unokit.i18n import localize
@@ -151,3 +152,17 @@ async def test_api_me_tells_the_player_and_a_profile_tells_nobody(database_url: 
         public = (await bea.call("GET", "/api/players/Ann")).json()
         assert [m["code"] for m in public["matches"]] == ["F2", "F1"]
         assert all("rating_notice" not in m for m in public["matches"])
+
+
+async def test_the_terminal_standing_says_why_the_last_match_did_not_count() -> None:
+    me = {"id": 1, "username": "Ann", "xp": 10, "level": 1, "next_level_xp": 100,
+          "rating": {"rating": 1500, "change": 0, "provisional": True}, "coins": 0,
+          "matches": [{"code": "F2", "rating_notice": RatingNotice(
+              "voided", ("repeat_deal",)).as_dict("en")}]}
+    lines = standing_lines(Standing(me, {"entries": []}, False))
+    assert lines[2] == ("Last match F2: This match did not count for your rating. You "
+                        "had played this same deal before.")
+    counted = standing_lines(Standing({**me, "matches": [{"code": "F1",
+                                                          "rating_notice": None}]},
+                                      {"entries": []}, False))
+    assert not any("Last match" in line for line in counted)
