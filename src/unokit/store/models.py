@@ -101,9 +101,10 @@ class SeatRow(Base):
     """Who holds the seat: a number that grows each time someone new takes it (a player
     joins, a bot is seated), so that answers kept for one holder are never given to the
     next (revision 0004)."""
-    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     """The player (:class:`PlayerRow`) who holds a person's seat; ``None`` for a bot, an
-    empty seat, or a person who came without a session (revision 0008)."""
+    empty seat, or a person who came without a session (revision 0008; indexed since
+    revision 0013, for a deletion to find a player's seats)."""
 
 
 class ActionRow(Base):

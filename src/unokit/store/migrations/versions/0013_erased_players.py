@@ -5,8 +5,9 @@ A deleted player's rows in ``rating_results`` and ``match_play_seats`` are kept 
 full re-rate replays them) but get ``-id`` of a new ``erased_players`` row in place of
 the player's id; the digest of their address group (and their account's age) is
 cleared where no other participant of the same match shares it; ``seats`` and
-``seatings`` forget them (``player_id`` null). See ``unokit.store.erasure``: this
-revision does the same for every player deleted before it.
+``seatings`` forget them (``player_id`` null; ``seats.player_id`` gets an index, for a
+deletion to find them). See ``unokit.store.erasure``: this revision does the same for
+every player deleted before it.
 
 Revision ID: 0013
 Revises: 0012
@@ -33,6 +34,7 @@ def upgrade() -> None:
         sa.Column("erased_at", sa.Float(), nullable=False),
         sqlite_autoincrement=True,
     )
+    op.create_index("ix_seats_player_id", "seats", ["player_id"])
     bind = op.get_bind()
     gone = sorted({int(p) for p in bind.execute(sa.text(
         "SELECT player_id FROM rating_results WHERE player_id > 0 AND player_id NOT IN "
@@ -61,6 +63,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Drop the table erased_players (the history keeps the numbers that stand for
-    deleted players: they name nobody)."""
+    """Drop the table erased_players and the index of the seats' players (the history
+    keeps the numbers that stand for deleted players: they name nobody)."""
+    op.drop_index("ix_seats_player_id", table_name="seats")
     op.drop_table("erased_players")
