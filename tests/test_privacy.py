@@ -8,15 +8,20 @@ it (see :mod:`unokit.store.erasure`)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Column, Connection, inspect, select, text
+from typer.testing import CliRunner
 
 from store_kit import migrate_to, new_room
 from test_challenges import T0, completed
 from test_farming_store import accounts, stored_match
+from unokit.cli import app as cli
+from unokit.server import ops_command
 from unokit.store import SeatData, Store, coins
 from unokit.store import accounts as A
 from unokit.store import boards as B
@@ -266,3 +271,19 @@ async def test_revision_0013_erases_the_players_deleted_before_it(
             assert "erased_players" not in inspect(connection).get_table_names()
     finally:
         engine.dispose()
+
+
+async def test_operators_see_a_deleted_player_as_nobody(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    page = {"matches": [{"seq": 3, "code": "AB2", "match": 7, "ended_at": 1.0, "seats": [
+        {"seat": 0, "player": None, "name": None, "bot": None, "place": 1,
+         "reasons": ["thrown"]},
+        {"seat": 1, "player": 2, "name": "Bea", "bot": None, "place": 2,
+         "reasons": ["thrown"]}]}], "before": None}
+    monkeypatch.setattr(ops_command, "call", lambda *args, **kwargs: page)
+    token = tmp_path / "token"
+    token.write_text("t" * 32)
+    result = await asyncio.to_thread(CliRunner().invoke, cli, [
+        "admin", "flagged", "--server", "http://x", "--token-file", str(token)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "3  AB2  0:- #1 (thrown), 1:Bea #2 (thrown)"
