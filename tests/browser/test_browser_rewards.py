@@ -1,6 +1,8 @@
 """The whole path of rewards in the browser (issue 24, item 9): a guest plays a match
 against a bot (unrated: the match end says so), claims an account, finds the match in
-their history and steps through its replay; then plays three rated matches against two
+their history and steps through its replay; plays a rated match that the anti-farming
+checks void (new accounts of one address group: the match end and the history say so,
+in words); then plays three rated matches against two
 other accounts (programs with API tokens: a rated match needs every person to be an
 account), sees each one's rating and change at the match end, and their XP, level and
 rating (provisional first, then settled) in the lobby; finds themselves on the
@@ -19,6 +21,7 @@ challenges pay: the test adds a gift line to the coin ledger in the server's dat
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from collections.abc import Callable
@@ -167,8 +170,20 @@ def test_a_guest_plays_claims_climbs_the_leaderboard_and_spends_coins(
     by_id(page, "history-match", code=first).locator("a").click()
     replay_flow(page, first)
 
-    # three rated matches against two other people
+    # a rated match while the accounts are new, all from 127.0.0.1: the anti-farming
+    # check fresh_account voids it, and the match end says so, in words
     bea, cyd = make_account(server, "Bea"), make_account(server, "Cyd")
+    voided = rated_match(page, server, [bea, cyd])
+    expect(by_id(page, "match-rating")).to_have_attribute("data-rated", "false")
+    told = by_id(page, "match-rating-notice")
+    expect(told).to_have_attribute("data-kind", "voided")
+    expect(told).to_have_attribute("data-reasons", re.compile(r"(^|,)fresh_account(,|$)"))
+    expect(told).to_contain_text(said("en", "This match did not count for your rating."))
+    expect(told).to_contain_text(said("en", "A new account and a player on the same "
+                                            "network do not rate each other at first."))
+    assert me(page)["rating"]["matches"] == 0
+
+    # three rated matches against two other people
     age_accounts(server, [me(page)["id"], bea.id, cyd.id], days=30)
     page.goto(server.url + "/")
     expect(by_id(page, "lobby-rating")).to_have_attribute("data-rating", "1500")
@@ -227,8 +242,14 @@ def test_a_guest_plays_claims_climbs_the_leaderboard_and_spends_coins(
     by_id(page, "board-entry", player="Bea").locator("a").click()
     expect(by_id(page, "profile")).to_have_attribute("data-username", "Bea")
 
-    # a challenge completed (3 matches today), claimed once, in Russian
+    # a challenge completed (3 matches today), claimed once, in Russian; the history
+    # tells which match did not count
     page.goto(server.url + "/me?lang=ru#challenges")
+    told = by_id(page, "history-match", code=voided).locator(
+        '[data-testid="history-rating-notice"]')
+    expect(told).to_have_attribute("data-kind", "voided")
+    expect(told).to_contain_text(said("ru", "This match did not count for your rating."))
+    expect(by_id(page, "history-rating-notice")).to_have_count(1)  # the others counted
     played = page.locator('[data-testid="challenge"][data-id="daily.play_3"]').first
     expect(played).to_have_attribute("data-claimable", "true")
     expect(played.locator("b").first).to_have_text(localize("ru", "Play 3 matches"))

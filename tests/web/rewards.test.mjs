@@ -3,7 +3,7 @@
 // stand-in element here) or taken off again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { signed, timeLeft } from "../../src/unokit/web/static/standing.js";
+import { noticeText, signed, timeLeft } from "../../src/unokit/web/static/standing.js";
 import { applyCosmetics } from "../../src/unokit/web/static/cosmetics.js";
 
 
@@ -50,4 +50,18 @@ test("the chosen cosmetics become variables, classes and data on the root", () =
   assert.equal(root.vars.size, 0);
   assert.equal(root.classes.size, 0);
   assert.deepEqual(root.dataset, {});
+});
+
+test("why a match did not count for the rating, in words, for every check", () => {
+  assert.equal(noticeText(null), "");
+  assert.equal(noticeText({ kind: "voided", reasons: ["repeat_deal"] }),
+    "This match did not count for your rating. You had played this same deal before.");
+  for (const reason of ["thrown", "thrown_pattern", "sitting", "repeat_deal", "fresh_account", "lopsided_pair"]) {
+    const text = noticeText({ kind: "voided", reasons: [reason] });
+    assert.ok(text.length > "This match did not count for your rating.".length + 10, reason);
+    assert.doesNotMatch(text, /\d/);  // no threshold in the words
+  }
+  assert.match(noticeText({ kind: "partial", reasons: [] }), /only against the other players/);
+  assert.match(noticeText({ kind: "none_counted" }), /anyone's rating/);
+  assert.equal(noticeText({ kind: "unknown", reasons: ["nonsense"] }), "");
 });

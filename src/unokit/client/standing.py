@@ -92,7 +92,8 @@ def _kind_name(kind: str) -> str:
 
 def standing_lines(standing: Standing) -> list[str]:
     """The standing in words, one line each (the board's lines with ``>`` at the
-    player's)."""
+    player's; when the player's last match did not count for their rating, or counted
+    in part, why, in the server's words)."""
     me = standing.me
     name = me.get("username") or _("Guest {n}", n=me.get("id", "?"))
     xp, level = int(me.get("xp", 0)), int(me.get("level", 1))
@@ -107,6 +108,11 @@ def standing_lines(standing: Standing) -> list[str]:
         shown = f"{rating['rating']} ({'+' if change > 0 else ''}{change})"
         lines.append(_("Rating: {rating}, provisional", rating=shown)
                      if rating.get("provisional") else _("Rating: {rating}", rating=shown))
+    last = (me.get("matches") or [{}])[0]
+    notice = last.get("rating_notice") if isinstance(last, dict) else None
+    if isinstance(notice, dict) and notice.get("text"):  # the server's words
+        lines.append(_("Last match {code}: {notice}", code=last.get("code", "?"),
+                       notice=notice["text"]))
     lines.append(_("Coins: {n}", n=me.get("coins", 0)))
     ranks = me.get("ranks") or {}
     now = [f"{_kind_name(k)} {ranks[k]}" for k in KINDS if ranks.get(k)]

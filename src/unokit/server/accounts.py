@@ -56,6 +56,7 @@ from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
 from unokit.store import accounts as stored
 from unokit.store.coins import wallet
+from unokit.store.rating_notices import match_notices
 from unokit.store.ratings import profile_rating
 from unokit.store.xp import PAGE, Cursor, recent_matches
 
@@ -271,11 +272,21 @@ async def make_guest(request: Request) -> Response:
 
 
 async def me(request: Request) -> Response:
-    """The player of the session cookie or API token, with a page of its matches, its
-    coins and cosmetics."""
+    """The player of the session cookie or API token, with a page of its matches (each
+    with its ``rating_notice``: why it did not count, or counted in part, for the
+    player's rating, in the request's language; ``None``: in full, or unrated), its
+    coins and cosmetics. A public profile has no notices."""
     who = await _who(request, tokens=True)
     held = await wallet(_store(request), who.player.id)
-    return _json({**await _profile(request, who.player), **held.json()})
+    found = await _profile(request, who.player)
+    ids = [m["match"] for m in found["matches"]]
+    notices = await _store(request).run(
+        lambda connection: match_notices(connection, who.player.id, ids))
+    lang = pick_language(request.headers.get("accept-language"))
+    for match in found["matches"]:
+        notice = notices.get(match["match"])
+        match["rating_notice"] = None if notice is None else notice.as_dict(lang)
+    return _json({**found, **held.json()})
 
 
 async def profile(request: Request) -> Response:

@@ -204,7 +204,7 @@ def flagged_command(before: Annotated[int | None, typer.Option(
     answer = call(server, _token(token_file), "GET", f"/admin/flagged{query}")
     for match in answer["matches"]:
         seats = ", ".join(
-            f"{s['seat']}:{s['name'] or s['bot'] or s['player']} #{s['place']}"
+            f"{s['seat']}:{s['name'] or s['bot'] or s['player'] or '-'} #{s['place']}"
             + (f" ({'+'.join(s['reasons'])})" if s["reasons"] else "")
             for s in match["seats"])
         typer.echo(f"{match['seq']}  {match['code'] or match['match']}  {seats}")

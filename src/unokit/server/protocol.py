@@ -337,6 +337,17 @@ class SeatRatingMsg(msgspec.Struct, frozen=True):
     provisional: bool
 
 
+class RatingNoticeMsg(msgspec.Struct, frozen=True):
+    """Why a rated match did not count for the viewer's own rating, or counted only in
+    part: ``kind`` ``voided`` (the anti-farming checks voided it, for ``reasons``),
+    ``none_counted`` (they voided others, and too few were left to rate anyone) or
+    ``partial`` (they voided others: rated over the rest). See
+    :mod:`unokit.store.rating_notices` for the words."""
+
+    kind: str
+    reasons: list[str] = []
+
+
 class Reveal(_Server, tag="reveal"):
     """The match is over: the server seed behind the commitment, and the match seed."""
 
@@ -345,6 +356,9 @@ class Reveal(_Server, tag="reveal"):
     contributions: dict[str, str]
     ratings: dict[str, SeatRatingMsg] = {}
     """The rated seats' new ratings, by seat number (empty: the match was not rated)."""
+    notice: RatingNoticeMsg | None = None
+    """To the connections of its own seat only: why the match did not count for that
+    seat's rating (or counted in part); none: it counted in full, or was not rated."""
 
 
 ByeCode = Literal["restarting", "moved", "unavailable", "flood", "kicked", "left",

@@ -370,7 +370,7 @@ class Room(Rematch, Talk, Pacing, Presence):
             if self.pause_due is not None:
                 conn.deliver(self._countdown_message())
         if self.status in ENDED:
-            conn.deliver(self._reveal_message())
+            conn.deliver(self._reveal_message(viewer))
         self._send_recent_chat(conn)
         if viewer == SPECTATORS:
             self._presence_changed()
@@ -638,8 +638,7 @@ class Room(Rematch, Talk, Pacing, Presence):
         self.status = "finished"
         self.finished_at = self.clock.monotonic()
         self.timer_due = self.bot_due = self.pause_due = None
-        data = self._reveal_message()
-        self.fanout.publish(self.code, {v: data for v in self.fanout.viewers(self.code)})
+        self.fanout.publish(self.code, self._reveal_messages())
         self._broadcast_room()
 
     async def _unload_if_idle(self) -> None:

@@ -348,10 +348,21 @@ class RoomBase:
             game, driver, events, viewers, self._legal, ack_viewer=mine, ack=answer))
         return mine is not None
 
-    def _reveal_message(self) -> bytes:
+    def _reveal_message(self, viewer: int = SPECTATORS) -> bytes:
+        """The reveal as ``viewer`` gets it: every seat's rating that moved, and the
+        viewer's own seat's notice (never another seat's)."""
+        own = self.ratings.get(viewer) if viewer >= 0 else None
+        notice = (None if own is None or own.notice is None else
+                  P.RatingNoticeMsg(own.notice.kind, list(own.notice.reasons)))
         return P.encode(P.Reveal(server_seed=self.server_seed, seed=str(self.seed),
                                  contributions={str(k): v for k, v in
                                                 sorted(self.contributions.items())},
                                  ratings={str(seat): P.SeatRatingMsg(
                                      r.rating, r.change, r.provisional)
-                                     for seat, r in sorted(self.ratings.items())}))
+                                     for seat, r in sorted(self.ratings.items())
+                                     if r.counted},
+                                 notice=notice))
+
+    def _reveal_messages(self) -> dict[int, bytes]:
+        """The reveal for every viewer of the room (:meth:`_reveal_message`)."""
+        return {v: self._reveal_message(v) for v in self.fanout.viewers(self.code)}

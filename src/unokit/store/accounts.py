@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, insert, select, update
 
-from unokit.store import boards, challenges
+from unokit.store import challenges, erasure
 from unokit.store.leases import StoreError
 from unokit.store.lifecycle import in_batches
 from unokit.store.models import (
@@ -300,15 +300,17 @@ async def change_password(store: Store, player_id: int, hashed: str, session: st
 
 async def delete_player(store: Store, player_id: int) -> None:
     """Delete a player and everything that is theirs: sessions, API tokens, matches,
-    XP lines, challenge progress and rewards, coins and cosmetics. The rooms'
-    records keep the number of the seat's player, which names nobody any more (ids are
-    never reused)."""
-    await store.run(lambda connection: _delete_players(connection, [player_id]))
+    XP lines, challenge progress and rewards, coins and cosmetics, rating and
+    leaderboard places. The rooms' records forget them (the seat's player becomes
+    null), and the rating and anti-farming history that other players' ratings rest on
+    keeps their matches under a number that names nobody (:mod:`unokit.store.erasure`)."""
+    now = store.clock()
+    await store.run(lambda connection: _delete_players(connection, [player_id], now))
 
 
-def _delete_players(connection: Connection, ids: list[int]) -> None:
+def _delete_players(connection: Connection, ids: list[int], now: float) -> None:
     """Delete the players ``ids`` and every row of theirs, children first."""
-    boards.drop_everywhere(connection, ids)
+    erasure.erase(connection, ids, now)
     for table in (SESSIONS, TOKENS, XP_LINES, PLAYER_MATCHES, *challenges.TABLES):
         connection.execute(delete(table).where(table.c.player_id.in_(ids)))
     connection.execute(delete(PLAYERS).where(PLAYERS.c.id.in_(ids)))
@@ -318,12 +320,14 @@ async def delete_lost_guests(store: Store, seen_before: float, *, batch: int = 1
     """Delete the guests last seen before ``seen_before`` (whose sessions have all run
     out, so that nobody can ever be them again), with everything of theirs, at most
     ``batch`` per transaction; how many."""
+    now = store.clock()
+
     def write(connection: Connection) -> int:
         ids = list(connection.execute(select(PLAYERS.c.id).where(
             PLAYERS.c.username_key.is_(None), PLAYERS.c.seen_at < seen_before)
             .order_by(PLAYERS.c.id).limit(batch)).scalars())
         if ids:
-            _delete_players(connection, ids)
+            _delete_players(connection, ids, now)
         return len(ids)
     return await in_batches(store, write, batch)
 
@@ -402,7 +406,9 @@ async def export(store: Store, player_id: int) -> dict[str, Any]:
     """Everything stored of ``player_id``, as JSON-ready data: the player (without the
     password hash), its sessions (without their ids), its API tokens (without the
     tokens), its matches and its XP lines, its challenge progress and rewards, its coins
-    (with their lines) and cosmetics. ``{}``: no such player."""
+    (with their lines) and cosmetics, its rating, rated matches, the anti-farming
+    checks' record of its matches, the seats it held and its leaderboard places
+    (:func:`unokit.store.erasure.export_rows`). ``{}``: no such player."""
     def read(connection: Connection) -> dict[str, Any]:
         row = connection.execute(select(*_PLAYER_COLUMNS).where(
             PLAYERS.c.id == player_id)).first()
@@ -430,5 +436,6 @@ async def export(store: Store, player_id: int) -> dict[str, Any]:
                            "guest": player.guest, "created_at": player.created_at,
                            "claimed_at": player.claimed_at, "xp": player.xp},
                 "sessions": sessions, "api_tokens": tokens, "matches": matches,
-                "xp_lines": lines, **challenges.export_rows(connection, player_id)}
+                "xp_lines": lines, **challenges.export_rows(connection, player_id),
+                **erasure.export_rows(connection, player_id)}
     return await store.run(read)

@@ -14,7 +14,7 @@ prepared statements, the statement timeout set per transaction).
 >>> current_revision(engine) == HEAD
 True
 >>> schema_state(engine)
-('current', '0012')
+('current', '0013')
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0012"
+HEAD = "0013"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 

@@ -38,6 +38,7 @@ from sqlalchemy import Connection, Table, insert, select
 
 from unokit.engine.actions import parse_action
 from unokit.engine.rules import Rules
+from unokit.store.erasure import is_erased
 from unokit.store.farming import (
     DAY,
     MARK_SEAT,
@@ -120,6 +121,11 @@ def participants_of(connection: Connection, room_id: int, facts: MatchFacts,
     people = sorted({s.player_id for s in finals if s.kind == "human"
                      and s.player_id is not None} | set(leavers))
     accounts = _accounts(connection, people, ended_at)
+    if len(accounts) < len(people):  # deleted during the match: a person who is nobody
+        finals = [s._replace(player_id=None)
+                  if s.player_id is not None and s.player_id not in accounts else s
+                  for s in finals]
+        leavers = [p for p in leavers if p in accounts]
     last = max(facts.places) + 1 if facts.places else 0
 
     def person(seat: int, player: int | None, team: int, rank: int, left: bool,
@@ -147,11 +153,13 @@ def participants_of(connection: Connection, room_id: int, facts: MatchFacts,
 
 def _accounts(connection: Connection, players: Sequence[int],
               ended_at: float) -> dict[int, tuple[str, float, int]]:
-    """Each player's (address group digest, account age in days, rated matches)."""
+    """Each player's (address group digest, account age in days, rated matches); a
+    player deleted since is left out."""
     if not players:
         return {}
     created = {row.id: row.created_at for row in connection.execute(
         select(PLAYERS.c.id, PLAYERS.c.created_at).where(PLAYERS.c.id.in_(players)))}
+    players = [p for p in players if p in created]
     matches = {row.player_id: row.matches for row in connection.execute(
         select(RATINGS.c.player_id, RATINGS.c.matches).where(
             RATINGS.c.player_id.in_(players)))}
@@ -323,7 +331,9 @@ def flagged_matches(connection: Connection, before: int | None = None,
             .where(PLAY_SEATS.c.match_id.in_(sorted(seats)))
             .order_by(PLAY_SEATS.c.match_id, PLAY_SEATS.c.slot)):
         seats[seat.match_id].append({
-            "seat": seat.seat, "player": seat.player_id, "name": seat.username,
+            "seat": seat.seat,
+            "player": None if is_erased(seat.player_id) else seat.player_id,
+            "name": seat.username,
             "bot": seat.bot or None, "place": seat.rank + 1,
             "reasons": seat.reasons.split(",") if seat.reasons else []})
     out = [{"match": row.match_id, "code": row.code, "ended_at": row.ended_at,

@@ -6,7 +6,9 @@ seat of a match (its seatings) and the XP each match gave (revision 0008); the
 players' challenge progress and rewards, their coins and cosmetics (revision 0009); the
 ratings, every rated match's entrants and the leaderboards (revision 0010); every
 finished match's play statistics and the anti-farming checks' verdict (revision 0011);
-the turn clocks of rooms handed over by a process that stopped (revision 0012).
+the turn clocks of rooms handed over by a process that stopped (revision 0012); the
+numbers that stand for deleted players in the rating and anti-farming history
+(revision 0013).
 
 Everything a room needs to come back after a restart is here: its rule set, its seats,
 and every action of its match in order, so that ``(rules, seed, actions)`` rebuilds the
@@ -16,9 +18,9 @@ checks that the migrated schema and these models agree.
 >>> sorted(Base.metadata.tables)  # doctest: +NORMALIZE_WHITESPACE
 ['actions', 'answers', 'api_tokens', 'bans', 'board_counts', 'board_entries',
  'challenge_progress', 'challenge_rewards', 'chat', 'coin_lines', 'contributions',
- 'cosmetic_choices', 'cosmetics_owned', 'match_play', 'match_play_seats', 'player_matches',
- 'players', 'rating_results', 'ratings', 'room_leases', 'rooms', 'seatings', 'seats',
- 'sessions', 'turn_clocks', 'wallets', 'xp_lines']
+ 'cosmetic_choices', 'cosmetics_owned', 'erased_players', 'match_play', 'match_play_seats',
+ 'player_matches', 'players', 'rating_results', 'ratings', 'room_leases', 'rooms',
+ 'seatings', 'seats', 'sessions', 'turn_clocks', 'wallets', 'xp_lines']
 """
 
 from __future__ import annotations
@@ -99,9 +101,10 @@ class SeatRow(Base):
     """Who holds the seat: a number that grows each time someone new takes it (a player
     joins, a bot is seated), so that answers kept for one holder are never given to the
     next (revision 0004)."""
-    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     """The player (:class:`PlayerRow`) who holds a person's seat; ``None`` for a bot, an
-    empty seat, or a person who came without a session (revision 0008)."""
+    empty seat, or a person who came without a session (revision 0008; indexed since
+    revision 0013, for a deletion to find a player's seats)."""
 
 
 class ActionRow(Base):
@@ -443,7 +446,9 @@ class RatingRow(Base):
 class RatingResultRow(Base):
     """One entrant of a rated match: the player (or the bot), their team and place, and
     their rating before and after (revision 0010). Rows are kept when a player or the
-    room is deleted: the full re-rate replays them all."""
+    room is deleted: the full re-rate replays them all. A deleted player's rows name
+    them no more: their ``player_id`` becomes the negative number of an
+    :class:`ErasedPlayerRow` (see :mod:`unokit.store.erasure`)."""
 
     __tablename__ = "rating_results"
     __table_args__ = (Index("ix_rating_results_player", "player_id", "ended_at"),)
@@ -497,7 +502,8 @@ class MatchPlayRow(Base):
     """A finished match as the anti-farming checks read it (revision 0011; see
     :mod:`unokit.store.match_play`): ``seq`` numbers the matches in the order they were
     judged (each after every match of its players committed before it), which the
-    re-rate follows. Kept when the room or a player is deleted, like the entrants."""
+    re-rate follows. Kept when the room or a player is deleted, like the entrants (a
+    deleted player's :class:`MatchPlaySeatRow` rows then name nobody)."""
 
     __tablename__ = "match_play"
     __table_args__ = (Index("ix_match_play_flagged", "flagged", "seq"),
@@ -542,6 +548,20 @@ class MatchPlaySeatRow(Base):
     rated_matches: Mapped[int] = mapped_column(Integer)
     reasons: Mapped[str] = mapped_column(String(120))
     """The checks that voided this participant's rating, comma-separated."""
+
+
+class ErasedPlayerRow(Base):
+    """A deleted player who had a place in the rating or anti-farming history
+    (revision 0013): ``-id`` stands for them in ``rating_results`` and
+    ``match_play_seats``, so that the full re-rate still finds every match and every
+    verdict while no row names the player (:mod:`unokit.store.erasure`). Nothing links
+    the number to the player's id; ids are never reused."""
+
+    __tablename__ = "erased_players"
+    __table_args__ = {"sqlite_autoincrement": True}  # noqa: RUF012 (SQLAlchemy's)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    erased_at: Mapped[float] = mapped_column(Float)
 
 
 class TurnClockRow(Base):

@@ -43,6 +43,7 @@ from unokit.store.models import (
     SeatRow,
 )
 from unokit.store.rating_model import MU, SIGMA, Entrant, display, rate
+from unokit.store.rating_notices import RatingNotice, notice_for
 from unokit.store.seatings import SEATINGS, MatchFacts, PlayerResult, read_record
 
 if TYPE_CHECKING:
@@ -65,6 +66,15 @@ class SeatRating:
     change: int
     """How it moved in this match."""
     provisional: bool
+    notice: RatingNotice | None = None
+    """Why the match did not count for this seat's rating, or counted only in part
+    (:mod:`unokit.store.rating_notices`; ``None``: it counted in full). A seat whose
+    rating did not move shows its rating as it stands, with a change of 0."""
+
+    @property
+    def counted(self) -> bool:
+        """Whether the seat's rating moved in this match."""
+        return self.notice is None or self.notice.counted
 
 
 @dataclass
@@ -99,7 +109,8 @@ def write_ratings(connection: Connection, room_id: int, facts: MatchFacts,
     of its actions, else the record is replayed here), run the anti-farming checks if it
     is rated, rate the participants they leave alone, store the entrants and the
     players' new ratings, and bring the leaderboards of every player of the match up
-    to date. The rated players' new ratings, by seat."""
+    to date. The rated players' new ratings, by seat, and the seats of a rated match
+    whose rating the checks kept from moving, each with its :attr:`SeatRating.notice`."""
     actions, seatings = read_record(connection, room_id)
     if marks is None or len(marks) != len(actions):
         marks = match_play.replayed_marks(connection, room_id, strict=False)
@@ -152,8 +163,30 @@ def write_ratings(connection: Connection, room_id: int, facts: MatchFacts,
                                          sigma >= policy.provisional_sigma)
         if rows:
             connection.execute(insert(RESULTS), rows)
+        if reasons:
+            _tell(shown, parts, reasons, bool(found), held, policy)
     boards.refresh(connection, sorted(results), ended_at, policy)
     return shown
+
+
+def _tell(shown: dict[int, SeatRating], parts: Sequence[farming.Participant],
+          reasons: Mapping[int, Sequence[str]], rated_any: bool, held: Mapping[int, Any],
+          policy: boards.Policy) -> None:
+    """Give each seat of a flagged match its notice (:mod:`unokit.store.rating_notices`):
+    a rated seat that the rest were rated without, and a seat whose rating did not
+    move (shown as it stands)."""
+    for seat, rating in list(shown.items()):
+        shown[seat] = dataclasses.replace(rating, notice=notice_for((), True, rated_any))
+    for index, part in enumerate(parts):
+        if part.player is None or part.bot or part.left or part.seat in shown:
+            continue
+        notice = notice_for(reasons.get(index, ()), True, rated_any)
+        if notice is None:
+            continue
+        mu, sigma = ((held[part.player].mu, held[part.player].sigma)
+                     if part.player in held else (MU, SIGMA))
+        shown[part.seat] = SeatRating(part.player, display(mu), 0,
+                                      sigma >= policy.provisional_sigma, notice)
 
 
 # ---------------------------------------------------------------- the re-rate

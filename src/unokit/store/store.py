@@ -62,7 +62,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from unokit.store import boards, challenges, leases, ratings, seatings
+from unokit.store import boards, challenges, erasure, leases, ratings, seatings
 from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
 from unokit.store.models import (
@@ -591,12 +591,13 @@ class Store:
         ``drop_contributions`` are removed with them (a seat left before the match)."""
         def write(connection: Connection) -> None:
             self._fence(connection, room_id)
-            for seat in seats:
+            known = erasure.known_players(connection, seats)  # none deleted meanwhile
+            for seat in known:
                 values = seat._asdict()
                 del values["seat"]
                 connection.execute(update(SEATS).where(
                     SEATS.c.room_id == room_id, SEATS.c.seat == seat.seat).values(values))
-            seatings.note_seats(connection, room_id, seats)
+            seatings.note_seats(connection, room_id, known)
             if drop_contributions:
                 connection.execute(delete(CONTRIBUTIONS).where(
                     CONTRIBUTIONS.c.room_id == room_id,

@@ -7,7 +7,7 @@ import { api } from "./net.js";
 import { accountError, accountPanel, ensureGuest } from "./account.js";
 import { levelBlock, lineItems, xpText } from "./xp.js";
 import { localPath, notice, redraw, startPage, when } from "./page.js";
-import { ratingFact } from "./standing.js";
+import { ratingFact, ratingNotice } from "./standing.js";
 import { challengesPanel, loadRewards, rewardsStatus, shopPanel } from "./rewards.js";
 
 const PAGE = 10;
@@ -85,7 +85,8 @@ function matchItem(match) {
       h("span", { class: "muted" }, when(match.ended_at)),
       h("span", { class: "tag result-" + outcome(match) }, result(match)),
       h("b", { class: "history-xp" }, "+" + xpText(match.xp))),
-    match.left ? null : h("ul", { class: "xp-lines small-text" }, lineItems(match.lines)));
+    match.left ? null : h("ul", { class: "xp-lines small-text" }, lineItems(match.lines)),
+    ratingNotice(match.rating_notice, "history-rating-notice"));
 }
 
 // After a login, a logout or a claim: the player, their challenges and their shop.

@@ -61,18 +61,63 @@ export function standingFacts(player) {
   ];
 }
 
+// Why a rated match did not count for the player's rating, or counted only in part
+// (the reveal's `notice`, a match of /api/me's `rating_notice`), in words: the kind,
+// then each of the anti-farming checks that voided the player's own rating. The words
+// say nothing of another player and nothing of the checks' thresholds.
+function noticeKind(kind) {
+  switch (kind) {
+    case "voided": return _("This match did not count for your rating.");
+    case "none_counted": return _("This match did not count for anyone's rating: too few results at the table counted.");
+    case "partial": return _("Some results at this table did not count: your rating moved only against the other players.");
+    default: return "";
+  }
+}
+
+function noticeReason(reason) {
+  switch (reason) {
+    case "thrown": return _("The play at the table looked like a match lost on purpose.");
+    case "thrown_pattern": return _("Your recent opponents often drew instead of playing a card they had.");
+    case "sitting": return _("Most of your moves were played for you (turn timeouts or autoplay).");
+    case "repeat_deal": return _("You had played this same deal before.");
+    case "fresh_account": return _("A new account and a player on the same network do not rate each other at first.");
+    case "lopsided_pair": return _("You have met one opponent often lately, nearly always with the same winner.");
+    default: return "";
+  }
+}
+
+export function noticeText(notice) {
+  if (!notice) return "";
+  return [noticeKind(notice.kind), ...(notice.reasons || []).map(noticeReason)]
+    .filter(Boolean).join(" ");
+}
+
+// The notice as a paragraph (`testid`), or nothing when the match counted in full.
+export function ratingNotice(notice, testid = "rating-notice") {
+  if (!notice || !noticeKind(notice.kind)) return null;
+  return h("p", { class: "rating-notice", testid, data: { kind: notice.kind, reasons: (notice.reasons || []).join(",") } },
+    noticeText(notice));
+}
+
 // The match end: the rating this seat's match gave (the reveal's `ratings`), or that
-// the match was not rated; nothing before the reveal comes.
+// the match was not rated, or why it did not count (the reveal's `notice`, sent to
+// this seat alone); nothing before the reveal comes.
 export function matchRating(reveal, seat) {
   if (!reveal || seat === null || seat === undefined) return null;
   const mine = reveal.ratings && reveal.ratings[String(seat)];
+  const notice = ratingNotice(reveal.notice, "match-rating-notice");
   if (!mine) {
+    if (notice) {
+      return h("div", { class: "match-rating", testid: "match-rating", data: { rated: "false" } }, notice);
+    }
     return h("p", { class: "muted", testid: "match-rating", data: { rated: "false" } },
       _("This match was not rated (guests, or a room made unrated)."));
   }
-  return h("p", { class: "match-rating lead", testid: "match-rating",
+  return h("div", { class: "match-rating", testid: "match-rating",
     data: { rated: "true", rating: mine.rating, change: mine.change, provisional: mine.provisional } },
-  _("Rating"), ": ", h("b", {}, String(mine.rating)), " ",
-  h("span", { class: "rating-change " + (mine.change > 0 ? "up" : mine.change < 0 ? "down" : "same") }, "(" + signed(mine.change) + ")"),
-  mine.provisional ? [" ", h("span", { class: "tag provisional" }, _("provisional"))] : null);
+  h("p", { class: "lead" },
+    _("Rating"), ": ", h("b", {}, String(mine.rating)), " ",
+    h("span", { class: "rating-change " + (mine.change > 0 ? "up" : mine.change < 0 ? "down" : "same") }, "(" + signed(mine.change) + ")"),
+    mine.provisional ? [" ", h("span", { class: "tag provisional" }, _("provisional"))] : null),
+  notice);
 }

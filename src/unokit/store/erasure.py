@@ -1,0 +1,203 @@
+"""What a player's deletion does to the rows that describe their play, and what the
+export shows of them while the account lives (docs/accounts.md, "Deleting").
+
+Every column that holds a player's id is in :data:`PLAYER_COLUMNS`, with what a
+deletion does to it:
+
+``delete``
+    the player's rows go (their sessions, tokens, matches, XP lines, challenges,
+    coins, cosmetics, rating, leaderboard places: :mod:`unokit.store.accounts`).
+``forget``
+    the rows stay, part of a room's record, with ``player_id`` null: the seat was held
+    by a person who is nobody now (``seats``, ``seatings``).
+``erase``
+    the rows stay, because the full re-rate replays them and other players' ratings
+    and verdicts rest on them (``rating_results``, ``match_play_seats``), but the
+    player's id gives way to ``-n``, where ``n`` is a new row of ``erased_players``
+    (:func:`erase`): one number for all of that player's rows, so that the re-rate
+    still chains their matches and the checks still see the same history, and which
+    nothing links to the player. The digest of their address group, and their
+    account's age, are cleared in each match where no other participant shares that
+    digest: there they can change no verdict, and a shared digest is the other
+    participant's already.
+
+A test walks the tables' metadata for columns named like player ids and checks that
+none of a deleted player's rows is left naming them.
+
+>>> import asyncio
+>>> from sqlalchemy import insert, select
+>>> from unokit.store import Store
+>>> from unokit.store.accounts import create_guest, delete_player
+>>> async def demo() -> list[tuple[int | None, str]]:
+...     store = Store("sqlite://")
+...     ann = await create_guest(store, "a" * 43, now=0.0)
+...     bea = await create_guest(store, "b" * 43, now=0.0)
+...     await store.run(lambda c: c.execute(insert(PLAY_SEATS), [
+...         {"match_id": 7, "slot": slot, "seat": slot, "player_id": player, "bot": "",
+...          "team": slot, "rank": slot, "left": False, "turns": 9, "playable_turns": 5,
+...          "voluntary_draws": 0, "actions": 9, "played_for": 0, "address": address,
+...          "account_days": 1.0, "rated_matches": 0, "reasons": ""}
+...         for slot, (player, address) in enumerate([(ann, "x"), (bea, "y")])]))
+...     await delete_player(store, ann)
+...     rows = await store.run(lambda c: c.execute(select(
+...         PLAY_SEATS.c.player_id, PLAY_SEATS.c.address).order_by(PLAY_SEATS.c.slot)).all())
+...     await store.close()
+...     return [tuple(row) for row in rows]
+>>> asyncio.run(demo())
+[(-1, ''), (2, 'y')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, delete, exists, insert, select, update
+
+from unokit.store import boards
+from unokit.store.models import (
+    BoardEntryRow,
+    ErasedPlayerRow,
+    MatchPlayRow,
+    MatchPlaySeatRow,
+    PlayerRow,
+    RatingResultRow,
+    RatingRow,
+    RoomRow,
+    SeatingRow,
+    SeatRow,
+)
+from unokit.store.room_data import SeatData
+
+ERASED: Table = ErasedPlayerRow.__table__  # type: ignore[assignment]
+RESULTS: Table = RatingResultRow.__table__  # type: ignore[assignment]
+RATINGS: Table = RatingRow.__table__  # type: ignore[assignment]
+PLAY: Table = MatchPlayRow.__table__  # type: ignore[assignment]
+PLAY_SEATS: Table = MatchPlaySeatRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+SEATINGS: Table = SeatingRow.__table__  # type: ignore[assignment]
+ENTRIES: Table = BoardEntryRow.__table__  # type: ignore[assignment]
+ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
+PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
+
+PLAYER_COLUMNS: dict[str, str] = {
+    "players.id": "delete",
+    "sessions.player_id": "delete",
+    "api_tokens.player_id": "delete",
+    "player_matches.player_id": "delete",
+    "xp_lines.player_id": "delete",
+    "challenge_progress.player_id": "delete",
+    "challenge_rewards.player_id": "delete",
+    "wallets.player_id": "delete",
+    "coin_lines.player_id": "delete",
+    "cosmetics_owned.player_id": "delete",
+    "cosmetic_choices.player_id": "delete",
+    "ratings.player_id": "delete",
+    "board_entries.player_id": "delete",
+    "seats.player_id": "forget",
+    "seatings.player_id": "forget",
+    "rating_results.player_id": "erase",
+    "match_play_seats.player_id": "erase",
+}
+"""Every column that holds a player's id, and what a deletion does to its rows."""
+
+
+def is_erased(player: int | None) -> bool:
+    """Whether a player id of the history stands for a deleted player.
+
+    >>> is_erased(-3), is_erased(3), is_erased(None)
+    (True, False, False)
+    """
+    return player is not None and player < 0
+
+
+def erase(connection: Connection, players: Sequence[int], now: float) -> None:
+    """Before the players ``players`` are deleted: the rows of the history that name
+    them are kept under a number that names nobody, the rooms' records forget them,
+    and their rating and leaderboard places go (see the module)."""
+    ids = sorted(set(players))
+    if not ids:
+        return
+    boards.drop_everywhere(connection, ids)
+    connection.execute(delete(RATINGS).where(RATINGS.c.player_id.in_(ids)))
+    for table in (SEATS, SEATINGS):
+        connection.execute(update(table).where(table.c.player_id.in_(ids))
+                           .values(player_id=None))
+    kept = set(connection.execute(select(RESULTS.c.player_id).where(
+        RESULTS.c.player_id.in_(ids))).scalars())
+    kept |= set(connection.execute(select(PLAY_SEATS.c.player_id).where(
+        PLAY_SEATS.c.player_id.in_(ids))).scalars())
+    other = PLAY_SEATS.alias("other")
+    shared = exists().where(other.c.match_id == PLAY_SEATS.c.match_id,
+                            other.c.slot != PLAY_SEATS.c.slot,
+                            other.c.address == PLAY_SEATS.c.address)
+    for player in sorted(kept):  # one player at a time: each sees the others' digests
+        number = connection.execute(insert(ERASED).values(erased_at=now)
+                                    .returning(ERASED.c.id)).scalar_one()
+        alias = -int(number)
+        connection.execute(update(RESULTS).where(RESULTS.c.player_id == player)
+                           .values(player_id=alias))
+        connection.execute(update(PLAY_SEATS).where(
+            PLAY_SEATS.c.player_id == player, PLAY_SEATS.c.address != "", ~shared)
+            .values(address="", account_days=0.0))
+        connection.execute(update(PLAY_SEATS).where(PLAY_SEATS.c.player_id == player)
+                           .values(player_id=alias))
+
+
+def known_players(connection: Connection, seats: Sequence[SeatData]) -> list[SeatData]:
+    """``seats`` with every player who is no longer stored made nobody (``player_id``
+    ``None``): a room that still holds a deleted player's seat in memory writes it
+    without them. The players found are share-locked until the transaction ends, so a
+    deletion waits for it (and then forgets the seat)."""
+    ids = sorted({s.player_id for s in seats if s.player_id is not None})
+    if not ids:
+        return list(seats)
+    live = set(connection.execute(select(PLAYERS.c.id).where(PLAYERS.c.id.in_(ids))
+                                  .with_for_update(read=True)).scalars())
+    return [s if s.player_id is None or s.player_id in live else s._replace(player_id=None)
+            for s in seats]
+
+
+def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:
+    """What the player's export holds of their rating, their rated matches, the
+    anti-farming checks' record of their matches, the seats they held and their
+    leaderboard places."""
+    row = connection.execute(select(RATINGS).where(RATINGS.c.player_id == player_id)).first()
+    rating = None if row is None else {
+        "mu": row.mu, "sigma": row.sigma, "matches": row.matches, "change": row.change,
+        "updated_at": row.updated_at, "active_until": row.active_until}
+    rated = [{"match": r.match_id, "team": r.team, "place": r.rank + 1, "n": r.n,
+              "mu_before": r.mu_before, "sigma_before": r.sigma_before,
+              "mu_after": r.mu_after, "sigma_after": r.sigma_after, "ended_at": r.ended_at}
+             for r in connection.execute(select(RESULTS).where(
+                 RESULTS.c.player_id == player_id).order_by(RESULTS.c.ended_at,
+                                                            RESULTS.c.match_id))]
+    checked = [{"match": r.match_id, "ended_at": r.ended_at, "rated": r.rated,
+                "seat": r.seat, "team": r.team, "place": r.rank + 1, "left": r.left,
+                "turns": r.turns, "playable_turns": r.playable_turns,
+                "voluntary_draws": r.voluntary_draws, "actions": r.actions,
+                "played_for": r.played_for, "address_group": r.address,
+                "account_days": r.account_days, "rated_matches": r.rated_matches,
+                "reasons": r.reasons.split(",") if r.reasons else []}
+               for r in connection.execute(
+                   select(PLAY_SEATS, PLAY.c.ended_at, PLAY.c.rated)
+                   .join(PLAY, PLAY.c.match_id == PLAY_SEATS.c.match_id)
+                   .where(PLAY_SEATS.c.player_id == player_id)
+                   .order_by(PLAY.c.seq, PLAY_SEATS.c.slot))]
+    seated = [{"match": r.room_id, "code": r.code, "seat": r.seat,
+               "from_action": r.from_action, "left_action": r.left_action}
+              for r in connection.execute(
+                  select(SEATINGS, ROOMS.c.code).join(ROOMS, ROOMS.c.id == SEATINGS.c.room_id)
+                  .where(SEATINGS.c.player_id == player_id)
+                  .order_by(SEATINGS.c.room_id, SEATINGS.c.seat, SEATINGS.c.occupant))]
+    seats = [{"room": r.code, "seat": r.seat}
+             for r in connection.execute(
+                 select(SEATS.c.seat, ROOMS.c.code).join(ROOMS, ROOMS.c.id == SEATS.c.room_id)
+                 .where(SEATS.c.player_id == player_id).order_by(ROOMS.c.code, SEATS.c.seat))]
+    places = [{"board": r.board, "score": boards.BASE - int(r.sort_key),
+               "rank": boards.rank_of(connection, r.board, player_id)}
+              for r in connection.execute(select(ENTRIES).where(
+                  ENTRIES.c.player_id == player_id).order_by(ENTRIES.c.board))]
+    return {"rating": rating, "rated_matches": rated, "match_checks": checked,
+            "seatings": seated, "seats": seats, "leaderboards": places}
+
