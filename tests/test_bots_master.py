@@ -9,7 +9,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from unokit.bots import BOTS, MasterBot, PlayFirstBot, RandomBot, make_bot, parse_bot_spec, play
@@ -173,6 +173,7 @@ def test_the_slot_matching_refuses_a_hand_that_cannot_fit() -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), players=st.sampled_from([2, 3, 4]),
        playfirst=st.booleans())
+@example(seed=46, players=4, playfirst=False)  # a match over before the bot searched
 def test_no_deal_contradicts_a_recorded_draw(seed: int, players: int, playfirst: bool) -> None:
     """In random games under rules where a draw proves that nothing matched, at every
     search of the bot: the slots its memory keeps (what every draw it recorded rules out)
@@ -202,7 +203,10 @@ def test_no_deal_contradicts_a_recorded_draw(seed: int, players: int, playfirst:
                     assert all(_fits(card, mask) for card, mask
                                in zip(hands[s], spot.slots[s], strict=True))
         checked += 1
-    assert game.is_over() and checked > 0
+    assert game.is_over()
+    # a match can end before the bot ever searches (every turn of its forced): such a
+    # game checks nothing, and hypothesis draws another (too many: Unsatisfiable)
+    assume(checked > 0)
 
 
 def test_the_games_above_record_draws() -> None:
