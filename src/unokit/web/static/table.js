@@ -11,6 +11,7 @@ import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, picked
 import { effective } from "./rules.js";
 import { hasTeams, teamLabel, teamMark, teamNames, teamTotals } from "./teams.js";
 import { nextSeat, placesFor, seatsAround, unoInvites } from "./seating.js";
+import { shortcutKey } from "./keys.js";
 import { flowRing } from "./motion.js";
 
 const COLOUR_IDS = { R: "colour-R", Y: "colour-Y", G: "colour-G", B: "colour-B" };
@@ -374,7 +375,7 @@ export function tableKeys(ev) {
   const cards = Array.from(document.querySelectorAll('[data-testid="hand"] [data-testid="card"]'));
   const picking = S.picker || (g.must && c.colours.length);
   if (picking) {
-    const letter = { 1: "R", 2: "Y", 3: "G", 4: "B", r: "R", y: "Y", g: "G", b: "B" }[key.toLowerCase()];
+    const letter = { 1: "R", 2: "Y", 3: "G", 4: "B", r: "R", y: "Y", g: "G", b: "B" }[shortcutKey(ev)];
     if (letter) { pickColour(letter); return true; }
   }
   if (key === "ArrowLeft" || key === "ArrowRight") {
@@ -387,7 +388,7 @@ export function tableKeys(ev) {
   }
   const run = (ok, fn) => { if (ok) fn(); return true; };
   if (key === "Enter" && ev.shiftKey && S.multi.on && S.multi.picked.length) return run(true, playPicked);
-  switch (key.toLowerCase()) {
+  switch (shortcutKey(ev)) {
     case "d": return run(c.draw, () => act("draw"));
     case "p": return run(c.pass, () => act("pass"));
     case "u": return run(c.uno || c.unoWithPlay, pressUno);
