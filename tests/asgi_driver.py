@@ -82,6 +82,7 @@ class Socket:
     app: ASGIApp
     headers: Headers = ()
     client: tuple[str, int] = ("192.0.2.1", 50000)
+    path: str = "/ws"
     inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
     outbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
@@ -89,7 +90,8 @@ class Socket:
     def start(self) -> None:
         scope: dict[str, Any] = {
             "type": "websocket", "asgi": {"version": "3.0", "spec_version": "2.3"},
-            "http_version": "1.1", "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
+            "http_version": "1.1", "scheme": "ws", "path": self.path,
+            "raw_path": self.path.encode(),
             "query_string": b"", "root_path": "", "client": self.client,
             "server": ("testserver", 80), "subprotocols": [],
             "extensions": {"websocket.http.response": {}},

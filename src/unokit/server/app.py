@@ -42,7 +42,7 @@ import collections
 import contextlib
 import logging
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from typing import Any
 
 import msgspec
@@ -52,6 +52,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit import i18n, web
@@ -79,6 +80,7 @@ from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
 from unokit.server.sessions import socket_player
 from unokit.server.settings import Settings
+from unokit.server.socket_front import SocketFront
 from unokit.server.wire import KeepSend, direct_reader, direct_writer, raw_send
 
 LOG = logging.getLogger("unokit.server")
@@ -102,9 +104,9 @@ class Connection:
     its send queue made on first need: thousands of idle ones are held at once
     (``benchmarks/idle_connections.py``)."""
 
-    __slots__ = ("_sending", "_wake", "_write_now", "ack_in_events", "burst", "closed",
-                 "id", "lang", "metrics", "outbox", "player", "rate", "refusals", "refused",
-                 "room", "stamp", "tokens", "viewer", "websocket")
+    __slots__ = ("_sending", "_wake", "_write_now", "_writer", "ack_in_events", "burst",
+                 "closed", "id", "lang", "metrics", "outbox", "player", "rate", "refusals",
+                 "refused", "room", "stamp", "start_writer", "tokens", "viewer", "websocket")
 
     def __init__(self, websocket: WebSocket, settings: Settings) -> None:
         self.metrics = NO_METRICS
@@ -126,6 +128,11 @@ class Connection:
         writer task sends it."""
         self._sending = False
         """Whether the writer task has a message under way (later ones wait for it)."""
+        self.start_writer: Callable[[], Coroutine[Any, Any, None]] | None = None
+        """What the writer task runs (:meth:`writer`, then the closing): it starts when
+        a message first waits, or at the close. An idle connection whose messages are
+        all written at once has no task of its own."""
+        self._writer: asyncio.Task[None] | None = None
         self.closed = False
         self.rate = settings.rate
         self.burst = float(settings.burst)
@@ -157,7 +164,13 @@ class Connection:
             self.outbox.append(data)
         self._poke()
 
+    def writer_task(self) -> asyncio.Task[None] | None:
+        """The writer task, if it started."""
+        return self._writer
+
     def _poke(self) -> None:
+        if self._writer is None and self.start_writer is not None:
+            self._writer = asyncio.get_running_loop().create_task(self.start_writer())
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)
@@ -249,7 +262,7 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
         with contextlib.suppress(Exception):
             await websocket.close(1012 if rooms.closing else 1000)
 
-    writer = asyncio.create_task(write_then_close())
+    conn.start_writer = write_then_close
     try:
         await _serve(websocket, conn, rooms)
     except WebSocketDisconnect:
@@ -259,8 +272,10 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
         if conn.room is not None:
             conn.room.submit(inbox.Gone(conn))
         conn.close()
+        writer = conn.writer_task()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer, 5)
+            if writer is not None:
+                await asyncio.wait_for(writer, 5)
         with contextlib.suppress(Exception):
             await websocket.close(1012 if rooms.closing else 1000)
 
@@ -639,6 +654,18 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+class GameApp(Starlette):
+    """Starlette, with the game's WebSockets taken to their endpoint in front of its
+    middleware and router (:mod:`unokit.server.socket_front`)."""
+
+    def __init__(self, *args: Any, socket_base: str = "", **kwargs: Any) -> None:
+        self.socket_base = socket_base
+        super().__init__(*args, **kwargs)
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SocketFront(super().build_middleware_stack(), game_socket, self.socket_base)
+
+
 def create_app(settings: Settings, rooms: Rooms | None = None,
                cluster: Cluster | None = None) -> Starlette:
     """The application: open the rooms on startup, stop them on shutdown. ``cluster``:
@@ -698,7 +725,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
     ]
     if settings.base_path:
         routes = [Mount(settings.base_path, routes=routes)]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[
+    app = GameApp(socket_base=settings.base_path, routes=routes, lifespan=lifespan, middleware=[
         Middleware(KeepSend),
         Middleware(Observe, metrics=metrics, patterns=route_patterns(routes))],
         exception_handlers={HTTPException: _http_error})

@@ -18,9 +18,9 @@ address a trusted reverse proxy forwarded (uvicorn rewrites the peer from
 '203.0.113.9'
 >>> client_address({})
 'unknown'
->>> _request_id({"headers": [(b"x-request-id", b"abc-123")]})
+>>> request_id_of({"headers": [(b"x-request-id", b"abc-123")]})
 'abc-123'
->>> len(_request_id({"headers": [(b"x-request-id", b"no spaces allowed")]}))
+>>> len(request_id_of({"headers": [(b"x-request-id", b"no spaces allowed")]}))
 16
 """
 
@@ -54,7 +54,7 @@ def client_address(scope: Any) -> str:
     return str(host) if host else "unknown"
 
 
-def _request_id(scope: Scope) -> str:
+def request_id_of(scope: Scope) -> str:
     for name, value in scope.get("headers", ()):
         if name == b"x-request-id":
             text = bytes(value).decode("latin-1")
@@ -88,7 +88,7 @@ class Observe:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            token = CONNECTION_ID.set(_request_id(scope))
+            token = CONNECTION_ID.set(request_id_of(scope))
             try:
                 await self.app(scope, receive, send)
             finally:
@@ -97,7 +97,7 @@ class Observe:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _request_id(scope)
+        request_id = request_id_of(scope)
         token = REQUEST_ID.set(request_id)
         started = time.perf_counter()
         status = 500

@@ -27,7 +27,8 @@ True
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -58,11 +59,19 @@ class KeepSend:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
-        token = _RAW_SEND.set(send)
-        try:
+        with keep_send(send):
             await self.app(scope, receive, send)
-        finally:
-            _RAW_SEND.reset(token)
+
+
+@contextlib.contextmanager
+def keep_send(send: Send) -> Iterator[None]:
+    """Within it, :func:`raw_send` gives ``send`` (the server's own ``send`` of the
+    WebSocket being handled)."""
+    token = _RAW_SEND.set(send)
+    try:
+        yield
+    finally:
+        _RAW_SEND.reset(token)
 
 
 def text_frame(data: bytes) -> bytes:
