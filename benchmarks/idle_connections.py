@@ -15,6 +15,11 @@ The clients are the ``websockets`` library's sans-I/O protocol on plain asyncio
 transports, as in ``benchmarks/_load_client.py``: one process holds them all. They run
 ``--nice`` steps nicer than the server.
 
+Then the same connections are measured the same way on a peer in the same run
+(``benchmarks/_bare_ws_server.py``: uvloop's TCP server and the ``websockets``
+sans-I/O protocol alone, the least a Python server of this kind holds for a
+connection), and the ratio of the two is given (``--no-peer`` leaves it out).
+
     python benchmarks/idle_connections.py --connections 10000 --rooms 100
 
 Prints one JSON object; the target is at most 10 KB (10,240 bytes) a connection.
@@ -139,7 +144,8 @@ def cpu(pid: int) -> float:
     return float(times.user + times.system)
 
 
-async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
+async def make_rooms(port: int, count: int) -> list[str]:
+    """``count`` rooms on the unokit server at ``port``: their codes."""
     import httpx
 
     base = f"http://127.0.0.1:{port}"
@@ -147,10 +153,18 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(
             max_keepalive_connections=0)) as http:
         rooms = []
-        for _ in range(args.rooms):
+        for _ in range(count):
             made = await http.post(base + "/api/rooms", json={"rules": "official"})
             made.raise_for_status()
             rooms.append(made.json()["code"])
+    return rooms
+
+
+async def run(args: argparse.Namespace, port: int, pid: int,
+              bare: bool = False) -> dict[str, Any]:
+    """Open the idle connections on the server at ``port`` (process ``pid``) and
+    measure; ``bare``: the peer (no rooms to make, any hello is welcomed)."""
+    rooms = ["BARE"] if bare else await make_rooms(port, args.rooms)
     # a few connections first, so that what every connection shares is counted before
     warm = await open_idle("127.0.0.1", port, rooms, min(100, args.connections),
                            args.batch)
@@ -195,8 +209,25 @@ def main() -> int:
                         help="seconds over which the idle server's CPU is measured")
     parser.add_argument("--nice", type=int, default=10,
                         help="how much nicer than the server the clients run")
+    parser.add_argument("--no-peer", action="store_true",
+                        help="measure unokit only, not the bare server beside it")
     args = parser.parse_args()
     raise_fd_limit(args.connections + 1000)
+    result = measure_unokit(args)
+    if not args.no_peer:
+        peer = measure_bare(args)
+        result["peer_bytes_per_connection"] = peer["bytes_per_connection"]
+        result["peer_lost"] = peer["lost"]
+        result["ratio_to_peer"] = round(result["bytes_per_connection"]
+                                        / max(1, peer["bytes_per_connection"]), 2)
+    print(json.dumps(result))
+    return 0 if result["within_target"] else 1
+
+
+def measure_unokit(args: argparse.Namespace) -> dict[str, Any]:
+    """The idle connections on ``unokit serve`` (SQLite, the limits lifted)."""
+    import httpx
+
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="unokit-idle-") as data:
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src"),
@@ -208,7 +239,6 @@ def main() -> int:
              data, "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         try:
-            import httpx
             deadline = time.monotonic() + 600  # a loaded machine starts it slowly
             while True:
                 try:
@@ -221,13 +251,36 @@ def main() -> int:
                     raise SystemExit(f"the server did not become ready (exit status "
                                      f"{server.poll()})")
                 time.sleep(0.1)
-            os.nice(args.nice)  # the clients yield to the server
-            result = asyncio.run(run(args, port, server.pid))
+            return asyncio.run(clients(args, port, server.pid, bare=False))
         finally:
             server.terminate()
             server.wait(60)
-    print(json.dumps(result))
-    return 0 if result["within_target"] else 1
+
+
+def measure_bare(args: argparse.Namespace) -> dict[str, Any]:
+    """The same idle connections on the bare server (``_bare_ws_server.py``)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmarks" / "_bare_ws_server.py"), str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        if server.stdout.readline().strip() != "ready":
+            raise SystemExit(f"the bare server did not start (exit status {server.poll()})")
+        return asyncio.run(clients(args, port, server.pid, bare=True))
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+async def clients(args: argparse.Namespace, port: int, pid: int,
+                  bare: bool) -> dict[str, Any]:
+    """:func:`run` in a process ``--nice`` steps nicer than the server (the clients
+    yield to it); the niceness is set once and kept for the peer's run too."""
+    if not getattr(args, "_niced", False):
+        os.nice(args.nice)
+        args._niced = True
+    return await run(args, port, pid, bare=bare)
 
 
 if __name__ == "__main__":
