@@ -27,7 +27,7 @@ from starlette.websockets import WebSocket
 
 from unokit.server.logs import CONNECTION_ID
 from unokit.server.observe import request_id_of
-from unokit.server.wire import keep_send
+from unokit.server.wire import KeptSend
 
 Endpoint = Callable[[WebSocket], Awaitable[None]]
 
@@ -67,7 +67,7 @@ class SocketFront:
         scope["path_params"] = {"code": code} if code else {}
         token = CONNECTION_ID.set(request_id_of(scope))
         try:
-            with keep_send(send):
+            with KeptSend(send):
                 await self.endpoint(WebSocket(scope, receive, send))
         finally:
             CONNECTION_ID.reset(token)

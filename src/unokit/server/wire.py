@@ -27,9 +27,8 @@ True
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -59,19 +58,27 @@ class KeepSend:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
-        with keep_send(send):
+        with KeptSend(send):
             await self.app(scope, receive, send)
 
 
-@contextlib.contextmanager
-def keep_send(send: Send) -> Iterator[None]:
+class KeptSend:
     """Within it, :func:`raw_send` gives ``send`` (the server's own ``send`` of the
-    WebSocket being handled)."""
-    token = _RAW_SEND.set(send)
-    try:
-        yield
-    finally:
-        _RAW_SEND.reset(token)
+    WebSocket being handled). A class, not a generator: it lasts as long as the
+    connection, and a generator would keep a frame for it."""
+
+    __slots__ = ("send", "token")
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.token: Token[Send | None] | None = None
+
+    def __enter__(self) -> None:
+        self.token = _RAW_SEND.set(self.send)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _RAW_SEND.reset(self.token)
 
 
 def text_frame(data: bytes) -> bytes:
@@ -249,7 +256,11 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         self.writable.set()
 
     def start_keepalive(self) -> None:
-        # called once the handshake's answer is written: neither is read again
+        # called once the handshake's answer is written: neither is read again (the
+        # parser of ``websockets`` keeps the request to the end: its headers go)
+        request = getattr(self, "request", None)
+        if request is not None:
+            request.headers.clear()
         self.request = None  # type: ignore[assignment]
         self.response = None  # type: ignore[assignment]
         super().start_keepalive()
