@@ -214,9 +214,15 @@ def actionable(st: dict[str, Any], seat: int | None) -> bool:
                 or st["accept"] or st["my_turn"])
 
 
+RUSSIAN_LAYOUT = dict(zip("qwertyuiopasdfghjklzxcvbnm", "йцукенгшщзфывапролдячсмить",
+                          strict=True))
+"""What each letter key types on a Russian (ЙЦУКЕН) keyboard."""
+
+
 class Player:
-    """Plays one page's seat: ``mode`` "click" (mouse), "tap" (touch) or "keys"
-    (keyboard only); ``call_uno`` calls UNO with the play down to one card."""
+    """Plays one page's seat: ``mode`` "click" (mouse), "tap" (touch), "keys"
+    (keyboard only) or "keys-ru" (keyboard only, its letter keys typing Cyrillic as on
+    a Russian layout); ``call_uno`` calls UNO with the play down to one card."""
 
     def __init__(self, page: Any, mode: str = "click", *, call_uno: bool = True,
                  prefer: Callable[[dict[str, Any]], str | None] | None = None) -> None:
@@ -236,8 +242,14 @@ class Player:
         if within:
             selector = f"{_selector(within)} {selector}"
         target = self.page.locator(selector).nth(nth)
-        if self.mode == "keys":
-            if key is not None:
+        if self.mode.startswith("keys"):
+            if key is not None and self.mode == "keys-ru" and key in RUSSIAN_LAYOUT:
+                # the key in the place of ``key``, typing a Cyrillic letter
+                self.page.evaluate(
+                    "([key, code]) => (document.activeElement || document.body)"
+                    ".dispatchEvent(new KeyboardEvent('keydown', {key, code, bubbles: true}))",
+                    [RUSSIAN_LAYOUT[key], "Key" + key.upper()])
+            elif key is not None:
                 self.page.keyboard.press(key)
             else:
                 tab_to(self.page, selector)
@@ -262,7 +274,7 @@ class Player:
                 self.page.mouse.click(spot[0], spot[1])
 
     def play_card(self, card: str) -> None:
-        if self.mode != "keys":
+        if not self.mode.startswith("keys"):
             self.press("card", within="hand", nth=0, card=card)
             return
         focus_card(self.page, card)
