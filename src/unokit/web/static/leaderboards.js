@@ -35,17 +35,25 @@ function keepInAddress() {
   history.replaceState(history.state, "", url.pathname + url.search + url.hash);
 }
 
+// Each load has a number: only the answer of the latest one is shown (a click on
+// "This week" and then a rank typed at once: the week's answer, if it comes last, is
+// older than the rank's and is dropped).
+let loads = 0;
+
 async function load({ around = false } = {}) {
+  const mine = ++loads;
   B.loading = true;
   redraw();
   const query = "?period=" + B.period + "&limit=" + LIMIT + (around ? "&around=me" : "&rank=" + B.rank);
   try {
     const page = await api("/api/leaderboards/" + B.kind + query);
+    if (mine !== loads) return;
     B.page = page;
     B.rank = page.rank;
     B.around = around;
     B.error = null;
   } catch (err) {
+    if (mine !== loads) return;
     B.error = { code: err.code, message: err.message, around };
   }
   B.loading = false;
