@@ -10,7 +10,7 @@ waits for the condition, never for a fixed time.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 async def until(condition: Callable[[], bool], what: str = "the condition", *,
@@ -23,6 +23,18 @@ async def until(condition: Callable[[], bool], what: str = "the condition", *,
     try:
         async with asyncio.timeout(timeout):
             while not condition():
+                await asyncio.sleep(every)
+    except TimeoutError:
+        raise AssertionError(f"{what}: not within {timeout:g} s") from None
+
+
+async def until_read(check: Callable[[], Awaitable[bool]], what: str = "the condition", *,
+                     timeout: float = 60.0, every: float = 0.05) -> None:
+    """:func:`until` for a condition that takes a read to look at (``await check()``:
+    an HTTP request, a query)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not await check():
                 await asyncio.sleep(every)
     except TimeoutError:
         raise AssertionError(f"{what}: not within {timeout:g} s") from None

@@ -6,9 +6,7 @@ names it, as its room leases do.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import Connection
 
+from polling import until_read
 from redis_kit import redis_url
 from test_cluster import join, new_room, play, two_servers
 from test_two_processes import lease_owner
@@ -32,17 +31,6 @@ RULES = "official,players=2,rounds=1,hand_size=5"
 async def get(url: str) -> httpx.Response:
     async with httpx.AsyncClient() as http:
         return await http.get(url)
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], what: str,
-                     timeout: float = 60.0) -> None:
-    """Return once ``await check()`` holds (an HTTP read, polled)."""
-    try:
-        async with asyncio.timeout(timeout):
-            while not await check():
-                await asyncio.sleep(0.05)  # polling the condition: state other processes write
-    except TimeoutError:
-        raise AssertionError(f"{what}: not within {timeout:g} s") from None
 
 
 def listed(response: httpx.Response) -> dict[str, dict[str, Any]]:
@@ -63,7 +51,7 @@ async def test_a_room_of_one_process_is_listed_found_joined_and_seen_from_the_ot
             code = await new_room(a.url, rules=RULES)
             assert a.proc is not None and f"/{a.proc.pid}/" in lease_owner(engine, code)
             # listed on B (read from the database), with its free seats
-            await eventually(lambda: _has(b.url, code), "B lists A's room")
+            await until_read(lambda: _has(b.url, code), "B lists A's room")
             entry = listed(await get(b.url + "/api/rooms"))[code]
             assert entry["free"] == 2 and entry["seats"] == 2
             assert entry["invite"].endswith(f"/r/{code}")
@@ -74,26 +62,26 @@ async def test_a_room_of_one_process_is_listed_found_joined_and_seen_from_the_ot
 
             ann = await join(a.url, code, name="Ann")  # at the owner
             # present on A: seen as present from B (the owner's hint in Redis)
-            await eventually(lambda: _connected(b.url, code, [True, False]),
+            await until_read(lambda: _connected(b.url, code, [True, False]),
                              "B sees Ann connected on A")
-            await eventually(lambda: _free(b.url, code, 1), "B lists one free seat")
+            await until_read(lambda: _free(b.url, code, 1), "B lists one free seat")
 
             bob = await join(b.url, code, name="Bob")  # joined from B: relayed to A
             assert (ann.seat, bob.seat) == (0, 1)
             for server in (a, b):
-                await eventually(lambda s=server: _connected(s.url, code, [True, True]),
+                await until_read(lambda s=server: _connected(s.url, code, [True, True]),
                                  f"{server.url} sees both connected")
                 # full: listed nowhere any more
-                await eventually(lambda s=server: _has(s.url, code, False),
+                await until_read(lambda s=server: _has(s.url, code, False),
                                  f"{server.url} no longer lists the full room")
             await ann.start()
             assert await play([ann, bob]) > 0
             assert ann.reveal == bob.reveal
             await bob.close()
-            await eventually(lambda: _connected(b.url, code, [True, False]),
+            await until_read(lambda: _connected(b.url, code, [True, False]),
                              "B sees Bob gone")
             await ann.close()
-            await eventually(lambda: _connected(b.url, code, [False, False]),
+            await until_read(lambda: _connected(b.url, code, [False, False]),
                              "B sees Ann gone")
     finally:
         engine.dispose()
