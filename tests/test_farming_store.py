@@ -103,6 +103,9 @@ async def stored_match(store: Store, code: str, players: list[int | None], seed:
             game.log[-1].seq, 1.0, 1), finished=over,
             facts=facts_of(rules, game.log) if over else None,
             marks=made if over and marks else None) or {}
+    # what a room that comes back finished shows again: the same, read back
+    again = await store.run(lambda c: R.shown_ratings(c, [room], store.rating_policy))
+    assert again == {room: shown}
     return shown
 
 

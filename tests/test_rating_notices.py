@@ -116,6 +116,14 @@ async def test_each_seat_is_told_its_own_notice_alone(database_url: str) -> None
             assert "ratings" not in reveal  # nobody's rating moved
             assert reveal["notice"] == {"kind": "voided",
                                         "reasons": ["thrown", "thrown_pattern"]}, seat
+        # a room that comes back finished (a restart) tells each seat its notice again
+        await table.restart()
+        assert table.room.status == "finished"
+        for seat, conn in conns.items():
+            again = msgspec.json.decode(table.room._reveal_message(seat))
+            assert again == reveals(conn)[0], seat
+        assert "notice" not in msgspec.json.decode(table.room._reveal_message(-1))
+        room = table.room
         # one seat voided, the other rated: each gets its own notice, a spectator none
         room.ratings = {0: R.SeatRating(ann, 1500, 0, True,
                                         RatingNotice("voided", ("sitting",))),

@@ -54,6 +54,12 @@ async def test_the_reveal_shows_each_rated_seat_its_new_rating(database_url: str
                 assert shown["provisional"] is True
         winner = table.room.game.match_winner  # type: ignore[union-attr]
         assert reveals(conns[0])[0]["ratings"][str(winner)]["change"] > 0
+        # a room that comes back finished (a restart) shows the same reveal again
+        shown = {v: table.room._reveal_message(v) for v in (0, 1, -1)}
+        await table.restart()
+        assert table.room.status == "finished"
+        assert {v: table.room._reveal_message(v) for v in (0, 1, -1)} == shown
+        assert msgspec.json.decode(shown[-1])["ratings"]
     finally:
         await store.close()
 

@@ -145,6 +145,7 @@ class RoomBase:
     thinking: StateField[Thinking | None] = StateField()
     last_commit: StateField[float] = StateField()
     finished_at: StateField[float | None] = StateField()
+    ratings: StateField[dict[int, SeatRating]] = StateField()
     chat_lines: StateField[deque[ChatData]] = StateField()
     chat_next: StateField[int] = StateField()
     chat_at: StateField[int] = StateField()
@@ -176,8 +177,6 @@ class RoomBase:
         self.fanout = fanout
         self.settings = settings
         self.public = public
-        self.ratings: dict[int, SeatRating] = {}
-        """The rated seats' new ratings, once the match ended (sent with the reveal)."""
         self.server_seed = server_seed
         self.commitment = commitment
         self.state = state

@@ -35,6 +35,7 @@ from unokit.server.seating import BOT, Grace, Seat
 from unokit.server.settings import Settings
 from unokit.store import RECENT_CHAT, ChatData, StoredRoom
 from unokit.store.farming import play_mark
+from unokit.store.ratings import SeatRating
 
 CHAT_WINDOW = 10.0
 """Seconds over which a seat's chat lines are counted against its cap."""
@@ -108,6 +109,9 @@ class RoomState:
     last_commit: float = 0.0
     finished_at: float | None = None
     """When the match ended here, or when the room came back finished after a restart."""
+    ratings: dict[int, SeatRating] = field(default_factory=dict)
+    """The rated seats' new ratings and notices, once the match ended (sent with the
+    reveal; a room that comes back finished has them from the database)."""
     # the chat (:mod:`unokit.server.chat`)
     chat_lines: deque[ChatData] = field(
         default_factory=lambda: deque(maxlen=RECENT_CHAT))
@@ -176,6 +180,7 @@ class RoomState:
                 state.last_commit = stored.actions[-1].at
             if game.phase is MATCH_OVER:
                 state.status = "finished"
+                state.ratings = dict(stored.ratings)
             elif stored.status == "abandoned":
                 state.status = "abandoned"
         for answer in stored.answers:  # the host's and the lobby's commands

@@ -111,6 +111,23 @@ def match_notices(connection: Connection, player_id: int,
     """The notices of ``player_id`` for some of their matches (matches that counted in
     full, were not to be rated or were finished before the checks stored anything are
     left out), from the stored participants and verdicts."""
+    out: dict[int, RatingNotice] = {}
+    for match, told in seat_notices(connection, matches).items():
+        mine = [r for part, notice in told if part.player == player_id
+                for r in notice.reasons]
+        if any(part.player == player_id for part, _ in told):
+            first = next(n for p, n in told if p.player == player_id)
+            out[match] = (RatingNotice("voided", tuple(dict.fromkeys(mine))) if mine
+                          else first)
+    return out
+
+
+def seat_notices(connection: Connection, matches: Sequence[int]
+                 ) -> dict[int, list[tuple[farming.Participant, RatingNotice]]]:
+    """Each person's notice in some matches (a rated match that the checks flagged),
+    with their participant (seat, player, whether they left), by match: what the match
+    end told each seat, from the stored participants and verdicts. Matches that counted
+    in full are left out."""
     rated = sorted(set(connection.execute(select(PLAY.c.match_id).where(
         PLAY.c.match_id.in_(sorted(set(matches))), PLAY.c.rated.is_(True),
         PLAY.c.flagged.is_(True))).scalars()))
@@ -118,7 +135,6 @@ def match_notices(connection: Connection, player_id: int,
         return {}
     parts: dict[int, list[farming.Participant]] = {m: [] for m in rated}
     reasons: dict[int, dict[int, tuple[str, ...]]] = {m: {} for m in rated}
-    mine: dict[int, list[str]] = {m: [] for m in rated}
     for row in connection.execute(select(PLAY_SEATS).where(
             PLAY_SEATS.c.match_id.in_(rated)).order_by(PLAY_SEATS.c.match_id,
                                                        PLAY_SEATS.c.slot)):
@@ -127,15 +143,15 @@ def match_notices(connection: Connection, player_id: int,
             row.seat, row.player_id, row.bot, row.team, row.rank, left=row.left))
         if row.reasons:
             reasons[row.match_id][index] = tuple(row.reasons.split(","))
-            if row.player_id == player_id:
-                mine[row.match_id] += row.reasons.split(",")
-    out: dict[int, RatingNotice] = {}
+    out: dict[int, list[tuple[farming.Participant, RatingNotice]]] = {}
     for match in rated:
-        if not any(p.player == player_id for p in parts[match]):
-            continue
         rated_any = bool(farming.rated_entrants(parts[match], reasons[match],
                                                 lambda p: (MU, SIGMA)))
-        notice = notice_for(mine[match], bool(reasons[match]), rated_any)
-        if notice is not None:
-            out[match] = notice
+        for index, part in enumerate(parts[match]):
+            if part.player is None:
+                continue
+            notice = notice_for(reasons[match].get(index, ()), bool(reasons[match]),
+                                rated_any)
+            if notice is not None:
+                out.setdefault(match, []).append((part, notice))
     return out

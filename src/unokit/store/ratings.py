@@ -43,7 +43,7 @@ from unokit.store.models import (
     SeatRow,
 )
 from unokit.store.rating_model import MU, SIGMA, Entrant, display, rate
-from unokit.store.rating_notices import RatingNotice, notice_for
+from unokit.store.rating_notices import RatingNotice, notice_for, seat_notices
 from unokit.store.seatings import SEATINGS, MatchFacts, PlayerResult, read_record
 
 if TYPE_CHECKING:
@@ -187,6 +187,57 @@ def _tell(shown: dict[int, SeatRating], parts: Sequence[farming.Participant],
                      if part.player in held else (MU, SIGMA))
         shown[part.seat] = SeatRating(part.player, display(mu), 0,
                                       sigma >= policy.provisional_sigma, notice)
+
+
+def shown_ratings(connection: Connection, match_ids: Sequence[int],
+                  policy: boards.Policy) -> dict[int, dict[int, SeatRating]]:
+    """What the end of each of the matches ``match_ids`` showed (as
+    :func:`write_ratings` returned it), read back from the stored entrants and the
+    checks' verdicts, by match and seat: a room rebuilt after its match ended (a
+    restart, a takeover) shows the reveal's ratings and notices again. A match that
+    was not rated has none. A seat whose rating did not move shows the rating its
+    player holds now."""
+    out: dict[int, dict[int, SeatRating]] = {m: {} for m in match_ids}
+    if not out:
+        return out
+    ids = sorted(out)
+    seat_of: dict[tuple[int, int], int] = {}
+    for row in connection.execute(select(
+            match_play.PLAY_SEATS.c.match_id, match_play.PLAY_SEATS.c.player_id,
+            match_play.PLAY_SEATS.c.seat).where(
+            match_play.PLAY_SEATS.c.match_id.in_(ids),
+            match_play.PLAY_SEATS.c.player_id.is_not(None),
+            match_play.PLAY_SEATS.c.left.is_(False)).order_by(
+            match_play.PLAY_SEATS.c.match_id, match_play.PLAY_SEATS.c.slot)):
+        seat_of.setdefault((row.match_id, row.player_id), row.seat)
+    for row in connection.execute(select(RESULTS).where(
+            RESULTS.c.match_id.in_(ids), RESULTS.c.player_id.is_not(None))
+            .order_by(RESULTS.c.match_id, RESULTS.c.slot)):
+        seat = seat_of.get((row.match_id, row.player_id))
+        if seat is not None and seat not in out[row.match_id]:
+            out[row.match_id][seat] = SeatRating(
+                row.player_id, display(row.mu_after),
+                display(row.mu_after) - display(row.mu_before),
+                row.sigma_after >= policy.provisional_sigma)
+    told = seat_notices(connection, ids)
+    players = sorted({p.player for found in told.values() for p, _ in found
+                      if p.player is not None})
+    held = {row.player_id: row for row in connection.execute(select(
+        RATINGS.c.player_id, RATINGS.c.mu, RATINGS.c.sigma).where(
+            RATINGS.c.player_id.in_(players)))}
+    for match, found in told.items():
+        shown = out[match]
+        for part, notice in found:
+            if part.player is None or part.bot or part.left:
+                continue
+            if part.seat in shown:
+                shown[part.seat] = dataclasses.replace(shown[part.seat], notice=notice)
+            else:
+                mu, sigma = ((held[part.player].mu, held[part.player].sigma)
+                             if part.player in held else (MU, SIGMA))
+                shown[part.seat] = SeatRating(part.player, display(mu), 0,
+                                              sigma >= policy.provisional_sigma, notice)
+    return out
 
 
 # ---------------------------------------------------------------- the re-rate

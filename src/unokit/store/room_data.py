@@ -11,7 +11,10 @@ chat lines and command answers as stored, and a whole room as loaded for a resta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from unokit.store.ratings import SeatRating
 
 RECENT_CHAT = 50
 """The chat lines of each room :meth:`unokit.store.store.Store.load_rooms` brings back
@@ -125,3 +128,6 @@ class StoredRoom:
     (whatever :attr:`chat` holds)."""
     next_answer: int = 0
     """The number of the room's next command answer (one more than its last one's)."""
+    ratings: dict[int, SeatRating] = field(default_factory=dict)
+    """A finished rated match's ratings and notices as its end showed them, by seat
+    (:func:`unokit.store.ratings.shown_ratings`)."""

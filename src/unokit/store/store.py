@@ -770,6 +770,10 @@ class Store:
                                           .where(CHAT.c.client_id.is_not(None))
                                           .order_by(CHAT.c.room_id, CHAT.c.n)):
                 rooms[row.room_id].chat_answers.append(_chat_data(row))
+            ended = [r.id for r in rooms.values() if r.status == "finished"]
+            for room_id, shown in ratings.shown_ratings(connection, ended,
+                                                        self.rating_policy).items():
+                rooms[room_id].ratings = shown
             return list(rooms.values())
         return await self.run(read)
 
