@@ -13,16 +13,23 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from sqlalchemy import Column, Connection, inspect, select, text
 from typer.testing import CliRunner
 
+from asgi_driver import opened_app
+from room_kit import Conn, Table
 from store_kit import migrate_to, new_room
 from test_challenges import T0, completed
 from test_farming_store import accounts, stored_match
+from test_server_accounts import PASSWORD, Browser
+from test_server_accounts import settings as server_settings
+from test_server_xp import seated
 from unokit.cli import app as cli
-from unokit.server import ops_command
-from unokit.store import SeatData, Store, coins
+from unokit.server import inbox, ops_command
+from unokit.server import protocol as P
+from unokit.store import ChatData, SeatData, Store, coins
 from unokit.store import accounts as A
 from unokit.store import boards as B
 from unokit.store import challenges as CH
@@ -99,6 +106,7 @@ async def test_a_deleted_player_is_named_by_no_row_and_the_rerate_still_holds(
         await store.run(lambda c: B.set_scores(c, "rating", {ann: 1600, bea: 1500}))
         lobby = await store.create_room(new_room("LOBBY", seats=2))
         await store.set_seats(lobby, [SeatData(0, "human", "Ann", "", "h" * 64, True, 1, ann)])
+        await store.append_chat(lobby, ChatData(0, 0, "Ann", "hi", 1, None, 0, 1, ann))
 
         before = await naming(store, ann)
         # every table that can name a player names Ann now
@@ -287,3 +295,90 @@ async def test_operators_see_a_deleted_player_as_nobody(
         "admin", "flagged", "--server", "http://x", "--token-file", str(token)])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == "3  AB2  0:- #1 (thrown), 1:Bea #2 (thrown)"
+
+
+async def chat_rows(store: Store, room: int) -> list[tuple[int, str, str, int | None]]:
+    return await store.run(lambda c: [tuple(r) for r in c.execute(select(
+        E.CHAT.c.seat, E.CHAT.c.name, E.CHAT.c.text, E.CHAT.c.player_id).where(
+        E.CHAT.c.room_id == room).order_by(E.CHAT.c.n))])
+
+
+async def test_a_deleted_players_name_and_chat_lines_go_from_the_room(
+        database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        ann, bea = await accounts(store, ["Ann", "Bea"])
+        table = await Table.open(store, "TALK")
+        conns = {0: await seated(table, "Ann", ann), 1: await seated(table, "Bea", bea)}
+        for seat, text in ((0, "hi from Ann"), (1, "hi from Bea"), (0, "bye")):
+            await table.send(conns[seat], P.SendChat(id=f"c{seat}{text}", text=text))
+        assert [row[3] for row in await chat_rows(store, table.room.id)] == [ann, bea, ann]
+        # a line written before revision 0014 names no player: found by its seat's occupant
+        await store.run(lambda c: c.execute(E.CHAT.insert().values(
+            room_id=table.room.id, n=3, seat=0, name="Ann", text="old line", at=1, seq=0,
+            occupant=table.room.seats[0].occupant, player_id=None)))
+
+        await A.delete_player(store, ann)
+        assert await chat_rows(store, table.room.id) == [(1, "Bea", "hi from Bea", bea)]
+        names = await store.run(lambda c: list(c.execute(select(E.SEATS.c.name).where(
+            E.SEATS.c.room_id == table.room.id).order_by(E.SEATS.c.seat)).scalars()))
+        assert names == ["Player 1", "Bea"]
+
+        # the room that holds the seat in memory forgets her too
+        await table.room.forget_player(ann)
+        watcher = Conn()
+        await table.handle("hello", watcher, P.Hello(room=table.room.code, spectate=True))
+        welcome = watcher.welcome()
+        assert [s["name"] for s in welcome["room"]["seats"]] == ["Player 1", "Bea"]
+        said = [m["text"] for m in map(msgspec.json.decode, watcher.sent)
+                if m.get("type") == "chat"]
+        assert said == ["hi from Bea"]
+        # what the seat writes now names nobody, here and as stored
+        await table.send(conns[0], P.SendChat(id="after", text="still here"))
+        assert (await chat_rows(store, table.room.id))[-1] == (
+            0, "Player 1", "still here", None)
+        await table.restart()
+        assert [s.name for s in table.room.seats] == ["Player 1", "Bea"]
+        assert [line.text for line in table.room.chat_lines] == ["hi from Bea", "still here"]
+    finally:
+        await store.close()
+
+
+async def test_a_room_of_another_process_writes_a_deleted_seat_and_line_as_nobody(
+        database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        [ann] = await accounts(store, ["Ann"])
+        table = await Table.open(store, "ELSE")
+        conn = await seated(table, "Ann", ann)
+        await A.delete_player(store, ann)  # nobody tells this room
+        await table.send(conn, P.SendChat(id="c1", text="hello"))
+        await table.room.store.set_seats(table.room.id, [
+            s.data(i) for i, s in enumerate(table.room.seats)])
+        assert await chat_rows(store, table.room.id) == [(0, "Player 1", "hello", None)]
+        seats = await store.run(lambda c: c.execute(select(
+            E.SEATS.c.name, E.SEATS.c.player_id).where(
+            E.SEATS.c.room_id == table.room.id, E.SEATS.c.seat == 0)).one())
+        assert tuple(seats) == ("Player 1", None)
+    finally:
+        await store.close()
+
+
+async def test_deleting_an_account_over_http_tells_the_rooms_that_seat_it(
+        database_url: str) -> None:
+    async with opened_app(server_settings(database_url)) as (app, rooms):
+        ann = Browser(app, ("198.51.100.7", 5000))
+        ann_id = await ann.account("Ann")
+        room = await rooms.create()
+        conn = Conn()
+        conn.player = ann_id  # type: ignore[attr-defined]  # what the app sets from a session
+        room.submit(inbox.Hello(conn, P.Hello(room=room.code, name="Ann")))
+        room.submit(inbox.Message(conn, P.SendChat(id="c1", text="hi all")))
+        await room.call(lambda r: asyncio.sleep(0))  # both handled (the inbox is in order)
+        assert room.seats[0].name == "Ann" and [x.text for x in room.chat_lines] == ["hi all"]
+        answer = await ann.call("POST", "/api/account/delete", {"password": PASSWORD})
+        assert answer.status == 200, answer.body
+        assert room.seats[0].name == "Player 1" and room.seats[0].player is None
+        assert list(room.chat_lines) == []
+        told = [m for m in map(msgspec.json.decode, conn.sent) if m.get("type") == "room"]
+        assert told[-1]["room"]["seats"][0]["name"] == "Player 1"

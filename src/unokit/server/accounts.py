@@ -402,6 +402,7 @@ async def delete_account(request: Request) -> Response:
     if not who.player.guest:
         await _check_password(request, who.player, _text(data, "password"))
     await stored.delete_player(_store(request), who.player.id)
+    await request.app.state.rooms.forget_player(who.player.id)
     LOG.info("player deleted", extra={"player": who.player.id})
     response = _json({"ok": True})
     clear_session(response, request, _settings(request))

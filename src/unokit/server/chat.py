@@ -129,7 +129,7 @@ class Talk(RoomBase):
     def _new_line(self, seat: int, text: str, client_id: str | None, seq: int) -> ChatData:
         at = max(round(self.clock.wall() * 1000), self.chat_at + 1)
         return ChatData(self.chat_next, seat, self.seats[seat].name, text, at, client_id,
-                        seq, self.seats[seat].occupant)
+                        seq, self.seats[seat].occupant, self.seats[seat].player)
 
     def _took_line(self, line: ChatData) -> None:
         """A stored line: keep it and send it to everyone."""

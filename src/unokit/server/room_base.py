@@ -42,6 +42,7 @@ from unokit.server.views import SeatLegal, events_messages
 from unokit.server.views import seatless_text as seatless_text
 from unokit.server.views import table_facts as table_facts
 from unokit.store import ChatData, Store
+from unokit.store.erasure import default_name
 from unokit.store.ratings import SeatRating
 
 if TYPE_CHECKING:
@@ -304,6 +305,24 @@ class RoomBase:
                               connected=viewers.get(i, 0) > 0, away=s.away,
                               contributed=i in self.contributions)
                    for i, s in enumerate(self.seats)])
+
+    async def forget_player(self, player: int) -> None:
+        """The player was deleted (the database forgot them already): the seats they
+        hold here name nobody, under their default names, and their lines leave the
+        chat that a hello sends (a client that showed a line keeps it); the room
+        message goes out again if a seat changed. Run it in the room's task
+        (:meth:`unokit.server.room.Room.call`)."""
+        changed = False
+        for index, seat in enumerate(self.seats):
+            if seat.player == player:
+                seat.player, seat.name = None, default_name(index)
+                changed = True
+        if any(line.player_id == player for line in self.chat_lines):
+            kept = [line for line in self.chat_lines if line.player_id != player]
+            self.chat_lines.clear()
+            self.chat_lines.extend(kept)
+        if changed:
+            self._broadcast_room()
 
     def _broadcast_room(self) -> None:
         data = P.encode(P.RoomState(room=self.info()))

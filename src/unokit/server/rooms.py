@@ -253,6 +253,17 @@ class Rooms:
         room.oversight = self.oversight
         room.start()
 
+    async def forget_player(self, player: int) -> None:
+        """The player was deleted: every room of this process that holds a seat of
+        theirs forgets them (:meth:`RoomBase.forget_player`). A room that another
+        process serves forgets them when it next comes back from the database; what
+        it writes of the seat meanwhile names nobody
+        (:func:`unokit.store.erasure.known_players`)."""
+        held = [room for room in list(self.rooms.values())
+                if any(seat.player == player for seat in room.seats)]
+        await asyncio.gather(*(room.call(lambda r: r.forget_player(player))
+                               for room in held))
+
     def forget(self, room: Room) -> None:
         """Let ``room`` go from this process (its task has stopped or is stopping)."""
         if self.rooms.get(room.code) is room:

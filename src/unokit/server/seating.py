@@ -16,6 +16,7 @@ from unokit.engine.errors import UnoError
 from unokit.i18n import DEFAULT, N_, render
 from unokit.server.fanout import Subscriber
 from unokit.store import SeatData
+from unokit.store.erasure import default_name
 
 EMPTY, HUMAN, BOT = "empty", "human", "bot"
 NAME_LIMIT = 32
@@ -34,7 +35,7 @@ def check_name(name: str, seat: int) -> str:
     """
     name = name.strip()
     if not name:
-        return f"Player {seat + 1}"
+        return default_name(seat)
     if len(name) > NAME_LIMIT or not name.isprintable():
         raise RoomError("bad_request", N_("a name is 1-{limit} printable characters"),
                         limit=NAME_LIMIT)

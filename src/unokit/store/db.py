@@ -37,7 +37,7 @@ from unokit.store.files import secure_sqlite
 MIGRATIONS = Path(__file__).with_name("migrations")
 """The folder of the Alembic environment and its revisions."""
 
-HEAD = "0013"
+HEAD = "0014"
 """The newest revision: what :func:`migrate` brings a database to."""
 
 

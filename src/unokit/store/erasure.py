@@ -6,10 +6,13 @@ deletion does to it:
 
 ``delete``
     the player's rows go (their sessions, tokens, matches, XP lines, challenges,
-    coins, cosmetics, rating, leaderboard places: :mod:`unokit.store.accounts`).
+    coins, cosmetics, rating, leaderboard places: :mod:`unokit.store.accounts`; their
+    chat lines here, with the lines written before revision 0014 by the seats they
+    held, found by room, seat and occupant).
 ``forget``
     the rows stay, part of a room's record, with ``player_id`` null: the seat was held
-    by a person who is nobody now (``seats``, ``seatings``).
+    by a person who is nobody now (``seats``, ``seatings``); a seat the player holds
+    now takes the name of a seat whose player chose none (:func:`default_name`).
 ``erase``
     the rows stay, because the full re-rate replays them and other players' ratings
     and verdicts rest on them (``rating_results``, ``match_play_seats``), but the
@@ -52,11 +55,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Table, delete, exists, insert, select, update
+from sqlalchemy import Connection, Table, delete, exists, insert, select, tuple_, update
 
 from unokit.store import boards
 from unokit.store.models import (
     BoardEntryRow,
+    ChatRow,
     ErasedPlayerRow,
     MatchPlayRow,
     MatchPlaySeatRow,
@@ -67,7 +71,7 @@ from unokit.store.models import (
     SeatingRow,
     SeatRow,
 )
-from unokit.store.room_data import SeatData
+from unokit.store.room_data import ChatData, SeatData
 
 ERASED: Table = ErasedPlayerRow.__table__  # type: ignore[assignment]
 RESULTS: Table = RatingResultRow.__table__  # type: ignore[assignment]
@@ -78,6 +82,7 @@ SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 SEATINGS: Table = SeatingRow.__table__  # type: ignore[assignment]
 ENTRIES: Table = BoardEntryRow.__table__  # type: ignore[assignment]
 ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
+CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 
 PLAYER_COLUMNS: dict[str, str] = {
@@ -94,6 +99,7 @@ PLAYER_COLUMNS: dict[str, str] = {
     "cosmetic_choices.player_id": "delete",
     "ratings.player_id": "delete",
     "board_entries.player_id": "delete",
+    "chat.player_id": "delete",
     "seats.player_id": "forget",
     "seatings.player_id": "forget",
     "rating_results.player_id": "erase",
@@ -111,15 +117,38 @@ def is_erased(player: int | None) -> bool:
     return player is not None and player < 0
 
 
+def default_name(seat: int) -> str:
+    """The name of a seat whose player chose none, and of a deleted player's seat.
+
+    >>> default_name(0)
+    'Player 1'
+    """
+    return f"Player {seat + 1}"
+
+
 def erase(connection: Connection, players: Sequence[int], now: float) -> None:
     """Before the players ``players`` are deleted: the rows of the history that name
-    them are kept under a number that names nobody, the rooms' records forget them,
-    and their rating and leaderboard places go (see the module)."""
+    them are kept under a number that names nobody, the rooms' records forget them
+    (and their names and chat lines), and their rating and leaderboard places go (see
+    the module)."""
     ids = sorted(set(players))
     if not ids:
         return
     boards.drop_everywhere(connection, ids)
     connection.execute(delete(RATINGS).where(RATINGS.c.player_id.in_(ids)))
+    held = sorted({(r.room_id, r.seat, r.occupant) for table in (SEATS, SEATINGS)
+                   for r in connection.execute(select(
+                       table.c.room_id, table.c.seat, table.c.occupant).where(
+                       table.c.player_id.in_(ids)))})
+    connection.execute(delete(CHAT).where(CHAT.c.player_id.in_(ids)))
+    for start in range(0, len(held), 500):  # lines written before revision 0014
+        connection.execute(delete(CHAT).where(tuple_(
+            CHAT.c.room_id, CHAT.c.seat, CHAT.c.occupant).in_(held[start:start + 500])))
+    for row in connection.execute(select(SEATS.c.room_id, SEATS.c.seat).where(
+            SEATS.c.player_id.in_(ids))).all():
+        connection.execute(update(SEATS).where(
+            SEATS.c.room_id == row.room_id, SEATS.c.seat == row.seat).values(
+            name=default_name(row.seat)))
     for table in (SEATS, SEATINGS):
         connection.execute(update(table).where(table.c.player_id.in_(ids))
                            .values(player_id=None))
@@ -147,15 +176,26 @@ def erase(connection: Connection, players: Sequence[int], now: float) -> None:
 def known_players(connection: Connection, seats: Sequence[SeatData]) -> list[SeatData]:
     """``seats`` with every player who is no longer stored made nobody (``player_id``
     ``None``): a room that still holds a deleted player's seat in memory writes it
-    without them. The players found are share-locked until the transaction ends, so a
-    deletion waits for it (and then forgets the seat)."""
+    without them (and without their name). The players found are share-locked until
+    the transaction ends, so a deletion waits for it (and then forgets the seat)."""
     ids = sorted({s.player_id for s in seats if s.player_id is not None})
     if not ids:
         return list(seats)
     live = set(connection.execute(select(PLAYERS.c.id).where(PLAYERS.c.id.in_(ids))
                                   .with_for_update(read=True)).scalars())
-    return [s if s.player_id is None or s.player_id in live else s._replace(player_id=None)
-            for s in seats]
+    return [s if s.player_id is None or s.player_id in live
+            else s._replace(player_id=None, name=default_name(s.seat)) for s in seats]
+
+
+def known_writer(connection: Connection, line: ChatData) -> ChatData:
+    """``line`` as it is stored: a line of a player who is no longer stored (a room
+    that still holds their seat in memory) names nobody, under the seat's default
+    name. The player found is share-locked until the transaction ends, as in
+    :func:`known_players`."""
+    if line.player_id is None or connection.execute(select(PLAYERS.c.id).where(
+            PLAYERS.c.id == line.player_id).with_for_update(read=True)).first() is not None:
+        return line
+    return line._replace(player_id=None, name=default_name(line.seat))
 
 
 def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:

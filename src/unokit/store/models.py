@@ -166,6 +166,9 @@ class ChatRow(Base):
     """The sequence number its ack carried."""
     occupant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The writer's seat occupant (:attr:`SeatRow.occupant`; revision 0004)."""
+    player_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    """The writer's player, when their seat had one (revision 0014): a deletion takes
+    the player's lines with it (:mod:`unokit.store.erasure`)."""
 
 
 class AnswerRow(Base):

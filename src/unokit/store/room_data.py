@@ -83,6 +83,8 @@ class ChatData(NamedTuple):
     seq: int
     occupant: int = 0
     """The writer's seat occupant."""
+    player_id: int | None = None
+    """The writer's player (guest or account), if their seat had one."""
 
 
 class AnswerData(NamedTuple):

@@ -174,7 +174,7 @@ def _settle(outcomes: list[_Outcome]) -> None:
 
 def _chat_data(row: Any) -> ChatData:
     return ChatData(row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq,
-                    row.occupant)
+                    row.occupant, row.player_id)
 
 
 def _of_occupants(table: Table, ids: list[int]) -> Select[Any]:
@@ -662,7 +662,8 @@ class Store:
     def _chat_writer(self, room_id: int, line: ChatData) -> Callable[[Connection], None]:
         def write(connection: Connection) -> None:
             self._fence(connection, room_id)
-            connection.execute(insert(CHAT).values(room_id=room_id, **line._asdict()))
+            known = erasure.known_writer(connection, line)  # not deleted meanwhile
+            connection.execute(insert(CHAT).values(room_id=room_id, **known._asdict()))
         return write
 
     async def append_chat(self, room_id: int, line: ChatData) -> None:
