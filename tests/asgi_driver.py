@@ -50,6 +50,7 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
         "headers": [(k.lower().encode(), v.encode()) for k, v in headers]}
     read = 0
     answer = Answer(0, {}, b"")
+    sent = asyncio.Event()  # the whole response is sent: the client may go
 
     async def receive() -> Message:
         nonlocal read
@@ -57,6 +58,7 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
             read += 1
             return {"type": "http.request", "body": chunks[read - 1],
                     "more_body": read < len(chunks)}
+        await sent.wait()  # a client stays until its answer is whole (a stream's too)
         return {"type": "http.disconnect"}
 
     parts: list[bytes] = []
@@ -68,6 +70,8 @@ async def request(app: ASGIApp, method: str, path: str, *, headers: Headers = ()
                               for k, v in message.get("headers", [])}
         elif message["type"] == "http.response.body":
             parts.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                sent.set()
 
     await app(scope, receive, send)
     answer.body = b"".join(parts)

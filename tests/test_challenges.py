@@ -35,6 +35,7 @@ from unokit.server.settings import Settings
 from unokit.store import ActionData, LeaseLost, NewRoom, SeatData, Store, StoreError, coins, xp
 from unokit.store import accounts as A
 from unokit.store import challenges as CH
+from unokit.store import export as X
 from unokit.store.catalogue import CHALLENGE_BY_ID, CHALLENGES, COSMETICS
 from unokit.store.db import HEAD, current_revision, open_engine
 from unokit.store.seatings import facts_of
@@ -428,7 +429,7 @@ async def test_deletion_removes_it_all_and_the_export_holds_it(database_url: str
                                                     now=T0), CH.Paid)
             assert await coins.buy(store, player, "table.wine", now=T0) == 100 + 60 - 120
             assert await coins.choose(store, player, "table.wine")
-        data = await A.export(store, ann)
+        data = await X.export(store, ann)
         assert data["challenge_progress"] == [{"challenge": "weekly.win_5", "ends_at": end,
                                                "progress": 5}]
         assert [(r["challenge"], r["xp"], r["coins"]) for r in data["challenge_rewards"]] \

@@ -34,6 +34,7 @@ from unokit.store import accounts as A
 from unokit.store import boards as B
 from unokit.store import challenges as CH
 from unokit.store import erasure as E
+from unokit.store import export as X
 from unokit.store import match_play as M
 from unokit.store import ratings as R
 from unokit.store.db import HEAD, current_revision, open_engine
@@ -117,7 +118,7 @@ async def test_a_deleted_player_is_named_by_no_row_and_the_rerate_still_holds(
             r for seats in reasons.values() for rs in seats.values() for r in rs}
         assert again.ratings == stored and again.afters == afters
 
-        data = await A.export(store, ann)
+        data = await X.export(store, ann)
         assert data["rating"]["matches"] == stored[ann][2] > 0
         assert len(data["rated_matches"]) == before["rating_results.player_id"]
         assert len(data["match_checks"]) == before["match_play_seats.player_id"] == 5
@@ -127,6 +128,10 @@ async def test_a_deleted_player_is_named_by_no_row_and_the_rerate_still_holds(
         assert {"room": "LOBBY", "seat": 0} in data["seats"]
         assert len(data["seats"]) == before["seats.player_id"] == 6
         assert data["leaderboards"] == [{"board": "rating", "score": 1600, "rank": 1}]
+        assert data["chat_lines"] == [{"room": "LOBBY", "seat": 0, "name": "Ann",
+                                       "text": "hi", "at": 1}]
+        # a page of one row at a time (keyset on every list's key) gives the same
+        assert await X.export(store, ann, page=1) == data
 
         await A.delete_player(store, ann)
         assert await naming(store, ann) == {}

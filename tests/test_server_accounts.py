@@ -10,6 +10,7 @@ for an unknown username as for a wrong password. No body makes it fail."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 from typing import Any
@@ -25,8 +26,12 @@ from asgi_driver import Answer, Socket, opened_app, request
 from polling import until
 from server_harness import server_settings
 from unokit.server import protocol as P
+from unokit.server.accounts import Exports
+from unokit.server.seating import RoomError
 from unokit.server.sessions import COOKIE
 from unokit.server.settings import Settings
+from unokit.store import StoreError
+from unokit.store import export as X
 
 pytestmark = pytest.mark.asyncio
 
@@ -268,7 +273,7 @@ async def test_logging_out_everywhere_wins_over_a_password_change_in_flight(
 
 
 async def test_deletion_and_export(database_url: str) -> None:
-    async with opened_app(settings(database_url)) as (app, _rooms):
+    async with opened_app(settings(database_url)) as (app, rooms):
         ann = Browser(app)
         ann_id = await ann.account("Ann")
         exported = await ann.call("GET", "/api/account/export")
@@ -278,6 +283,7 @@ async def test_deletion_and_export(database_url: str) -> None:
         assert data["player"]["id"] == ann_id and data["player"]["username"] == "Ann"
         assert "argon2" not in exported.body.decode() and (ann.cookie or "-") not in \
             exported.body.decode()
+        assert data == await X.export(rooms.store, ann_id)  # streamed: the same document
         refused = await ann.call("POST", "/api/account/delete", {"password": "wrong one"})
         assert refused.status == 403
         gone = await ann.call("POST", "/api/account/delete", {"password": PASSWORD})
@@ -511,3 +517,43 @@ async def test_a_check_after_the_pool_stopped_is_busy_not_a_failure() -> None:
         answer = await Browser(app).call("POST", "/api/account/login",
                                          {"username": "Ann", "password": PASSWORD})
         assert answer.status == 503 and answer.json()["error"] == "busy"
+
+
+async def test_exports_are_one_per_player_and_few_at_once(database_url: str) -> None:
+    exports = Exports(limit=2)
+    exports.begin(1)
+    with pytest.raises(RoomError) as own:
+        exports.begin(1)  # the player's own export is under way
+    assert own.value.code == "busy"
+    exports.begin(2)
+    with pytest.raises(RoomError):
+        exports.begin(3)  # two are under way
+    exports.end(1)
+    exports.begin(3)
+    async with opened_app(settings(database_url)) as (app, rooms):
+        ann = Browser(app)
+        ann_id = await ann.account("Ann")
+        app.state.exports.players.add(ann_id)  # one of hers is being streamed
+        busy = await ann.call("GET", "/api/account/export")
+        assert busy.status == 429 and busy.json()["error"] == "busy"
+        assert int(busy.headers["retry-after"]) > 0
+        app.state.exports.players.clear()
+
+        # the database stops answering after the head: the document is cut short (it
+        # does not parse), and the export no longer counts
+        real = rooms.store.run
+
+        async def failing(fn: Any) -> Any:
+            if isinstance(fn, functools.partial) and fn.func is X.read_page:
+                raise StoreError("the database went away")  # a page of a list
+            return await real(fn)
+        rooms.store.run = failing  # type: ignore[method-assign]
+        try:
+            cut = await ann.call("GET", "/api/account/export")
+        finally:
+            rooms.store.run = real  # type: ignore[method-assign]
+        assert cut.status == 200 and cut.body.startswith(b'{"player":')
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(cut.body)
+        assert app.state.exports.players == set()
+        assert (await ann.call("GET", "/api/account/export")).json()["player"]["id"] == ann_id

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, text
 from store_kit import migrate_to
 from unokit.store import Store, StoreError
 from unokit.store import accounts as A
+from unokit.store import export as X
 from unokit.store.db import HEAD, current_revision, open_engine
 
 pytestmark = pytest.mark.asyncio
@@ -145,7 +146,7 @@ async def test_a_deleted_player_leaves_nothing_and_its_id_is_not_reused(
                               f"SELECT 1 FROM players WHERE id = {last}") == [], table
         again = await A.create_guest(store, S3, now=2.0)
         assert again > last > first  # the highest id was deleted: still not given again
-        assert await A.export(store, last) == {}
+        assert await X.export(store, last) == {}
     finally:
         await store.close()
 
@@ -157,7 +158,7 @@ async def test_the_export_holds_the_players_data_and_no_secret(database_url: str
                                    agent="Firefox")
         await A.claim(store, ann, "Ann", "$argon2id$secret-hash", now=2.0)
         await A.create_token(store, ann, "t" * 43, "bot", now=3.0)
-        data = await A.export(store, ann)
+        data = await X.export(store, ann)
         assert data["player"]["username"] == "Ann" and not data["player"]["guest"]
         assert data["sessions"] == [{"created_at": 1.0, "seen_at": 1.0,
                                      "address": "198.51.100.7", "agent": "Firefox"}]
@@ -214,5 +215,31 @@ async def test_guests_whose_sessions_all_ran_out_are_deleted(database_url: str) 
         assert await A.get_player(store, kept) is not None
         assert await A.get_player(store, account) is not None  # accounts stay
         assert await rows(store, "SELECT count(*) FROM sessions") == [(2,)]
+    finally:
+        await store.close()
+
+
+async def test_the_export_reads_each_list_a_bounded_page_per_transaction(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(database_url)
+    try:
+        ann = await A.create_guest(store, S1, now=1.0)
+        for n in range(5):
+            await store.run(lambda c, n=n: c.execute(X.XP_LINES.insert().values(
+                player_id=ann, match_id=n, reason="played", count=1, xp=10)))
+        read: list[tuple[str, int]] = []
+        real = X.read_page
+
+        def counted(connection: Any, listed: X.Listed, player_id: int,
+                    after: Any, limit: int = X.PAGE) -> Any:
+            rows, last = real(connection, listed, player_id, after, limit)
+            read.append((listed.name, len(rows)))
+            return rows, last
+        monkeypatch.setattr(X, "read_page", counted)
+        data = await X.export(store, ann, page=2)
+        assert [line["match"] for line in data["xp_lines"]] == [0, 1, 2, 3, 4]
+        assert [n for name, n in read if name == "xp_lines"] == [2, 2, 1]
+        assert all(n <= 2 for _, n in read)
+        assert {name for name, _ in read} == {listed.name for listed in X.LISTED}
     finally:
         await store.close()

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import msgspec
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from unokit.i18n import N_, pick_language
@@ -55,6 +55,7 @@ from unokit.server.sessions import (
 from unokit.server.settings import Settings
 from unokit.store import Store, StoreError
 from unokit.store import accounts as stored
+from unokit.store import export as exported
 from unokit.store.coins import wallet
 from unokit.store.rating_notices import match_notices
 from unokit.store.ratings import profile_rating
@@ -66,6 +67,10 @@ USERNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,19}")
 """A username: 3-20 ASCII letters, digits, ``_`` and ``-``, beginning with a letter or
 a digit (compared without case)."""
 LABEL_MAX = 64
+EXPORTS_AT_ONCE = 2
+"""The exports one process streams at once (:class:`Exports`)."""
+EXPORT_RETRY = 30
+"""The ``Retry-After`` of an export refused as ``busy`` (seconds)."""
 
 WRONG_LOGIN = N_("wrong username or password")
 WRONG_PASSWORD = N_("wrong password")
@@ -409,16 +414,68 @@ async def delete_account(request: Request) -> Response:
     return response
 
 
+class Exports:
+    """The exports this process streams now: at most ``limit`` at once, and one per
+    player (each reads a page per transaction: :mod:`unokit.store.export`)."""
+
+    def __init__(self, limit: int = EXPORTS_AT_ONCE) -> None:
+        self.limit = limit
+        self.players: set[int] = set()
+
+    def begin(self, player: int) -> None:
+        """Count the player's export in.
+
+        Raises:
+            Refused: ``busy`` (429, ``Retry-After``): the player's own export is under
+                way, or :attr:`limit` are.
+        """
+        if player in self.players or len(self.players) >= self.limit:
+            raise Refused("busy", 429, N_("an export is under way: try again in a "
+                                          "minute"), retry_after=EXPORT_RETRY)
+        self.players.add(player)
+
+    def end(self, player: int) -> None:
+        """The player's export is over (sent, cut short, or its client went away)."""
+        self.players.discard(player)
+
+
 async def export(request: Request) -> Response:
     """Everything stored of the player, as one JSON document to save (a session's
-    only: an API token does not give away the player's addresses)."""
+    only: an API token does not give away the player's addresses), streamed as its
+    pages are read: the server holds one page of it at a time. A database that stops
+    answering midway cuts the document short (it does not parse: ask again)."""
     who = await _who(request)
-    data = await stored.export(_store(request), who.player.id)
-    response = _json(data)
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="unokit-player-{who.player.id}.json"')
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    player, store = who.player.id, _store(request)
+    exports: Exports = request.app.state.exports
+    exports.begin(player)
+    try:
+        found = await exported.head(store, player)
+    except BaseException:
+        exports.end(player)
+        raise
+    if found is None:  # deleted meanwhile
+        exports.end(player)
+        raise RoomError("no_session", NO_SESSION)
+
+    async def document() -> AsyncIterator[bytes]:
+        try:
+            yield msgspec.json.encode(found)[:-1]  # the head's fields, the object open
+            for listed in exported.LISTED:
+                yield b',"' + listed.name.encode() + b'":['
+                sep = b""
+                async for rows in exported.pages(store, player, listed):
+                    yield sep + b",".join(msgspec.json.encode(row) for row in rows)
+                    sep = b","
+                yield b"]"
+            yield b"}"
+        except StoreError:
+            LOG.warning("export cut short: the database did not answer",
+                        extra={"player": player})
+        finally:
+            exports.end(player)
+    return StreamingResponse(document(), media_type="application/json", headers={
+        "Content-Disposition": f'attachment; filename="unokit-player-{player}.json"',
+        "Cache-Control": "no-store"})
 
 
 async def tokens(request: Request) -> Response:

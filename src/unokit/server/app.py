@@ -740,4 +740,5 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
     app.state.replays = Published(kept=replays.KEPT)
     app.state.passwords = Passwords.of(settings)
     app.state.login_limits = LoginLimits(settings)
+    app.state.exports = accounts.Exports()
     return app

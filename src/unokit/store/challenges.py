@@ -368,21 +368,5 @@ async def prune_progress(store: Store, ended_before: float, *, batch: int = 500)
     return await in_batches(store, write, batch)
 
 
-def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:
-    """What the player's export holds of challenges, with their coins and cosmetics."""
-    progress = [{"challenge": row.challenge, "ends_at": int(row.period_end),
-                 "progress": int(row.progress)}
-                for row in connection.execute(select(PROGRESS).where(
-                    PROGRESS.c.player_id == player_id).order_by(
-                    PROGRESS.c.period_end, PROGRESS.c.challenge))]
-    rewards = [{"challenge": row.challenge, "ends_at": int(row.period_end), "xp": row.xp,
-                "coins": row.coins, "claimed_at": row.claimed_at}
-               for row in connection.execute(select(REWARDS).where(
-                   REWARDS.c.player_id == player_id).order_by(
-                   REWARDS.c.period_end, REWARDS.c.challenge))]
-    return {"challenge_progress": progress, "challenge_rewards": rewards,
-            **coins.export_rows(connection, player_id)}
-
-
 TABLES = (PROGRESS, REWARDS, *coins.TABLES)
 """Every table of a player's challenges, coins and cosmetics (deleted with them)."""

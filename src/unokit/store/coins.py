@@ -173,19 +173,5 @@ async def coin_lines(store: Store, player_id: int | None = None) -> dict[int, li
     return await store.run(read)
 
 
-def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:
-    """What the player's export holds of coins and cosmetics."""
-    held = read_wallet(connection, player_id)
-    lines = [{"delta": int(row.delta), "reason": row.reason, "reference": row.reference,
-              "at": row.at}
-             for row in connection.execute(select(COIN_LINES).where(
-                 COIN_LINES.c.player_id == player_id).order_by(COIN_LINES.c.id))]
-    bought = [{"cosmetic": row.cosmetic, "bought_at": row.bought_at}
-              for row in connection.execute(select(OWNED).where(
-                  OWNED.c.player_id == player_id).order_by(OWNED.c.cosmetic))]
-    return {"coins": held.coins, "coin_lines": lines, "cosmetics_owned": bought,
-            "cosmetics_chosen": held.chosen}
-
-
 TABLES = (COIN_LINES, WALLETS, OWNED, CHOICES)
 """The tables of a player's coins and cosmetics (deleted with the player)."""

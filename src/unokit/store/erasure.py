@@ -53,7 +53,6 @@ none of a deleted player's rows is left naming them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import Connection, Table, delete, exists, insert, select, tuple_, update
 
@@ -196,48 +195,3 @@ def known_writer(connection: Connection, line: ChatData) -> ChatData:
             PLAYERS.c.id == line.player_id).with_for_update(read=True)).first() is not None:
         return line
     return line._replace(player_id=None, name=default_name(line.seat))
-
-
-def export_rows(connection: Connection, player_id: int) -> dict[str, Any]:
-    """What the player's export holds of their rating, their rated matches, the
-    anti-farming checks' record of their matches, the seats they held and their
-    leaderboard places."""
-    row = connection.execute(select(RATINGS).where(RATINGS.c.player_id == player_id)).first()
-    rating = None if row is None else {
-        "mu": row.mu, "sigma": row.sigma, "matches": row.matches, "change": row.change,
-        "updated_at": row.updated_at, "active_until": row.active_until}
-    rated = [{"match": r.match_id, "team": r.team, "place": r.rank + 1, "n": r.n,
-              "mu_before": r.mu_before, "sigma_before": r.sigma_before,
-              "mu_after": r.mu_after, "sigma_after": r.sigma_after, "ended_at": r.ended_at}
-             for r in connection.execute(select(RESULTS).where(
-                 RESULTS.c.player_id == player_id).order_by(RESULTS.c.ended_at,
-                                                            RESULTS.c.match_id))]
-    checked = [{"match": r.match_id, "ended_at": r.ended_at, "rated": r.rated,
-                "seat": r.seat, "team": r.team, "place": r.rank + 1, "left": r.left,
-                "turns": r.turns, "playable_turns": r.playable_turns,
-                "voluntary_draws": r.voluntary_draws, "actions": r.actions,
-                "played_for": r.played_for, "address_group": r.address,
-                "account_days": r.account_days, "rated_matches": r.rated_matches,
-                "reasons": r.reasons.split(",") if r.reasons else []}
-               for r in connection.execute(
-                   select(PLAY_SEATS, PLAY.c.ended_at, PLAY.c.rated)
-                   .join(PLAY, PLAY.c.match_id == PLAY_SEATS.c.match_id)
-                   .where(PLAY_SEATS.c.player_id == player_id)
-                   .order_by(PLAY.c.seq, PLAY_SEATS.c.slot))]
-    seated = [{"match": r.room_id, "code": r.code, "seat": r.seat,
-               "from_action": r.from_action, "left_action": r.left_action}
-              for r in connection.execute(
-                  select(SEATINGS, ROOMS.c.code).join(ROOMS, ROOMS.c.id == SEATINGS.c.room_id)
-                  .where(SEATINGS.c.player_id == player_id)
-                  .order_by(SEATINGS.c.room_id, SEATINGS.c.seat, SEATINGS.c.occupant))]
-    seats = [{"room": r.code, "seat": r.seat}
-             for r in connection.execute(
-                 select(SEATS.c.seat, ROOMS.c.code).join(ROOMS, ROOMS.c.id == SEATS.c.room_id)
-                 .where(SEATS.c.player_id == player_id).order_by(ROOMS.c.code, SEATS.c.seat))]
-    places = [{"board": r.board, "score": boards.BASE - int(r.sort_key),
-               "rank": boards.rank_of(connection, r.board, player_id)}
-              for r in connection.execute(select(ENTRIES).where(
-                  ENTRIES.c.player_id == player_id).order_by(ENTRIES.c.board))]
-    return {"rating": rating, "rated_matches": rated, "match_checks": checked,
-            "seatings": seated, "seats": seats, "leaderboards": places}
-
