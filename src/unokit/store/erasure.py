@@ -1,5 +1,5 @@
-"""What a player's deletion does to the rows that describe their play, and what the
-export shows of them while the account lives (docs/accounts.md, "Deleting").
+"""What a player's deletion does to the rows that describe their play (docs/accounts.md,
+"Deleting"); :mod:`unokit.store.export` shows them while the account lives.
 
 Every column that holds a player's id is in :data:`PLAYER_COLUMNS`, with what a
 deletion does to it:
