@@ -112,6 +112,37 @@ PICKER_RULES = "official,players=2,rounds=1,extra_cards={WC:60}"
 """A deck of 168 cards, 68 of them wilds: a wild comes to the hand within a few turns."""
 
 
+LAYOUT_FAULTS = """() => {
+  const faults = [];
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? r : null;
+  };
+  const page = document.documentElement;
+  if (page.scrollWidth > window.innerWidth + 1) {
+    faults.push(`the page is wider than the screen (${page.scrollWidth} px)`);
+  }
+  const tiles = [...document.querySelectorAll(".opponent")]
+    .map((el) => [el, box(el)]).filter(([, r]) => r);
+  for (const [el, r] of tiles) {
+    for (const part of el.querySelectorAll("*")) {
+      const q = box(part);
+      if (q && (q.right > r.right + 1 || q.left < r.left - 1)) {
+        faults.push(`"${part.textContent.trim()}" sticks out of the tile of ` +
+                    `"${el.querySelector(".opp-name")?.textContent ?? "?"}"`);
+      }
+    }
+  }
+  tiles.forEach(([, a], i) => tiles.slice(i + 1).forEach(([, b]) => {
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1
+        && b.top < a.bottom - 1) faults.push("two seat tiles overlap");
+  }));
+  return faults;
+}"""
+"""What a screen must not show: a page wider than the screen, a part of a seat's tile
+(its name, team mark, "partner" tag) sticking out of it, two tiles on each other."""
+
+
 @dataclass
 class World:
     """The module's server, with three rated players on its leaderboards."""
@@ -173,6 +204,9 @@ class Tour:
         assert name in SCREENS, name
         show("en")
         english = texts(self.page)
+        faults = self.page.evaluate(LAYOUT_FAULTS)
+        if faults:
+            self.problems[f"{self.device} {name} in en"] = faults
         self.photo(name, "en")
         before: tuple[str, dict[str, str]] | None = None
         for lang in LANGS:
@@ -190,6 +224,9 @@ class Tour:
                 self.problems.setdefault(where, []).append("(no text in its script)")
             if not seen.keys() & translated(lang):
                 self.problems.setdefault(where, []).append("(no text of its catalogue)")
+            self.problems.setdefault(where, []).extend(self.page.evaluate(LAYOUT_FAULTS))
+            if not self.problems[where]:
+                del self.problems[where]
             self.photo(name, lang)
         self.shown.append(name)
 
@@ -419,5 +456,6 @@ def test_every_screen_in_every_language_has_no_english_left(
     the_pages(tour, world, code)
 
     assert tuple(tour.shown) == SCREENS, tour.shown
-    assert not tour.problems, "strings left in English (or another language): " + "; ".join(
+    assert not tour.problems, "strings left in English (or another language), or a " \
+        "layout fault: " + "; ".join(
         f"{where}: {left}" for where, left in tour.problems.items())
