@@ -29,15 +29,16 @@
 set -euo pipefail
 
 PROG="scripts/pg_test_server.sh"
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
-PYTHON="${PYTHON:-$(command -v python3 || command -v python || echo python3)}"
 # How long to wait for the server to accept connections, in seconds.
 READY_TIMEOUT=60
 # The file that marks a folder as one of this script's (the only ones it deletes).
 MARK=".unokit-pg-test-server"
-
-say() { echo "$PROG: $*" >&2; }
-die() { say "$*"; exit 1; }
+SERVER="PostgreSQL"
+URL_VAR="UNOKIT_TEST_POSTGRES_URL"
+DIR_VAR="UNOKIT_PG_DIR"
+KIND="pg"
+# shellcheck source=scripts/test_server_lib.sh
+source "$(dirname "$0")/test_server_lib.sh"
 
 # The folder holding PostgreSQL's server programs, or nothing.
 find_bindir() {
@@ -57,35 +58,13 @@ find_bindir() {
     printf '%s' "$best"
 }
 
+BINDIR="$(find_bindir)"
+
+installed() { [[ -n "$BINDIR" ]]; }
+
 install_hint() {
     echo "PostgreSQL is not installed; on Debian or Ubuntu:" \
          "apt-get install --no-install-recommends postgresql"
-}
-
-default_dir() {
-    local key
-    key="$(printf '%s' "$REPO" | cksum | cut -d' ' -f1)"
-    printf '%s/unokit-pg-%s-%s' "${TMPDIR:-/tmp}" "$(id -u)" "$key"
-}
-
-# Run a PostgreSQL program as the user the server runs as.
-as_server_user() {
-    if [[ "$(id -u)" == 0 ]]; then
-        if command -v runuser >/dev/null; then
-            runuser -u postgres -- "$@"
-        else
-            su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
-        fi
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    "$PYTHON" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
 }
 
 url_of() { printf 'postgresql+psycopg://postgres@127.0.0.1:%s/postgres' "$(cat "$1/port")"; }
@@ -99,12 +78,8 @@ ready() {
 # Start a fresh cluster in folder $1 (created, or emptied first) and print its URL.
 start_in() {
     local dir="$1" port attempt
-    if [[ -d "$dir" && ! -f "$dir/$MARK" ]] && [[ -n "$(ls -A "$dir")" ]]; then
-        die "$dir is not empty and is not a folder of this script: not touching it"
-    fi
-    rm -rf "$dir"
+    fresh_dir "$dir"
     mkdir -p "$dir/data" "$dir/socket"
-    touch "$dir/$MARK"
     if [[ "$(id -u)" == 0 ]]; then
         getent passwd postgres >/dev/null || die "no 'postgres' user to run the server as"
         chown -R postgres: "$dir"
@@ -146,71 +121,11 @@ EOF
     echo
 }
 
-stop_in() {
-    local dir="$1"
-    [[ -d "$dir" ]] || return 0
-    [[ -f "$dir/$MARK" ]] || { say "$dir is not a folder of this script: not touching it"; return 0; }
-    if [[ -f "$dir/data/postmaster.pid" ]]; then
-        as_server_user "$BINDIR/pg_ctl" stop -D "$dir/data" -m fast -w >/dev/null 2>&1 \
-            || say "pg_ctl stop failed (log: $dir/server.log)"
+stop_server() {
+    if [[ -f "$1/data/postmaster.pid" ]]; then
+        as_server_user "$BINDIR/pg_ctl" stop -D "$1/data" -m fast -w >/dev/null 2>&1 \
+            || say "pg_ctl stop failed (log: $1/server.log)"
     fi
-    rm -rf "$dir"
 }
 
-cmd="${1:-}"
-[[ $# -gt 0 ]] && shift
-BINDIR="$(find_bindir)"
-DIR="${UNOKIT_PG_DIR:-$(default_dir)}"
-
-case "$cmd" in
-    start)
-        [[ -n "$BINDIR" ]] || die "$(install_hint)"
-        if running "$DIR" && ready "$DIR"; then
-            url_of "$DIR"
-            echo
-        else
-            start_in "$DIR"
-            if [[ -n "${UNOKIT_PG_DIR:-}" ]]; then
-                say "started (folder $DIR); stop it with: UNOKIT_PG_DIR=$DIR $PROG stop"
-            else
-                say "started (folder $DIR); stop it with: $PROG stop"
-            fi
-        fi
-        ;;
-    url)
-        running "$DIR" || die "no server is running from this checkout; start one with: $PROG start"
-        url_of "$DIR"
-        echo
-        ;;
-    stop)
-        if [[ -z "$BINDIR" ]]; then
-            [[ -f "$DIR/$MARK" ]] && rm -rf "$DIR"
-            exit 0
-        fi
-        stop_in "$DIR"
-        ;;
-    run)
-        [[ $# -gt 0 ]] || die "usage: $PROG run COMMAND [ARG...]"
-        if [[ -n "${UNOKIT_TEST_POSTGRES_URL:-}" ]]; then
-            exec "$@"
-        fi
-        if [[ -z "$BINDIR" ]]; then
-            say "$(install_hint)."
-            say "UNOKIT_TEST_POSTGRES_URL is unset: the PostgreSQL tests will fail."
-            exec "$@"
-        fi
-        RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/unokit-pg-run.XXXXXX")"
-        trap 'stop_in "$RUN_DIR"' EXIT
-        trap 'exit 130' INT
-        trap 'exit 143' TERM
-        UNOKIT_TEST_POSTGRES_URL="$(start_in "$RUN_DIR")"
-        export UNOKIT_TEST_POSTGRES_URL
-        say "PostgreSQL for the tests: $UNOKIT_TEST_POSTGRES_URL"
-        status=0
-        "$@" || status=$?
-        exit "$status"
-        ;;
-    *)
-        die "usage: $PROG start|url|stop|run COMMAND [ARG...]"
-        ;;
-esac
+serve_command "$@"

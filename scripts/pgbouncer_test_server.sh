@@ -11,6 +11,10 @@
 #                               # ?pool_mode=transaction (see docs/deploy.md)
 #   scripts/pgbouncer_test_server.sh url    # print the URL of the running one
 #   scripts/pgbouncer_test_server.sh stop   # stop it and delete its folder
+#   scripts/pgbouncer_test_server.sh run CMD...
+#                               # run CMD with UNOKIT_TEST_PGBOUNCER_URL set to one of
+#                               # its own (in front of UNOKIT_TEST_POSTGRES_URL), stopped
+#                               # when CMD ends
 #
 # For a session at the shell:
 #   export UNOKIT_TEST_POSTGRES_URL="$(scripts/pg_test_server.sh start)"
@@ -25,37 +29,25 @@
 set -euo pipefail
 
 PROG="scripts/pgbouncer_test_server.sh"
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
-PYTHON="${PYTHON:-$(command -v python3 || command -v python || echo python3)}"
 READY_TIMEOUT=30
 MARK=".unokit-pgbouncer-test-server"
-
-say() { echo "$PROG: $*" >&2; }
-die() { say "$*"; exit 1; }
+SERVER="PgBouncer"
+URL_VAR="UNOKIT_TEST_PGBOUNCER_URL"
+DIR_VAR="UNOKIT_PGBOUNCER_DIR"
+KIND="pgbouncer"
+# shellcheck source=scripts/test_server_lib.sh
+source "$(dirname "$0")/test_server_lib.sh"
 
 find_pgbouncer() {
     command -v pgbouncer 2>/dev/null || { [[ -x /usr/sbin/pgbouncer ]] && echo /usr/sbin/pgbouncer; } || true
 }
+PGBOUNCER="$(find_pgbouncer)"
 
-default_dir() {
-    local key
-    key="$(printf '%s' "$REPO" | cksum | cut -d' ' -f1)"
-    printf '%s/unokit-pgbouncer-%s-%s' "${TMPDIR:-/tmp}" "$(id -u)" "$key"
-}
+installed() { [[ -n "$PGBOUNCER" ]]; }
 
-as_server_user() {
-    if [[ "$(id -u)" == 0 ]]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    "$PYTHON" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
+install_hint() {
+    echo "PgBouncer is not installed; on Debian or Ubuntu:" \
+         "apt-get install --no-install-recommends pgbouncer (or scripts/install_pgbouncer.sh)"
 }
 
 # "host port user database" of a PostgreSQL URL.
@@ -81,14 +73,10 @@ socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
 }
 
 start_in() {
-    local dir="$1" pg="$2" host port user database listen attempt deadline
-    if [[ -d "$dir" && ! -f "$dir/$MARK" ]] && [[ -n "$(ls -A "$dir")" ]]; then
-        die "$dir is not empty and is not a folder of this script: not touching it"
-    fi
+    local dir="$1" pg="${2:-${UNOKIT_TEST_POSTGRES_URL:-}}" host port user database listen attempt
+    [[ -n "$pg" ]] || die "usage: $PROG start POSTGRES_URL (or set UNOKIT_TEST_POSTGRES_URL)"
     read -r host port user database <<<"$(parts_of "$pg")"
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    touch "$dir/$MARK"
+    fresh_dir "$dir"
     echo "$user" >"$dir/user"
     echo "$database" >"$dir/database"
     printf '"%s" ""\n' "$user" >"$dir/userlist.txt"
@@ -115,12 +103,7 @@ ignore_startup_parameters = extra_float_digits
 EOF
         [[ "$(id -u)" == 0 ]] && chown postgres: "$dir/pgbouncer.ini" "$dir/port"
         as_server_user "$PGBOUNCER" -d -q "$dir/pgbouncer.ini" >>"$dir/start.log" 2>&1 || true
-        deadline=$((SECONDS + READY_TIMEOUT))
-        until ready "$dir"; do
-            (( SECONDS < deadline )) || break
-            sleep 0.05
-        done
-        ready "$dir" && break
+        wait_ready "$dir" && break
         say "PgBouncer did not start on port $listen (attempt $attempt):"
         tail -n 5 "$dir/pgbouncer.log" >&2 2>/dev/null || true
         rm -f "$dir/port"
@@ -130,45 +113,6 @@ EOF
     echo
 }
 
-stop_in() {
-    local dir="$1" pid
-    [[ -d "$dir" ]] || return 0
-    [[ -f "$dir/$MARK" ]] || { say "$dir is not a folder of this script: not touching it"; return 0; }
-    if running "$dir"; then
-        pid="$(cat "$dir/pgbouncer.pid")"
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    fi
-    rm -rf "$dir"
-}
+stop_server() { stop_pid_of "$1/pgbouncer.pid"; }
 
-cmd="${1:-}"
-[[ $# -gt 0 ]] && shift
-DIR="${UNOKIT_PGBOUNCER_DIR:-$(default_dir)}"
-PGBOUNCER="$(find_pgbouncer)"
-
-case "$cmd" in
-    start)
-        [[ -n "$PGBOUNCER" ]] || die "PgBouncer is not installed; on Debian or Ubuntu: apt-get install --no-install-recommends pgbouncer (or scripts/install_pgbouncer.sh)"
-        target="${1:-${UNOKIT_TEST_POSTGRES_URL:-}}"
-        [[ -n "$target" ]] || die "usage: $PROG start POSTGRES_URL (or set UNOKIT_TEST_POSTGRES_URL)"
-        if running "$DIR" && ready "$DIR"; then
-            url_of "$DIR"
-            echo
-        else
-            start_in "$DIR" "$target"
-            say "started (folder $DIR); stop it with: $PROG stop"
-        fi
-        ;;
-    url)
-        running "$DIR" || die "no PgBouncer is running from this checkout; start one with: $PROG start"
-        url_of "$DIR"
-        echo
-        ;;
-    stop)
-        stop_in "$DIR"
-        ;;
-    *)
-        die "usage: $PROG start [POSTGRES_URL]|url|stop"
-        ;;
-esac
+serve_command "$@"

@@ -25,30 +25,20 @@
 set -euo pipefail
 
 PROG="scripts/redis_test_server.sh"
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
-PYTHON="${PYTHON:-$(command -v python3 || command -v python || echo python3)}"
 READY_TIMEOUT=30
 MARK=".unokit-redis-test-server"
+SERVER="Redis"
+URL_VAR="UNOKIT_TEST_REDIS_URL"
+DIR_VAR="UNOKIT_REDIS_DIR"
+KIND="redis"
+# shellcheck source=scripts/test_server_lib.sh
+source "$(dirname "$0")/test_server_lib.sh"
 
-say() { echo "$PROG: $*" >&2; }
-die() { say "$*"; exit 1; }
+installed() { command -v redis-server >/dev/null && command -v redis-cli >/dev/null; }
 
 install_hint() {
     echo "Redis is not installed; on Debian or Ubuntu:" \
          "apt-get install --no-install-recommends redis-server"
-}
-
-default_dir() {
-    local key
-    key="$(printf '%s' "$REPO" | cksum | cut -d' ' -f1)"
-    printf '%s/unokit-redis-%s-%s' "${TMPDIR:-/tmp}" "$(id -u)" "$key"
-}
-
-free_port() {
-    "$PYTHON" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
 }
 
 url_of() { printf 'redis://127.0.0.1:%s/0' "$(cat "$1/port")"; }
@@ -59,25 +49,15 @@ running() { [[ -f "$1/redis.pid" ]] && kill -0 "$(cat "$1/redis.pid")" 2>/dev/nu
 
 # Start a fresh server in folder $1 (created, or emptied first) and print its URL.
 start_in() {
-    local dir="$1" port attempt deadline
-    if [[ -d "$dir" && ! -f "$dir/$MARK" ]] && [[ -n "$(ls -A "$dir")" ]]; then
-        die "$dir is not empty and is not a folder of this script: not touching it"
-    fi
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    touch "$dir/$MARK"
+    local dir="$1" port attempt
+    fresh_dir "$dir"
     for attempt in 1 2 3 4 5; do
         port="$(free_port)"
         echo "$port" >"$dir/port"
         redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save "" \
             --appendonly no --daemonize yes --pidfile "$dir/redis.pid" \
             --logfile "$dir/redis.log" >/dev/null 2>&1 || true
-        deadline=$((SECONDS + READY_TIMEOUT))
-        until ready "$dir"; do
-            (( SECONDS < deadline )) || break
-            sleep 0.05
-        done
-        ready "$dir" && break
+        wait_ready "$dir" && break
         say "the server did not start on port $port (attempt $attempt):"
         tail -n 5 "$dir/redis.log" >&2 2>/dev/null || true
         rm -f "$dir/port"
@@ -87,65 +67,6 @@ start_in() {
     echo
 }
 
-stop_in() {
-    local dir="$1" pid
-    [[ -d "$dir" ]] || return 0
-    [[ -f "$dir/$MARK" ]] || { say "$dir is not a folder of this script: not touching it"; return 0; }
-    if running "$dir"; then
-        pid="$(cat "$dir/redis.pid")"
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    fi
-    rm -rf "$dir"
-}
+stop_server() { stop_pid_of "$1/redis.pid"; }
 
-cmd="${1:-}"
-[[ $# -gt 0 ]] && shift
-DIR="${UNOKIT_REDIS_DIR:-$(default_dir)}"
-HAVE=""
-command -v redis-server >/dev/null && command -v redis-cli >/dev/null && HAVE=1
-
-case "$cmd" in
-    start)
-        [[ -n "$HAVE" ]] || die "$(install_hint)"
-        if running "$DIR" && ready "$DIR"; then
-            url_of "$DIR"
-            echo
-        else
-            start_in "$DIR"
-            say "started (folder $DIR); stop it with: $PROG stop"
-        fi
-        ;;
-    url)
-        running "$DIR" || die "no server is running from this checkout; start one with: $PROG start"
-        url_of "$DIR"
-        echo
-        ;;
-    stop)
-        stop_in "$DIR"
-        ;;
-    run)
-        [[ $# -gt 0 ]] || die "usage: $PROG run COMMAND [ARG...]"
-        if [[ -n "${UNOKIT_TEST_REDIS_URL:-}" ]]; then
-            exec "$@"
-        fi
-        if [[ -z "$HAVE" ]]; then
-            say "$(install_hint)."
-            say "UNOKIT_TEST_REDIS_URL is unset: the Redis tests will fail."
-            exec "$@"
-        fi
-        RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/unokit-redis-run.XXXXXX")"
-        trap 'stop_in "$RUN_DIR"' EXIT
-        trap 'exit 130' INT
-        trap 'exit 143' TERM
-        UNOKIT_TEST_REDIS_URL="$(start_in "$RUN_DIR")"
-        export UNOKIT_TEST_REDIS_URL
-        say "Redis for the tests: $UNOKIT_TEST_REDIS_URL"
-        status=0
-        "$@" || status=$?
-        exit "$status"
-        ;;
-    *)
-        die "usage: $PROG start|url|stop|run COMMAND [ARG...]"
-        ;;
-esac
+serve_command "$@"
