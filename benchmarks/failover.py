@@ -252,12 +252,15 @@ class Cluster:
 
     async def moved(self, before: dict[str, str], limit: float) -> dict[str, float]:
         """Wait until every room of ``before`` (code -> its owner) has another owner,
-        or is over: code -> seconds it took; fails after ``limit`` seconds."""
+        or is over, or is gone (an empty lobby that the process which took it over
+        closed and deleted): code -> seconds it took; fails after ``limit`` seconds."""
         began = time.monotonic()
         took: dict[str, float] = {}
         while len(took) < len(before):
-            now = self.owners([c for c in before if c not in took])
-            for code, (owner, status) in now.items():
+            left = [c for c in before if c not in took]
+            now = self.owners(left)
+            for code in left:
+                owner, status = now.get(code, ("", "deleted"))
                 if (owner and owner != before[code]) or status not in ("lobby", "playing"):
                     took[code] = time.monotonic() - began
             if time.monotonic() - began > limit:
