@@ -40,6 +40,16 @@ the others.
 many actions were measured (at most ``--max-seconds``): a run that must measure
 something whatever the machine's load (the tests) asks for a count, not a time.
 
+``--processes N`` starts N server processes on one PostgreSQL (``--database-url``)
+and shares the load workers out among them, each worker's rooms made on, and played
+through, one process (their owner); ``--redis-url`` gives the servers a Redis (the
+cluster's fan-out and presence, ``UNOKIT_REDIS_URL``). The CPU and memory figures are
+then those of all the server processes together. Side by side, on one database::
+
+    python benchmarks/server_load.py --rooms 1000 --database-url $PG
+    python benchmarks/server_load.py --rooms 1000 --database-url $PG --redis-url $R
+    python benchmarks/server_load.py --rooms 1000 --database-url $PG --redis-url $R --processes 2
+
 An unpaced run plays matches to 100,000 points by default, so that no room's match ends
 within the run: a room whose match is over stops, and the load would fall with it.
 
@@ -103,6 +113,26 @@ def children_cpu(proc: Any) -> float:
             continue
         total += times.user + times.system
     return total
+
+
+class Processes:
+    """The server processes of a run, measured as one: their CPU times and resident
+    memory summed (and their bot workers' CPU, through :func:`children_cpu`)."""
+
+    def __init__(self, procs: list[Any]) -> None:
+        self.procs = procs
+        self.pid = procs[0].pid
+
+    def cpu_times(self) -> Any:
+        times = [p.cpu_times() for p in self.procs]
+        return argparse.Namespace(user=sum(t.user for t in times),
+                                  system=sum(t.system for t in times))
+
+    def memory_info(self) -> Any:
+        return argparse.Namespace(rss=sum(p.memory_info().rss for p in self.procs))
+
+    def children(self, recursive: bool = False) -> list[Any]:
+        return [c for p in self.procs for c in p.children(recursive=recursive)]
 
 
 def free_port() -> int:
@@ -222,6 +252,12 @@ def main() -> int:
                         help="measure a server already running there (its process id with "
                              "--server-pid, for its CPU and memory)")
     parser.add_argument("--server-pid", type=int, default=0)
+    parser.add_argument("--processes", type=int, default=1, metavar="N",
+                        help="N server processes on one PostgreSQL (--database-url), each "
+                             "owning the rooms made on it; the load workers share them out")
+    parser.add_argument("--redis-url", default="", metavar="URL",
+                        help="the servers' Redis (UNOKIT_REDIS_URL: the cluster's fan-out "
+                             "and presence), to measure what it costs per action")
     parser.add_argument("--pin", action="store_true",
                         help="the server on the first CPU, the load clients on the others "
                              "(so that the load generator does not take the server's core)")
@@ -257,6 +293,13 @@ def main() -> int:
     args = parser.parse_args()
     args.rules = args.rules or (UNPACED_RULES if args.unpaced else PACED_RULES)
     raise_fd_limit()
+    if args.processes < 1:
+        parser.error("--processes is at least 1")
+    if args.processes > 1 and not args.database_url.startswith("postgresql"):
+        parser.error("--processes above 1 needs a PostgreSQL --database-url")
+    if args.processes > 1 and (args.url or args.cprofile or args.pin):
+        parser.error("--processes above 1 goes without --url, --cprofile and --pin")
+    args.workers = max(args.workers, args.processes)
     if args.profile and not shutil.which("py-spy"):
         parser.error("--profile needs py-spy on the PATH")
     if args.worker:
@@ -276,46 +319,54 @@ def main() -> int:
 
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     with tempfile.TemporaryDirectory(prefix="unokit-load-") as data:
-        server = None
+        servers: list[subprocess.Popen[bytes]] = []
+        urls: list[str] = []
         if args.url:
-            url = args.url.rstrip("/")
-        else:
+            urls = [args.url.rstrip("/")]
+        # every simulated client comes from this machine: lift the per-address limits
+        server_env = {**env, "UNOKIT_HANDSHAKE_RATE": "0", "UNOKIT_CONNS_PER_ADDRESS": "0",
+                      "UNOKIT_ROOM_RATE": "0", "UNOKIT_LOBBIES_PER_ADDRESS": "0"}
+        if args.unpaced:  # every seat plays as fast as it can: lift the rate limit
+            server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
+        if args.redis_url:
+            server_env["UNOKIT_REDIS_URL"] = args.redis_url
+        for index in range(0 if args.url else args.processes):
             port = free_port()
-            url = f"http://127.0.0.1:{port}"
+            urls.append(f"http://127.0.0.1:{port}")
+            folder = Path(data) / f"server{index}"
+            folder.mkdir()
             command = [sys.executable, "-m", "unokit.cli", "serve", "--port", str(port),
-                       "--data-dir", data, "--log-level", "warning"]
+                       "--data-dir", str(folder), "--log-level", "warning"]
             if args.cprofile:
                 command[1:3] = [str(ROOT / "benchmarks" / "_cprofile_server.py"),
                                 str(Path(args.cprofile).resolve())]
             if args.database_url:
                 command += ["--database-url", args.database_url]
-            # every simulated client comes from this machine: lift the per-address limits
-            server_env = {**env, "UNOKIT_HANDSHAKE_RATE": "0", "UNOKIT_CONNS_PER_ADDRESS": "0",
-                          "UNOKIT_ROOM_RATE": "0", "UNOKIT_LOBBIES_PER_ADDRESS": "0"}
-            if args.unpaced:  # every seat plays as fast as it can: lift the rate limit
-                server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
-            server = subprocess.Popen(command, env=server_env)
+            servers.append(subprocess.Popen(command, env=server_env))
             if args.pin:
-                os.sched_setaffinity(server.pid, {min(CPUS)})
+                os.sched_setaffinity(servers[-1].pid, {min(CPUS)})
+        server = servers[0] if servers else None
         try:
             deadline = time.time() + 60
-            while True:
-                try:
-                    if httpx.get(url + "/readyz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.time() > deadline or (server is not None and server.poll() is not None):
-                    raise SystemExit("the server did not become ready")
-                time.sleep(0.1)
-            pid = server.pid if server is not None else args.server_pid
-            proc = psutil.Process(pid) if pid else None
+            for url in urls:
+                while True:
+                    try:
+                        if httpx.get(url + "/readyz", timeout=2).status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        pass
+                    if time.time() > deadline or any(s.poll() is not None for s in servers):
+                        raise SystemExit("a server did not become ready")
+                    time.sleep(0.1)
+            pids = [s.pid for s in servers] or ([args.server_pid] if args.server_pid else [])
+            proc = Processes([psutil.Process(pid) for pid in pids]) if pids else None
             share = [args.rooms // args.workers + (i < args.rooms % args.workers)
                      for i in range(args.workers)]
             bot_share = [args.bot_rooms // args.workers + (i < args.bot_rooms % args.workers)
                          for i in range(args.workers)]
             workers = [subprocess.Popen(
-                [sys.executable, __file__, "--worker", url, str(n), f"{data}/worker{i}.json",
+                [sys.executable, __file__, "--worker", urls[i % len(urls)], str(n),
+                 f"{data}/worker{i}.json",
                  "--rules", args.rules, "--turn-timer", str(args.turn_timer),
                  "--seconds", str(args.seconds), "--warmup", str(args.warmup),
                  "--seed", str(args.seed * 100 + i), "--client", args.client,
@@ -370,9 +421,10 @@ def main() -> int:
             outs = [json.loads(path.read_text()) for path in sorted(Path(data).glob(
                 "worker*.json"))]
         finally:
-            if server is not None:
-                server.terminate()
-                server.wait(30)
+            for each in servers:
+                each.terminate()
+            for each in servers:
+                each.wait(30)
     latencies = [x for o in outs for x in o.get("latencies", [])]
     totals: dict[str, int] = {}
     for o in outs:
@@ -401,7 +453,9 @@ def main() -> int:
           f"{f' (nice {args.nice})' if args.nice else ''}{', pinned' if args.pin else ''}; "
           f"rules {args.rules}"
           f"{f', turn timer {args.turn_timer} s' if args.turn_timer else ''}; "
-          f"database {'SQLite (WAL, synchronous=FULL)' if not args.database_url else 'URL'}; "
+          f"database {'SQLite (WAL, synchronous=FULL)' if not args.database_url else 'URL'}"
+          f"{'' if len(urls) == 1 else f', {len(urls)} server processes'}"
+          f"{', Redis' if args.redis_url else ''}; "
           f"{args.seconds:.0f} s after {args.warmup:.0f} s warm-up; {os.cpu_count()} cores")
     print(f"rooms started {totals.get('rooms', 0)}, matches ended {totals.get('matches', 0)}, "
           f"actions {totals.get('actions', 0)} ({len(ms)} measured), "

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from redis_kit import redis_url
+
 ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("client", ["sansio", "unokit"])
@@ -61,3 +63,19 @@ def test_rooms_with_server_bots_report_their_clients_latency() -> None:
                       r"p50 [\d.]+ ", done.stdout)
     assert found is not None, done.stdout
     assert int(found[1]) == 3 and int(found[2]) >= 6, done.stdout
+
+
+def test_two_server_processes_on_postgresql_and_redis_share_the_load(
+        postgres_url: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "server_load.py"), "--rooms", "4",
+         "--seconds", "0", "--warmup", "0", "--min-actions", "12", "--workers", "1",
+         "--processes", "2", "--database-url", postgres_url, "--redis-url", redis_url()],
+        capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 server processes, Redis;" in done.stdout
+    assert "rooms started 4," in done.stdout and "errors 0," in done.stdout
+    played = re.search(r"actions (\d+) \((\d+) measured\)", done.stdout)
+    assert played is not None and int(played[2]) >= 12, done.stdout
+    assert "2 client processes" in done.stdout  # one per server process, at least
