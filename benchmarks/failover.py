@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import Engine, create_engine, func, select
+from sqlalchemy import Engine, create_engine, func, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kill_restart
@@ -241,6 +241,24 @@ class Cluster:
                 .where(RoomRow.code.in_(codes))).all()
         return {str(code): (str(owner), str(status)) for code, owner, status in rows}
 
+    def why_held(self, codes: list[str]) -> str:
+        """What the database says of rooms no process took over: each lease's owner and
+        how long it has run out, and the transactions open for over a second (a claim
+        skips a lease row that a write of its owner holds locked)."""
+        with self.engine.connect() as connection:
+            leases = connection.execute(
+                select(RoomRow.code, RoomRow.status, LEASES.c.owner,
+                       LEASES.c.lease_until - func.extract("epoch", func.clock_timestamp()))
+                .join(LEASES, LEASES.c.room_id == RoomRow.id)
+                .where(RoomRow.code.in_(codes))).all()
+            open_ = connection.execute(text(
+                "SELECT pid, state, wait_event_type, wait_event, "
+                "extract(epoch FROM clock_timestamp() - xact_start), left(query, 80) "
+                "FROM pg_stat_activity WHERE xact_start < clock_timestamp() - "
+                "interval '1 second' AND pid <> pg_backend_pid()")).all()
+        return (f"leases {[tuple(row) for row in leases]}; "
+                f"open transactions {[tuple(row) for row in open_]}")
+
     def last_action_at(self, codes: list[str]) -> dict[str, float]:
         """code -> the time of its last stored action (the server's wall clock)."""
         with self.engine.connect() as connection:
@@ -264,8 +282,9 @@ class Cluster:
                 if (owner and owner != before[code]) or status not in ("lobby", "playing"):
                     took[code] = time.monotonic() - began
             if time.monotonic() - began > limit:
-                raise RuntimeError(f"rooms not taken over within {limit:g} s: "
-                                   f"{sorted(set(before) - set(took))[:5]}")
+                stuck = sorted(set(before) - set(took))[:5]
+                raise RuntimeError(f"rooms not taken over within {limit:g} s: {stuck}; "
+                                   f"{self.why_held(stuck)}")
             await asyncio.sleep(0.02)  # polling the condition: a row other processes write
         return took
 
