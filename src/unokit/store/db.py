@@ -14,7 +14,7 @@ prepared statements, the statement timeout set per transaction).
 >>> current_revision(engine) == HEAD
 True
 >>> schema_state(engine)
-('current', '0013')
+('current', '0014')
 """
 
 from __future__ import annotations
