@@ -178,13 +178,16 @@ async def end_sessions(store: Store, player_id: int, *, keep: str | None = None)
     return await store.run(write)
 
 
+def read_player(connection: Connection, player_id: int) -> Player | None:
+    """The player ``player_id``, read in the caller's transaction (``None``: none)."""
+    row = connection.execute(select(*_PLAYER_COLUMNS).where(
+        PLAYERS.c.id == player_id)).first()
+    return None if row is None else _player(row)
+
+
 async def get_player(store: Store, player_id: int) -> Player | None:
     """The player ``player_id`` (``None``: no such player)."""
-    def read(connection: Connection) -> Player | None:
-        row = connection.execute(select(*_PLAYER_COLUMNS).where(
-            PLAYERS.c.id == player_id)).first()
-        return None if row is None else _player(row)
-    return await store.run(read)
+    return await store.run(lambda connection: read_player(connection, player_id))
 
 
 async def find_player(store: Store, username_key: str) -> Player | None:

@@ -37,10 +37,10 @@ from sqlalchemy.sql.elements import ColumnElement
 from unokit.store import boards, coins
 from unokit.store.accounts import (
     PLAYER_MATCHES,
-    PLAYERS,
     SESSIONS,
     TOKENS,
     XP_LINES,
+    read_player,
 )
 from unokit.store.challenges import PROGRESS, REWARDS
 from unokit.store.erasure import (
@@ -137,10 +137,8 @@ LISTED: tuple[Listed, ...] = (
 
 def read_head(connection: Connection, player_id: int) -> dict[str, Any] | None:
     """The bounded part of the export (see the module); ``None``: no such player."""
-    row = connection.execute(select(
-        PLAYERS.c.id, PLAYERS.c.username, PLAYERS.c.created_at, PLAYERS.c.claimed_at,
-        PLAYERS.c.xp).where(PLAYERS.c.id == player_id)).first()
-    if row is None:
+    player = read_player(connection, player_id)
+    if player is None:
         return None
     sessions = [{"created_at": s.created_at, "seen_at": s.seen_at, "address": s.address,
                  "agent": s.agent}
@@ -164,9 +162,9 @@ def read_head(connection: Connection, player_id: int) -> dict[str, Any] | None:
                "rank": boards.rank_of(connection, r.board, player_id)}
               for r in connection.execute(select(ENTRIES).where(
                   ENTRIES.c.player_id == player_id).order_by(ENTRIES.c.board))]
-    return {"player": {"id": row.id, "username": row.username,
-                       "guest": row.username is None, "created_at": row.created_at,
-                       "claimed_at": row.claimed_at, "xp": int(row.xp)},
+    return {"player": {"id": player.id, "username": player.username,
+                       "guest": player.guest, "created_at": player.created_at,
+                       "claimed_at": player.claimed_at, "xp": player.xp},
             "sessions": sessions, "api_tokens": tokens, "coins": held.coins,
             "cosmetics_owned": bought, "cosmetics_chosen": held.chosen,
             "rating": rating, "leaderboards": places}

@@ -113,12 +113,12 @@ def match_notices(connection: Connection, player_id: int,
     left out), from the stored participants and verdicts."""
     out: dict[int, RatingNotice] = {}
     for match, told in seat_notices(connection, matches).items():
-        mine = [r for part, notice in told if part.player == player_id
-                for r in notice.reasons]
-        if any(part.player == player_id for part, _ in told):
-            first = next(n for p, n in told if p.player == player_id)
-            out[match] = (RatingNotice("voided", tuple(dict.fromkeys(mine))) if mine
-                          else first)
+        mine = [notice for part, notice in told if part.player == player_id]
+        reasons = [r for notice in mine for r in notice.reasons]
+        if reasons:  # voided on any of the player's seats: every reason, once
+            out[match] = RatingNotice("voided", tuple(dict.fromkeys(reasons)))
+        elif mine:
+            out[match] = mine[0]
     return out
 
 
