@@ -34,7 +34,7 @@ def named_context(contexts: Any, name: str, **options: Any) -> Any:
 def enter_room(page: Any, server: ServerProcess, code: str, *, query: str = "") -> None:
     """Open the invite link ``/r/CODE`` and wait for the room (or the table, once the
     match runs). A page without a seat there gets the name form first (prefilled with
-    its ``unokit.name``) and joins with it."""
+    its ``unokit.name``), joins with it and waits for its seat."""
     page.goto(f"{server.url}/r/{code}{query}")
     form = by_id(page, "name-form")
     joined = page.locator('[data-testid="room-code"], [data-screen="table"], '
@@ -42,6 +42,11 @@ def enter_room(page: Any, server: ServerProcess, code: str, *, query: str = "") 
     expect(form.or_(joined).first).to_be_visible()
     if form.is_visible():
         by_id(page, "join-room").click()
+        # the room screen may come before the join is taken: wait for the page's own
+        # seat, so that whoever joins next cannot take it first
+        seated = page.locator('[data-testid="seat"][data-you="true"], [data-screen="table"], '
+                              '[data-screen="round-end"], [data-screen="match-end"]')
+        expect(seated.first).to_be_visible()
     expect(by_id(page, "screen")).to_have_attribute(
         "data-screen", _one_of("room", "table", "round-end", "match-end"))
     expect(by_id(page, "connection-status")).to_have_attribute("data-state", "online")
