@@ -1,12 +1,14 @@
 """Messages written at once on uvicorn's WebSocket (:mod:`unokit.server.wire`): the frame
 is the one ``websockets`` makes, a message goes out before ``deliver`` returns, and
 while the transport asks the writer to pause, messages wait in order behind one
-another."""
+another. A welcomed connection is detached: its messages and its end come to callbacks,
+with no task of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -16,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
 from server_harness import Running, running_server, server_settings
@@ -109,21 +112,76 @@ async def test_a_text_message_reaches_the_room_without_the_asgi_queue() -> None:
             await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
         assert await pongs(ws, 30) == [f"p{n}" for n in range(30)]
         assert protocol.queue.empty()
-        await ws.send(b"\x00")  # a binary frame still goes through ASGI, and is refused
+        await ws.send(b"\x00")  # a binary frame is refused, and reading goes on
         while (message := json.loads(await ws.recv()))["type"] != "error":
             pass
         assert message["code"] == "bad_message"
+        await ws.send(json.dumps({"type": "ping", "id": "after"}))
+        assert await pongs(ws, 1) == ["after"]
+
+
+async def settled(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` holds once the server (in this event loop) has had its
+    turns: it is checked after each turn of the loop, at most 1,000."""
+    for _ in range(1000):
+        if condition():
+            return True
+        await asyncio.sleep(0)
+    return condition()
 
 
 @async_test
-async def test_a_message_behind_one_in_the_asgi_queue_waits_its_turn() -> None:
-    async with watched_room() as (_, ws, _conn, protocol):
-        # as if the transport had queued p1 (a message the endpoint has not read yet)...
-        protocol.queue.put_nowait({"type": "websocket.receive",
-                                   "text": '{"type": "ping", "id": "p1"}'})
-        # ...when p2 comes whole: it is queued behind p1, not handed over first
-        protocol.curr_msg_data_type = "text"
-        protocol.frames = [b'{"type": "ping", "id": "p2"}']
-        protocol.send_receive_event_to_app()
-        assert protocol.queue.qsize() == 2
-        assert await pongs(ws, 2) == ["p1", "p2"]
+async def test_a_welcomed_connection_is_detached_and_holds_no_task() -> None:
+    async with watched_room() as (server, ws, _conn, protocol):
+        assert protocol.detached and protocol.sink is not None
+        # the ASGI application returned: no task of the server waits for the socket
+        assert await settled(lambda: not server.server.server_state.tasks)
+        assert not protocol.transport.is_closing()
+        await ws.send(json.dumps({"type": "ping", "id": "p1"}))
+        assert await pongs(ws, 1) == ["p1"]
+
+
+@async_test
+async def test_the_end_of_a_detached_connection_reaches_the_room_and_the_limits() -> None:
+    async with watched_room() as (server, ws, conn, _protocol):
+        code = next(iter(server.rooms.rooms))
+        limits = server.server.config.app.state.limits
+        assert limits.total_conns == 1
+        await ws.close()
+        assert await settled(lambda: not server.rooms.rooms[code].conns
+                             and limits.total_conns == 0 and not limits.conns)
+        assert conn.closed
+
+
+@async_test
+async def test_a_server_closed_detached_connection_ends_with_its_close() -> None:
+    async with watched_room() as (server, ws, conn, _protocol):
+        code = next(iter(server.rooms.rooms))
+        conn.close(mark(1))  # as a kick does: the last message, then the close
+        assert await marks(ws, 1) == [1]
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+        assert ws.close_code == 1000
+        limits = server.server.config.app.state.limits
+        assert await settled(lambda: not server.rooms.rooms[code].conns
+                             and limits.total_conns == 0)
+
+
+@async_test
+async def test_what_waits_in_the_asgi_queue_goes_first_when_detached() -> None:
+    async with watched_room() as (_, _ws, _conn, protocol):
+        sink, gone = protocol.sink, protocol.gone
+        got: list[str | None] = []
+        ended: list[bool] = []
+        # as if p1, a binary frame and the end had been queued before the detach
+        protocol.queue.forward = None
+        for message in ({"type": "websocket.receive", "text": "p1"},
+                        {"type": "websocket.receive", "bytes": b"\x00"},
+                        {"type": "websocket.disconnect", "code": 1000}):
+            protocol.queue.put_nowait(message)
+        protocol.detach(got.append, lambda: ended.append(True))
+        assert got == ["p1", None] and ended == [True]
+        assert protocol.queue.empty()
+        protocol.queue.put_nowait({"type": "websocket.disconnect", "code": 1000})
+        assert ended == [True]  # the end comes once
+        protocol.sink, protocol.gone = sink, gone

@@ -81,7 +81,7 @@ from unokit.server.seating import RoomError
 from unokit.server.sessions import socket_player
 from unokit.server.settings import Settings
 from unokit.server.socket_front import SocketFront
-from unokit.server.wire import KeepSend, direct_reader, direct_writer, raw_send
+from unokit.server.wire import KeepSend, detach, direct_writer, raw_send
 
 LOG = logging.getLogger("unokit.server")
 
@@ -232,10 +232,12 @@ async def game_socket(websocket: WebSocket) -> None:
     except Refused as exc:
         await _deny(websocket, exc)
         return
+    detached = False
     try:
-        await _game_socket(websocket, rooms)
+        detached = await _game_socket(websocket, rooms, lambda: limits.disconnect(address))
     finally:
-        limits.disconnect(address)
+        if not detached:
+            limits.disconnect(address)
 
 
 async def _deny(websocket: WebSocket, exc: Refused) -> None:
@@ -247,7 +249,15 @@ async def _deny(websocket: WebSocket, exc: Refused) -> None:
         await websocket.close(1008 if exc.status == 403 else 1013)
 
 
-async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
+_ENDING: set[asyncio.Task[None]] = set()
+"""The endings of detached connections under way (a task holds no reference to
+itself)."""
+
+
+async def _game_socket(websocket: WebSocket, rooms: Rooms, release: Callable[[], None]) -> bool:
+    """Serve a game connection; whether it was detached (:func:`unokit.server.wire.detach`):
+    then it lives on in callbacks after this returns, and its end (which calls
+    ``release``) is theirs."""
     await websocket.accept()
     conn = Connection(websocket, rooms.settings)
     conn.player = await socket_player(rooms.store, websocket, rooms.settings,
@@ -263,11 +273,8 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
             await websocket.close(1012 if rooms.closing else 1000)
 
     conn.start_writer = write_then_close
-    try:
-        await _serve(websocket, conn, rooms)
-    except WebSocketDisconnect:
-        pass
-    finally:
+
+    async def end() -> None:
         conn.metrics.open_sockets -= 1
         if conn.room is not None:
             conn.room.submit(inbox.Gone(conn))
@@ -278,6 +285,26 @@ async def _game_socket(websocket: WebSocket, rooms: Rooms) -> None:
                 await asyncio.wait_for(writer, 5)
         with contextlib.suppress(Exception):
             await websocket.close(1012 if rooms.closing else 1000)
+
+    def gone() -> None:  # the end of a detached connection
+        async def end_then_release() -> None:
+            try:
+                await end()
+            finally:
+                release()
+        task = asyncio.get_running_loop().create_task(end_then_release())
+        _ENDING.add(task)
+        task.add_done_callback(_ENDING.discard)
+
+    detached = False
+    try:
+        detached = await _serve(websocket, conn, rooms, gone)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if not detached:
+            await end()
+    return detached
 
 
 def _frame(message: Mapping[str, Any]) -> str | None:
@@ -290,39 +317,43 @@ def _frame(message: Mapping[str, Any]) -> str | None:
 BINARY = N_("binary frames are refused: send each message as JSON in a text frame")
 
 
-async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
+async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms,
+                 gone: Callable[[], None]) -> bool:
+    """The hello, then the connection's messages: whether it was detached (its messages
+    and its end go to callbacks: ``gone`` at the end), else it returns when the
+    connection ends."""
     depth = rooms.settings.max_json_depth
     try:
         message = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
     except TimeoutError:
         conn.close(_error(conn, "bad_message", N_("say hello first (docs/protocol.md)")))
-        return
+        return False
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000))
     first = _frame(message)
     if first is None:
         conn.close(_error(conn, "bad_message", BINARY))
-        return
+        return False
     try:
         hello = P.decode_client(first, depth)
     except P.ProtocolError as exc:
         conn.close(_error(conn, exc.code, exc))
-        return
+        return False
     if not isinstance(hello, P.Hello):
         conn.close(_error(conn, "bad_message", N_("the first message is a hello")))
-        return
+        return False
     if hello.lang:
         conn.lang = pick_language(hello.lang)
     conn.ack_in_events = hello.ack_in_events
     if hello.v != P.VERSION:
         conn.close(_error(conn, "version", Reason("this server speaks protocol version "
                                                   "{version}", version=P.VERSION)))
-        return
+        return False
     path_code = websocket.path_params.get("code")
     if path_code is not None and path_code.strip().upper() != hello.room.strip().upper():
         conn.close(_error(conn, "bad_message", N_("the hello names another room than the "
                                                   "path (/ws/CODE)")))
-        return
+        return False
     try:
         rooms.oversight.check_address(client_address(websocket))
         room = await rooms.live(hello.room)
@@ -332,10 +363,10 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
             conn.close(_error(conn, exc.code, exc))
         else:
             await cluster.relay.relay_or_refuse(websocket, conn, hello, first, exc)
-        return
+        return False
     except RoomError as exc:
         conn.close(_error(conn, exc.code, exc))
-        return
+        return False
     conn.room = room
     room.submit(inbox.Hello(conn, hello))
 
@@ -343,18 +374,19 @@ async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms) -> None:
         if not conn.closed:
             _take(conn, room, rooms, data, depth)
 
-    # text messages come to ``take`` at once where the server can (wire.direct_reader);
-    # the rest, and the end of the connection, through ASGI
-    stop_reading = direct_reader(raw_send(), take)
-    try:
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            take(_frame(message))
-    finally:
-        if stop_reading is not None:
-            stop_reading()
+    # where the server can (wire.detach), every message comes to ``take`` at once and
+    # the end to ``gone``, with no task waiting; elsewhere they come through ASGI
+    if detach(raw_send(), take, gone):
+        # nothing reads the request again: an idle connection keeps none of it
+        websocket.scope = {"type": "websocket"}
+        websocket.__dict__.pop("_headers", None)
+        return True
+    while not conn.closed:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return False
+        take(_frame(message))
+    return False
 
 
 def _take(conn: Connection, room: Room, rooms: Rooms, data: str | None, depth: int) -> None:

@@ -32,6 +32,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import OPEN
 
@@ -195,11 +196,14 @@ class SmallQueue:
     (1, 2, True)
     """
 
-    __slots__ = ("_getters", "_items")
+    __slots__ = ("_getters", "_items", "forward")
 
     def __init__(self) -> None:
         self._items: list[Any] = []
         self._getters: list[asyncio.Future[None]] = []
+        self.forward: Callable[[Any], None] | None = None
+        """Where items go at once, instead of waiting for a ``get`` (a detached
+        connection's: :meth:`DirectProtocol.detach`)."""
 
     def empty(self) -> bool:
         return not self._items
@@ -208,8 +212,16 @@ class SmallQueue:
         return len(self._items)
 
     def put_nowait(self, item: Any) -> None:
+        if self.forward is not None:
+            self.forward(item)
+            return
         self._items.append(item)
         self._wake_next()
+
+    def take_all(self) -> list[Any]:
+        """Every item waiting, oldest first; the queue is empty after."""
+        items, self._items = self._items, []
+        return items
 
     async def get(self) -> Any:
         while not self._items:
@@ -236,7 +248,7 @@ class SmallQueue:
 class DirectProtocol(WebSocketsSansIOProtocol):
     """uvicorn's ``websockets`` sans-I/O protocol, which hands each whole text message
     to the connection's :attr:`sink` at once, in the transport's callback, when the
-    endpoint has set one (:func:`direct_reader`): no queue, no task switch, no pause of
+    endpoint has set one (:func:`detach`): no queue, no task switch, no pause of
     the reading per message. Anything else (a binary frame, text that is not UTF-8, a
     message while an earlier one still waits in the queue, so that the order holds)
     goes through the ASGI queue as before.
@@ -245,9 +257,16 @@ class DirectProtocol(WebSocketsSansIOProtocol):
     :class:`SmallEvent` where uvicorn makes an :class:`asyncio.Queue` and an
     :class:`asyncio.Event`, and once the handshake's answer is written it lets go of the
     parsed request and the answer (the endpoint reads the headers from its ASGI scope).
+
+    An endpoint may go further and *detach* the connection (:meth:`detach`): from then
+    on every message, binary ones included, and the end of the connection come to its
+    callbacks, and the ASGI application may return without the connection closing, so
+    that an idle connection holds no task and no frames of its own.
     """
 
-    sink: Callable[[str], None] | None = None
+    sink: Callable[[str | None], None] | None = None
+    gone: Callable[[], None] | None = None
+    detached = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -267,31 +286,81 @@ class DirectProtocol(WebSocketsSansIOProtocol):
 
     def send_receive_event_to_app(self) -> None:
         sink = self.sink
-        if (sink is None or self.curr_msg_data_type != "text" or self.close_sent
-                or not self.queue.empty()):
+        if sink is None or self.close_sent or not self.queue.empty():
             super().send_receive_event_to_app()
+            return
+        if self.curr_msg_data_type != "text":
+            if not self.detached:
+                super().send_receive_event_to_app()
+                return
+            self.frames = []
+            sink(None)  # binary: refused by the endpoint, reading goes on
             return
         frames = self.frames
         data = frames[0] if len(frames) == 1 else b"".join(frames)
         try:
             text = data.decode()
-        except UnicodeDecodeError:
+        except UnicodeDecodeError:  # uvicorn closes with 1007
             super().send_receive_event_to_app()
             return
         self.frames = []
         sink(text)
 
+    def detach(self, sink: Callable[[str | None], None], gone: Callable[[], None]) -> None:
+        """From now on hand every message to ``sink`` (``None`` for a binary one) and
+        the end of the connection (the client's close, a lost connection, the server's
+        shutdown) to ``gone``, at once; what waits in the ASGI queue goes to them first,
+        in order. The ASGI application may then return: the connection stays open."""
+        self.sink, self.gone, self.detached = sink, gone, True
+        # the request's scope (its headers above all) is not read again: it goes with
+        # the endpoint's own objects of it
+        self.__dict__.pop("scope", None)
+        queue: SmallQueue = self.queue  # type: ignore[assignment]
+        for message in queue.take_all():
+            self._forward(message)
+        queue.forward = self._forward
+        if self.read_paused:
+            self.read_paused = False
+            self.transport.resume_reading()
 
-def direct_reader(send: Send | None, sink: Callable[[str], None]) -> Callable[[], None] | None:
-    """Have the WebSocket whose server ``send`` this is hand each text message to
-    ``sink`` at once, when it is a :class:`DirectProtocol` (``None`` otherwise: read
-    through ASGI); the function that stops it."""
+    def _forward(self, message: Any) -> None:
+        if message["type"] == "websocket.receive":
+            if self.sink is not None:
+                self.sink(message.get("text"))
+        elif message["type"] == "websocket.disconnect" and self.gone is not None:
+            gone, self.gone, self.sink = self.gone, None, None
+            gone()
+
+    async def run_asgi(self) -> None:
+        # uvicorn's, except that the connection stays open when the application
+        # returns after detaching it
+        try:
+            result = await self.app(self.scope, self.receive, self.send)
+        except ClientDisconnected:
+            pass
+        except BaseException:
+            self.logger.exception("Exception in ASGI application\n")
+            self.send_500_response()
+        else:
+            if not self.handshake_complete:
+                self.logger.error("ASGI callable returned without completing handshake.")
+                self.send_500_response()
+            elif result is not None:
+                self.logger.error("ASGI callable should return None, but returned '%s'.",
+                                  result)
+            elif self.detached and not self.disconnected:
+                return
+        if self.close_timer is None:
+            self.transport.close()
+
+
+def detach(send: Send | None, sink: Callable[[str | None], None],
+           gone: Callable[[], None]) -> bool:
+    """Detach the WebSocket whose server ``send`` this is (:meth:`DirectProtocol.detach`)
+    when it is a :class:`DirectProtocol`: whether it was (otherwise read through ASGI,
+    and the application must not return while the connection lasts)."""
     protocol: Any = getattr(send, "__self__", None)
     if not isinstance(protocol, DirectProtocol):
-        return None
-    protocol.sink = sink
-
-    def stop() -> None:
-        protocol.sink = None
-
-    return stop
+        return False
+    protocol.detach(sink, gone)
+    return True
