@@ -1,8 +1,9 @@
 """Messages written at once on uvicorn's WebSocket (:mod:`unokit.server.wire`): the frame
 is the one ``websockets`` makes, a message goes out before ``deliver`` returns, and
 while the transport asks the writer to pause, messages wait in order behind one
-another. A welcomed connection is detached: its messages and its end come to callbacks,
-with no task of its own."""
+another. A welcomed connection leaves uvicorn's protocol for a small one of its own
+(:mod:`unokit.server.slim_socket`): its messages and its end come to callbacks, with no
+task of its own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -20,9 +22,11 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
+from websockets.protocol import Protocol, Side
 
 from server_harness import Running, running_server, server_settings
-from unokit.server.wire import DirectProtocol, text_frame
+from unokit.server.slim_socket import SlimSocket, keepalive, take_over
+from unokit.server.wire import SmallEvent, SmallQueue, text_frame
 
 async_test = pytest.mark.asyncio
 
@@ -37,8 +41,8 @@ def test_a_text_frame_is_the_one_websockets_makes(size: int, start: bytes) -> No
 
 @asynccontextmanager
 async def watched_room() -> AsyncIterator[tuple[Running, ClientConnection, Any, Any]]:
-    """A server, a spectator's WebSocket, the room's connection object of it and
-    uvicorn's protocol object of it."""
+    """A server, a spectator's WebSocket, the room's connection object of it and the
+    protocol object that serves it since its welcome (:mod:`unokit.server.slim_socket`)."""
     async with running_server(server_settings("sqlite://")) as server:
         async with httpx.AsyncClient() as http:
             made = await http.post(server.url + "/api/rooms",
@@ -50,7 +54,7 @@ async def watched_room() -> AsyncIterator[tuple[Running, ClientConnection, Any, 
             assert json.loads(await ws.recv())["type"] == "welcome"
             [conn] = server.rooms.rooms[code].conns
             [protocol] = [p for p in server.server.server_state.connections
-                          if isinstance(p, WebSocketsSansIOProtocol)]
+                          if isinstance(p, SlimSocket)]
             yield server, ws, conn, protocol
 
 
@@ -107,11 +111,10 @@ async def pongs(ws: ClientConnection, count: int) -> list[str]:
 @async_test
 async def test_a_text_message_reaches_the_room_without_the_asgi_queue() -> None:
     async with watched_room() as (_, ws, _conn, protocol):
-        assert isinstance(protocol, DirectProtocol) and protocol.sink is not None
+        assert protocol.owner is not None
         for n in range(30):  # a burst, answered in order
             await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
         assert await pongs(ws, 30) == [f"p{n}" for n in range(30)]
-        assert protocol.queue.empty()
         await ws.send(b"\x00")  # a binary frame is refused, and reading goes on
         while (message := json.loads(await ws.recv()))["type"] != "error":
             pass
@@ -131,9 +134,11 @@ async def settled(condition: Callable[[], bool]) -> bool:
 
 
 @async_test
-async def test_a_welcomed_connection_is_detached_and_holds_no_task() -> None:
-    async with watched_room() as (server, ws, _conn, protocol):
-        assert protocol.detached and protocol.sink is not None
+async def test_a_welcomed_connection_leaves_uvicorns_protocol_and_holds_no_task() -> None:
+    async with watched_room() as (server, ws, conn, protocol):
+        connections = server.server.server_state.connections
+        assert not [p for p in connections if isinstance(p, WebSocketsSansIOProtocol)]
+        assert protocol.transport.get_protocol() is protocol and conn.websocket is protocol
         # the ASGI application returned: no task of the server waits for the socket
         assert await settled(lambda: not server.server.server_state.tasks)
         assert not protocol.transport.is_closing()
@@ -142,7 +147,23 @@ async def test_a_welcomed_connection_is_detached_and_holds_no_task() -> None:
 
 
 @async_test
-async def test_the_end_of_a_detached_connection_reaches_the_room_and_the_limits() -> None:
+async def test_messages_sent_with_the_hello_come_in_order() -> None:
+    async with running_server(server_settings("sqlite://")) as server:
+        async with httpx.AsyncClient() as http:
+            made = await http.post(server.url + "/api/rooms",
+                                   json={"rules": "official,players=2"})
+        url = server.url.replace("http://", "ws://") + "/ws"
+        async with connect(url, origin=server.url) as ws:  # type: ignore[arg-type]
+            # no wait for the welcome: some pings come while the room is looked up
+            await ws.send(json.dumps({"type": "hello", "room": made.json()["code"],
+                                      "spectate": True}))
+            for n in range(20):
+                await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
+            assert await pongs(ws, 20) == [f"p{n}" for n in range(20)]
+
+
+@async_test
+async def test_the_end_of_a_connection_reaches_the_room_and_the_limits() -> None:
     async with watched_room() as (server, ws, conn, _protocol):
         code = next(iter(server.rooms.rooms))
         limits = server.server.config.app.state.limits
@@ -150,11 +171,11 @@ async def test_the_end_of_a_detached_connection_reaches_the_room_and_the_limits(
         await ws.close()
         assert await settled(lambda: not server.rooms.rooms[code].conns
                              and limits.total_conns == 0 and not limits.conns)
-        assert conn.closed
+        assert conn.closed and not server.server.server_state.connections
 
 
 @async_test
-async def test_a_server_closed_detached_connection_ends_with_its_close() -> None:
+async def test_a_connection_the_server_closes_ends_with_its_close() -> None:
     async with watched_room() as (server, ws, conn, _protocol):
         code = next(iter(server.rooms.rooms))
         conn.close(mark(1))  # as a kick does: the last message, then the close
@@ -168,20 +189,147 @@ async def test_a_server_closed_detached_connection_ends_with_its_close() -> None
 
 
 @async_test
-async def test_what_waits_in_the_asgi_queue_goes_first_when_detached() -> None:
-    async with watched_room() as (_, _ws, _conn, protocol):
-        sink, gone = protocol.sink, protocol.gone
-        got: list[str | None] = []
-        ended: list[bool] = []
-        # as if p1, a binary frame and the end had been queued before the detach
-        protocol.queue.forward = None
-        for message in ({"type": "websocket.receive", "text": "p1"},
-                        {"type": "websocket.receive", "bytes": b"\x00"},
-                        {"type": "websocket.disconnect", "code": 1000}):
-            protocol.queue.put_nowait(message)
-        protocol.detach(got.append, lambda: ended.append(True))
-        assert got == ["p1", None] and ended == [True]
-        assert protocol.queue.empty()
-        protocol.queue.put_nowait({"type": "websocket.disconnect", "code": 1000})
-        assert ended == [True]  # the end comes once
-        protocol.sink, protocol.gone = sink, gone
+async def test_a_frame_too_large_closes_the_connection() -> None:
+    async with watched_room() as (server, ws, _conn, _protocol):
+        await ws.send("x" * (server.rooms.settings.max_frame + 1))
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await ws.recv()
+        assert ws.close_code == 1009
+
+
+@async_test
+async def test_text_that_is_not_utf8_closes_the_connection() -> None:
+    async with watched_room() as (_server, ws, _conn, protocol):
+        # a text frame of bytes that are not UTF-8, as a broken client would send it
+        protocol.data_received(Frame(Opcode.TEXT, b"\xff\xfe").serialize(
+            mask=True, extensions=[]))
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await ws.recv()
+        assert ws.close_code == 1007
+
+
+class FakeTransport:
+    """What :func:`take_over` uses of a transport, recorded."""
+
+    def __init__(self) -> None:
+        self.protocol: Any = None
+        self.resumed = 0
+
+    def is_closing(self) -> bool:
+        return False
+
+    def set_protocol(self, protocol: Any) -> None:
+        self.protocol = protocol
+
+    def resume_reading(self) -> None:
+        self.resumed += 1
+
+
+class Owner:
+    """A socket's owner that keeps what it is given (its end as ``"gone"``)."""
+
+    def __init__(self) -> None:
+        self.got: list[str | None] = []
+
+    def take(self, data: str | None) -> None:
+        self.got.append(data)
+
+    def gone(self) -> None:
+        self.got.append("gone")
+
+
+class Uvicorns(SimpleNamespace):
+    """What :func:`take_over` reads of uvicorn's protocol object; hashable, as uvicorn's
+    set of connections needs."""
+
+    __hash__ = object.__hash__
+
+
+def test_what_waits_in_the_asgi_queue_goes_first_after_the_take_over() -> None:
+    transport = FakeTransport()
+    queue = SmallQueue()
+    for message in ({"type": "websocket.receive", "text": "p1"},
+                    {"type": "websocket.receive", "bytes": b"\x00"},
+                    {"type": "websocket.receive", "text": "p2"}):
+        queue.put_nowait(message)
+    stopped: list[bool] = []
+    writable = SmallEvent()  # not set: the transport had paused the writing
+    uvicorns = Uvicorns(
+        disconnected=False, close_sent=False, handshake_complete=True,
+        transport=transport, conn=Protocol(Side.SERVER), ping_interval=None,
+        ping_timeout=None, writable=writable, frames=[b"half"],
+        curr_msg_data_type="text", queue=queue, read_paused=True, detached=False,
+        stop_keepalive=lambda: stopped.append(True))
+    uvicorns.connections = {uvicorns}
+    owner = Owner()
+    got = owner.got
+    slim = take_over(uvicorns, owner)  # type: ignore[arg-type]
+    assert slim is not None and transport.protocol is slim
+    assert got == ["p1", None, "p2"] and queue.empty() and transport.resumed == 1
+    assert uvicorns.connections == {slim} and uvicorns.detached and stopped == [True]
+    assert slim.paused and slim.frames == [b"half"]  # a message half received goes on
+    slim.connection_lost(None)
+    slim.connection_lost(None)
+    assert got[-1] == "gone" and got.count("gone") == 1  # the end comes once
+
+
+class WrittenTransport(FakeTransport):
+    """A transport that keeps what is written, and whether it was closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def client_frame(opcode: Opcode, data: bytes) -> bytes:
+    return Frame(opcode, data).serialize(mask=True, extensions=[])
+
+
+@async_test
+async def test_a_socket_pings_when_due_and_closes_when_no_pong_comes() -> None:
+    now = [1000.0]
+    clock = keepalive(asyncio.get_running_loop())
+    clock.time = lambda: now[0]
+    transport = WrittenTransport()
+    owner = Owner()
+    slim = SlimSocket(transport, Protocol(Side.SERVER), owner, ping_interval=60.0,
+                      ping_timeout=20.0, connections=set())
+    slim.schedule_ping()
+    assert slim.due == 1060.0
+    now[0] = 1059.0
+    clock.fire()  # not yet
+    assert transport.written == []
+    now[0] = 1060.0
+    clock.fire()
+    [ping] = transport.written
+    assert ping[0] == 0x89 and slim.pong_payload is not None  # a ping, its pong awaited
+    assert slim.due == 1080.0
+    now[0] = 1061.0
+    slim.data_received(client_frame(Opcode.PONG, slim.pong_payload))
+    assert slim.pong_payload is None and slim.due == 1061.0 + 59.0  # less the round trip
+    now[0] = 1080.0
+    clock.fire()  # the old deadline is passed over
+    assert len(transport.written) == 1 and not transport.closed
+    now[0] = 1120.0
+    clock.fire()
+    assert len(transport.written) == 2 and transport.written[1][0] == 0x89
+    now[0] = 1140.0
+    clock.fire()  # no pong: closed with 1011
+    assert transport.closed and transport.written[-1][:4] == b"\x88\x18\x03\xf3"
+    slim.connection_lost(None)
+    assert owner.got == ["gone"] and slim.due == 0.0
+    if clock.timer is not None:
+        clock.timer.cancel()
+    clock.time = asyncio.get_running_loop().time

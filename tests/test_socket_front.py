@@ -45,7 +45,8 @@ async def test_an_idle_game_socket_skips_the_middleware_and_has_no_writer_task()
         socket.start()
         assert (await socket.next())["type"] == "websocket.accept"
         assert socket.task is not None
-        await until(lambda: "_serve" in awaiting(socket.task), "the socket waiting for a hello")
+        await until(lambda: "Connection.serve" in awaiting(socket.task),
+                    "the socket waiting for a hello")
         chain = awaiting(socket.task)
         assert chain[:3] == ["Starlette.__call__", "SocketFront.__call__", "game_socket"], chain
         assert not [name for name in chain if name.split(".")[0] in MIDDLEWARE], chain

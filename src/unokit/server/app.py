@@ -38,11 +38,9 @@ With the setting ``base_path`` (``/uno``) every path is under it (``/uno/ws``, .
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import logging
 import math
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
@@ -53,24 +51,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.types import ASGIApp
-from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from unokit import i18n, web
-from unokit.engine.errors import Reason
 from unokit.formats.fairdeal import verify_record
 from unokit.i18n import N_, localize, pick_language
-from unokit.server import accounts, admin, inbox, leaderboards, replays, rewards
-from unokit.server import protocol as P
+from unokit.server import accounts, admin, leaderboards, replays, rewards
 from unokit.server.access import read_token
 from unokit.server.cluster import Cluster
 from unokit.server.cluster_views import SharedRoomList, with_presence
-from unokit.server.fanout import SPECTATORS
-from unokit.server.limits import Limits, Refused, check_origin, json_body, take_token
-from unokit.server.logs import CONNECTION_ID
-from unokit.server.metrics import NO_METRICS, count_rooms
+from unokit.server.game_socket import error_bytes, game_socket, take_message
+from unokit.server.limits import Limits, Refused, json_body, refused_response
+from unokit.server.metrics import count_rooms
 from unokit.server.observe import Observe, client_address, route_patterns
-from unokit.server.outage import RETRY_AFTER, RETRY_CODES
-from unokit.server.ownership import Elsewhere
+from unokit.server.outage import RETRY_AFTER
 from unokit.server.passwords import LoginLimits, Passwords
 from unokit.server.presence import ENDED
 from unokit.server.published import Published
@@ -78,349 +71,9 @@ from unokit.server.room import Room
 from unokit.server.roomlist import OpenRoomList
 from unokit.server.rooms import Rooms
 from unokit.server.seating import RoomError
-from unokit.server.sessions import socket_player
 from unokit.server.settings import Settings
 from unokit.server.socket_front import SocketFront
-from unokit.server.wire import KeepSend, detach, direct_writer, raw_send
-
-LOG = logging.getLogger("unokit.server")
-
-SEND_QUEUE = 2048
-"""Messages a connection may have waiting to be sent; a client that falls further behind
-is disconnected (it comes back and resumes from the last event it saw)."""
-HELLO_TIMEOUT = 15.0
-"""Seconds a new connection has to say which room it is for."""
-REFUSED_LIMIT = 200
-"""Refused messages in a row after which a connection is closed."""
-
-
-NOTHING_WAITS: collections.deque[bytes] = collections.deque(maxlen=0)
-"""The send queue of every connection that has nothing waiting (never appended to:
-a connection makes its own deque for its first waiting message)."""
-
-
-class Connection:
-    """One WebSocket client: its viewer, its send queue, its rate limit. Slotted, and
-    its send queue made on first need: thousands of idle ones are held at once
-    (``benchmarks/idle_connections.py``)."""
-
-    __slots__ = ("_sending", "_wake", "_write_now", "_writer", "ack_in_events", "burst",
-                 "closed", "id", "lang", "metrics", "outbox", "player", "rate", "refusals",
-                 "refused", "room", "stamp", "start_writer", "tokens", "viewer", "websocket")
-
-    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
-        self.metrics = NO_METRICS
-        """Where the errors sent are counted (the server's metrics)."""
-        self.websocket = websocket
-        self.id = CONNECTION_ID.get() or "-"
-        """The connection's id, in the log lines about it."""
-        self.viewer = SPECTATORS
-        self.player: int | None = None
-        """The player of the connection's session cookie or API token (its seat is
-        theirs: docs/accounts.md)."""
-        self.room: Room | None = None
-        self.outbox: collections.deque[bytes] = NOTHING_WAITS
-        """Messages waiting for the writer (at most :data:`SEND_QUEUE`); the shared
-        empty :data:`NOTHING_WAITS` until one waits."""
-        self._wake: asyncio.Future[None] | None = None
-        self._write_now = direct_writer(raw_send())
-        """Writes a message at once when it can (:mod:`unokit.server.wire`); else the
-        writer task sends it."""
-        self._sending = False
-        """Whether the writer task has a message under way (later ones wait for it)."""
-        self.start_writer: Callable[[], Coroutine[Any, Any, None]] | None = None
-        """What the writer task runs (:meth:`writer`, then the closing): it starts when
-        a message first waits, or at the close. An idle connection whose messages are
-        all written at once has no task of its own."""
-        self._writer: asyncio.Task[None] | None = None
-        self.closed = False
-        self.rate = settings.rate
-        self.burst = float(settings.burst)
-        self.tokens = self.burst
-        self.stamp = asyncio.get_running_loop().time()
-        self.refused = 0
-        self.lang = pick_language(websocket.headers.get("accept-language"))
-        """The language of the error texts: the hello's ``lang``, else the request's
-        ``Accept-Language``."""
-        self.ack_in_events = False
-        """The hello's ``ack_in_events``."""
-
-    def deliver(self, data: bytes) -> None:
-        """Queue a message; a client too far behind is closed."""
-        if self.closed:
-            return
-        self.metrics.sent(data)
-        write_now = self._write_now
-        if (write_now is not None and not self.outbox and not self._sending
-                and write_now(data)):
-            return
-        if len(self.outbox) >= SEND_QUEUE:
-            LOG.warning("slow client disconnected", extra={"conn": self.id})
-            self.closed = True
-            self.outbox = NOTHING_WAITS
-        else:
-            if self.outbox is NOTHING_WAITS:
-                self.outbox = collections.deque()
-            self.outbox.append(data)
-        self._poke()
-
-    def writer_task(self) -> asyncio.Task[None] | None:
-        """The writer task, if it started."""
-        return self._writer
-
-    def _poke(self) -> None:
-        if self._writer is None and self.start_writer is not None:
-            self._writer = asyncio.get_running_loop().create_task(self.start_writer())
-        wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
-
-    def close(self, data: bytes | None = None) -> None:
-        """Send ``data`` (if any), then close."""
-        if self.closed:
-            return
-        if data is not None:
-            self.deliver(data)
-        self.closed = True
-        self._poke()
-
-    def allow(self) -> bool:
-        """Take one message from the rate limit (a token bucket)."""
-        return take_token(self, asyncio.get_running_loop().time())
-
-    async def writer(self) -> None:
-        """Send queued messages until closed: every message waiting when the writer
-        wakes goes out before it sleeps again."""
-        send = self.websocket.send
-        loop = asyncio.get_running_loop()
-        while True:
-            self._sending = True
-            try:
-                while self.outbox:
-                    await send({"type": "websocket.send",
-                                "text": self.outbox.popleft().decode()})
-                self.outbox = NOTHING_WAITS  # drained: its own deque goes
-            finally:
-                self._sending = False
-            if self.closed:
-                return
-            self._wake = loop.create_future()
-            await self._wake
-            self._wake = None
-
-
-def _error(conn: Connection, code: str, message: object, msg_id: str | None = None) -> bytes:
-    """An error for ``conn``, its text (a marked message or an error with a template) in
-    the connection's language (with ``retry_after`` when it says to send it again, or
-    when it is :class:`Elsewhere`, to say hello again)."""
-    retry_after = (message.retry_after if isinstance(message, Elsewhere)
-                   else RETRY_AFTER if code in RETRY_CODES else None)
-    return P.encode(P.Error(code=code, message=localize(conn.lang, message), id=msg_id,
-                            retry_after=retry_after))
-
-
-async def game_socket(websocket: WebSocket) -> None:
-    """The ``/ws`` endpoint: a :class:`Hello`, then messages until the client goes.
-    A handshake from another site's page, or over a connection limit, is refused
-    before it is accepted (an HTTP answer: 403, or 429/503 with ``Retry-After``)."""
-    rooms: Rooms = websocket.app.state.rooms
-    limits: Limits = websocket.app.state.limits
-    address = client_address(websocket.scope)
-    try:
-        check_origin(websocket.headers, rooms.settings)
-        limits.connect(address)
-    except Refused as exc:
-        await _deny(websocket, exc)
-        return
-    detached = False
-    try:
-        detached = await _game_socket(websocket, rooms, lambda: limits.disconnect(address))
-    finally:
-        if not detached:
-            limits.disconnect(address)
-
-
-async def _deny(websocket: WebSocket, exc: Refused) -> None:
-    """Refuse a WebSocket handshake with the JSON error of ``exc`` (or, where the server
-    cannot answer a handshake with a response, a plain refusal)."""
-    if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        await websocket.send_denial_response(_refused_response(exc, websocket.headers))
-    else:
-        await websocket.close(1008 if exc.status == 403 else 1013)
-
-
-_ENDING: set[asyncio.Task[None]] = set()
-"""The endings of detached connections under way (a task holds no reference to
-itself)."""
-
-
-async def _game_socket(websocket: WebSocket, rooms: Rooms, release: Callable[[], None]) -> bool:
-    """Serve a game connection; whether it was detached (:func:`unokit.server.wire.detach`):
-    then it lives on in callbacks after this returns, and its end (which calls
-    ``release``) is theirs."""
-    await websocket.accept()
-    conn = Connection(websocket, rooms.settings)
-    conn.player = await socket_player(rooms.store, websocket, rooms.settings,
-                                      rooms.clock())
-    conn.metrics = rooms.oversight.metrics
-    conn.metrics.open_sockets += 1
-
-    async def write_then_close() -> None:
-        # a connection the room closes (a refused hello, a kick, a client too far
-        # behind, too many refusals) is closed at once, not when the client next sends
-        await conn.writer()
-        with contextlib.suppress(Exception):
-            await websocket.close(1012 if rooms.closing else 1000)
-
-    conn.start_writer = write_then_close
-
-    async def end() -> None:
-        conn.metrics.open_sockets -= 1
-        if conn.room is not None:
-            conn.room.submit(inbox.Gone(conn))
-        conn.close()
-        writer = conn.writer_task()
-        with contextlib.suppress(Exception):
-            if writer is not None:
-                await asyncio.wait_for(writer, 5)
-        with contextlib.suppress(Exception):
-            await websocket.close(1012 if rooms.closing else 1000)
-
-    def gone() -> None:  # the end of a detached connection
-        async def end_then_release() -> None:
-            try:
-                await end()
-            finally:
-                release()
-        task = asyncio.get_running_loop().create_task(end_then_release())
-        _ENDING.add(task)
-        task.add_done_callback(_ENDING.discard)
-
-    detached = False
-    try:
-        detached = await _serve(websocket, conn, rooms, gone)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        if not detached:
-            await end()
-    return detached
-
-
-def _frame(message: Mapping[str, Any]) -> str | None:
-    """The text of a received frame; ``None`` for a binary frame (the protocol is text:
-    JSON in text frames)."""
-    text = message.get("text")
-    return text if isinstance(text, str) else None
-
-
-BINARY = N_("binary frames are refused: send each message as JSON in a text frame")
-
-
-async def _serve(websocket: WebSocket, conn: Connection, rooms: Rooms,
-                 gone: Callable[[], None]) -> bool:
-    """The hello, then the connection's messages: whether it was detached (its messages
-    and its end go to callbacks: ``gone`` at the end), else it returns when the
-    connection ends."""
-    depth = rooms.settings.max_json_depth
-    try:
-        message = await asyncio.wait_for(websocket.receive(), HELLO_TIMEOUT)
-    except TimeoutError:
-        conn.close(_error(conn, "bad_message", N_("say hello first (docs/protocol.md)")))
-        return False
-    if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
-    first = _frame(message)
-    if first is None:
-        conn.close(_error(conn, "bad_message", BINARY))
-        return False
-    try:
-        hello = P.decode_client(first, depth)
-    except P.ProtocolError as exc:
-        conn.close(_error(conn, exc.code, exc))
-        return False
-    if not isinstance(hello, P.Hello):
-        conn.close(_error(conn, "bad_message", N_("the first message is a hello")))
-        return False
-    if hello.lang:
-        conn.lang = pick_language(hello.lang)
-    conn.ack_in_events = hello.ack_in_events
-    if hello.v != P.VERSION:
-        conn.close(_error(conn, "version", Reason("this server speaks protocol version "
-                                                  "{version}", version=P.VERSION)))
-        return False
-    path_code = websocket.path_params.get("code")
-    if path_code is not None and path_code.strip().upper() != hello.room.strip().upper():
-        conn.close(_error(conn, "bad_message", N_("the hello names another room than the "
-                                                  "path (/ws/CODE)")))
-        return False
-    try:
-        rooms.oversight.check_address(client_address(websocket))
-        room = await rooms.live(hello.room)
-    except Elsewhere as exc:  # another process owns it: relayed there, if in a cluster
-        cluster: Cluster | None = websocket.app.state.cluster
-        if cluster is None or cluster.relay is None:
-            conn.close(_error(conn, exc.code, exc))
-        else:
-            await cluster.relay.relay_or_refuse(websocket, conn, hello, first, exc)
-        return False
-    except RoomError as exc:
-        conn.close(_error(conn, exc.code, exc))
-        return False
-    conn.room = room
-    room.submit(inbox.Hello(conn, hello))
-
-    def take(data: str | None) -> None:
-        if not conn.closed:
-            _take(conn, room, rooms, data, depth)
-
-    # where the server can (wire.detach), every message comes to ``take`` at once and
-    # the end to ``gone``, with no task waiting; elsewhere they come through ASGI
-    if detach(raw_send(), take, gone):
-        # nothing reads the request again: an idle connection keeps none of it
-        websocket.scope = {"type": "websocket"}
-        websocket.__dict__.pop("_headers", None)
-        return True
-    while not conn.closed:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return False
-        take(_frame(message))
-    return False
-
-
-def _take(conn: Connection, room: Room, rooms: Rooms, data: str | None, depth: int) -> None:
-    """One message of a welcomed connection (``None``: a binary frame): checked, then
-    handed to its room, or refused."""
-    if data is None:
-        conn.refused += 1
-        conn.deliver(_error(conn, "bad_message", BINARY))
-    elif not conn.allow():
-        conn.refused += 1
-        msg_id = P.message_id(data, depth)
-        conn.deliver(_error(conn, "rate_limited", N_("too many messages: slow down"),
-                            msg_id))
-    else:
-        try:
-            parsed = P.decode_client(data, depth)
-        except P.ProtocolError as exc:
-            conn.refused += 1
-            msg_id = P.message_id(data, depth)
-            conn.deliver(_error(conn, exc.code, exc, msg_id))
-        else:
-            if isinstance(parsed, P.Hello):
-                conn.refused += 1
-                conn.deliver(_error(conn, "bad_message", N_("already said hello")))
-            elif rooms.closing:
-                conn.deliver(_error(conn, "closing", N_(
-                    "the server is restarting: send it again after reconnecting"),
-                    getattr(parsed, "id", None)))
-            else:
-                conn.refused = 0
-                room.submit(inbox.Message(conn, parsed))
-    if conn.refused >= REFUSED_LIMIT:
-        conn.close(P.encode(P.Bye(reason=localize(conn.lang, N_("too many refused messages")),
-                                  reconnect=False, code="flood")))
+from unokit.server.wire import KeepSend
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -434,7 +87,7 @@ def _room_error(exc: RoomError, request: Request) -> Response:
     (``Retry-After`` and ``retry_after``)."""
     request.app.state.rooms.oversight.metrics.errors.labels(exc.code).inc()
     if isinstance(exc, Refused):
-        return _refused_response(exc, request.headers)
+        return refused_response(exc, request.headers)
     status = {"no_room": 404, "not_started": 409, "closing": 503, "banned": 403,
               "unavailable": 503}.get(exc.code, 400)
     lang = pick_language(request.headers.get("accept-language"))
@@ -443,15 +96,6 @@ def _room_error(exc: RoomError, request: Request) -> Response:
         return _json(body, status)
     response = _json({**body, "retry_after": RETRY_AFTER}, status)
     response.headers["Retry-After"] = str(math.ceil(RETRY_AFTER))
-    return response
-
-
-def _refused_response(exc: Refused, headers: Any) -> Response:
-    """The JSON error of a limit, with its status and ``Retry-After``."""
-    lang = pick_language(headers.get("accept-language"))
-    response = _json({"error": exc.code, "message": exc.text(lang)}, exc.status)
-    if exc.retry_after:
-        response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
 
@@ -707,7 +351,7 @@ def create_app(settings: Settings, rooms: Rooms | None = None,
         cluster = Cluster.of(settings)
     shared = rooms or Rooms(settings, fanout=None if cluster is None else cluster.fanout)
     if cluster is not None:
-        cluster.attach(shared, _take, _error)
+        cluster.attach(shared, take_message, error_bytes)
 
     metrics = shared.oversight.metrics
 

@@ -62,7 +62,7 @@ SILENT_RENEWALS = 4
 
 Take = Callable[[Any, "Room", "Rooms", "str | None", int], None]
 """``(connection, room, rooms, text, depth)``: handle one message of a welcomed
-connection (:func:`unokit.server.app._take`)."""
+connection (:func:`unokit.server.game_socket.take_message`)."""
 
 
 class Cluster:
@@ -243,9 +243,9 @@ class Cluster:
 
     async def _welcome(self, key: tuple[str, str], conn: RemoteConnection,
                        data: bytes) -> None:
-        """Hand the relayed hello to its room, as :func:`unokit.server.app._serve` does
-        a local one (the relay checked the frame, the protocol version and the
-        address)."""
+        """Hand the relayed hello to its room, as
+        :meth:`unokit.server.game_socket.GameSocket.serve` does a local one (the relay
+        checked the frame, the protocol version and the address)."""
         assert self.rooms is not None and self._error is not None
         try:
             hello = P.decode_client(data, self.settings.max_json_depth)

@@ -23,8 +23,9 @@ from urllib.parse import urlsplit
 
 import msgspec
 from starlette.requests import Request
+from starlette.responses import Response
 
-from unokit.i18n import N_
+from unokit.i18n import N_, pick_language
 from unokit.server.jsondepth import too_deep
 from unokit.server.seating import RoomError
 from unokit.server.settings import Settings
@@ -333,3 +334,20 @@ async def json_body(request: Request, settings: Settings) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RoomError("bad_request", N_("the body is a JSON object"))
     return data
+
+
+def refused_response(exc: Refused, headers: Mapping[str, str]) -> Response:
+    """The JSON error of a limit, with its status and ``Retry-After``, its message in
+    the language of ``headers``' ``Accept-Language``.
+
+    >>> answer = refused_response(Refused("busy", 429, N_("slow down"), retry_after=3), {})
+    >>> answer.status_code, answer.headers["Retry-After"], answer.body
+    (429, '3', b'{"error":"busy","message":"slow down"}')
+    """
+    lang = pick_language(headers.get("accept-language"))
+    response = Response(msgspec.json.encode({"error": exc.code, "message": exc.text(lang)}),
+                        status_code=exc.status, media_type="application/json")
+    if exc.retry_after:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+

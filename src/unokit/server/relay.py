@@ -65,7 +65,7 @@ AWAY = N_("the server process that runs this room cannot be reached now: send it
 
 REFUSED_LIMIT = 200
 """Messages refused in a row (over the rate) after which the relay closes a client, as
-:data:`unokit.server.app.REFUSED_LIMIT` for a local one."""
+:data:`unokit.server.game_socket.REFUSED_LIMIT` for a local one."""
 UNANSWERED = 256
 """Unanswered message ids kept per client (the oldest go first)."""
 ANSWERS = (b'{"type":"ack"', b'{"type":"error"', b'{"type":"snapshot"',
@@ -81,7 +81,7 @@ class Relayed:
     """One client of this process in a room another process owns."""
 
     conn: Any
-    """The client's connection (:class:`unokit.server.app.Connection`)."""
+    """The client's connection (:class:`unokit.server.game_socket.Connection`)."""
     conn_id: str
     code: str
     owner: str

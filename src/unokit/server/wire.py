@@ -196,14 +196,11 @@ class SmallQueue:
     (1, 2, True)
     """
 
-    __slots__ = ("_getters", "_items", "forward")
+    __slots__ = ("_getters", "_items")
 
     def __init__(self) -> None:
         self._items: list[Any] = []
         self._getters: list[asyncio.Future[None]] = []
-        self.forward: Callable[[Any], None] | None = None
-        """Where items go at once, instead of waiting for a ``get`` (a detached
-        connection's: :meth:`DirectProtocol.detach`)."""
 
     def empty(self) -> bool:
         return not self._items
@@ -212,9 +209,6 @@ class SmallQueue:
         return len(self._items)
 
     def put_nowait(self, item: Any) -> None:
-        if self.forward is not None:
-            self.forward(item)
-            return
         self._items.append(item)
         self._wake_next()
 
@@ -246,26 +240,17 @@ class SmallQueue:
 
 
 class DirectProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's ``websockets`` sans-I/O protocol, which hands each whole text message
-    to the connection's :attr:`sink` at once, in the transport's callback, when the
-    endpoint has set one (:func:`detach`): no queue, no task switch, no pause of
-    the reading per message. Anything else (a binary frame, text that is not UTF-8, a
-    message while an earlier one still waits in the queue, so that the order holds)
-    goes through the ASGI queue as before.
+    """uvicorn's ``websockets`` sans-I/O protocol, keeping less for a connection: a
+    :class:`SmallQueue` and a :class:`SmallEvent` where uvicorn makes an
+    :class:`asyncio.Queue` and an :class:`asyncio.Event`, and once the handshake's
+    answer is written it lets go of the parsed request and the answer (the endpoint
+    reads the headers from its ASGI scope).
 
-    It also keeps less for an idle connection: a :class:`SmallQueue` and a
-    :class:`SmallEvent` where uvicorn makes an :class:`asyncio.Queue` and an
-    :class:`asyncio.Event`, and once the handshake's answer is written it lets go of the
-    parsed request and the answer (the endpoint reads the headers from its ASGI scope).
-
-    An endpoint may go further and *detach* the connection (:meth:`detach`): from then
-    on every message, binary ones included, and the end of the connection come to its
-    callbacks, and the ASGI application may return without the connection closing, so
-    that an idle connection holds no task and no frames of its own.
+    A welcomed game connection leaves it for a smaller object of its own
+    (:func:`unokit.server.slim_socket.take_over`), which sets :attr:`detached`: the ASGI
+    application then returns without the connection closing.
     """
 
-    sink: Callable[[str | None], None] | None = None
-    gone: Callable[[], None] | None = None
     detached = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -284,56 +269,9 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         self.response = None  # type: ignore[assignment]
         super().start_keepalive()
 
-    def send_receive_event_to_app(self) -> None:
-        sink = self.sink
-        if sink is None or self.close_sent or not self.queue.empty():
-            super().send_receive_event_to_app()
-            return
-        if self.curr_msg_data_type != "text":
-            if not self.detached:
-                super().send_receive_event_to_app()
-                return
-            self.frames = []
-            sink(None)  # binary: refused by the endpoint, reading goes on
-            return
-        frames = self.frames
-        data = frames[0] if len(frames) == 1 else b"".join(frames)
-        try:
-            text = data.decode()
-        except UnicodeDecodeError:  # uvicorn closes with 1007
-            super().send_receive_event_to_app()
-            return
-        self.frames = []
-        sink(text)
-
-    def detach(self, sink: Callable[[str | None], None], gone: Callable[[], None]) -> None:
-        """From now on hand every message to ``sink`` (``None`` for a binary one) and
-        the end of the connection (the client's close, a lost connection, the server's
-        shutdown) to ``gone``, at once; what waits in the ASGI queue goes to them first,
-        in order. The ASGI application may then return: the connection stays open."""
-        self.sink, self.gone, self.detached = sink, gone, True
-        # the request's scope (its headers above all) is not read again: it goes with
-        # the endpoint's own objects of it
-        self.__dict__.pop("scope", None)
-        queue: SmallQueue = self.queue  # type: ignore[assignment]
-        for message in queue.take_all():
-            self._forward(message)
-        queue.forward = self._forward
-        if self.read_paused:
-            self.read_paused = False
-            self.transport.resume_reading()
-
-    def _forward(self, message: Any) -> None:
-        if message["type"] == "websocket.receive":
-            if self.sink is not None:
-                self.sink(message.get("text"))
-        elif message["type"] == "websocket.disconnect" and self.gone is not None:
-            gone, self.gone, self.sink = self.gone, None, None
-            gone()
-
     async def run_asgi(self) -> None:
         # uvicorn's, except that the connection stays open when the application
-        # returns after detaching it
+        # returns after its connection was taken over
         try:
             result = await self.app(self.scope, self.receive, self.send)
         except ClientDisconnected:
@@ -348,19 +286,7 @@ class DirectProtocol(WebSocketsSansIOProtocol):
             elif result is not None:
                 self.logger.error("ASGI callable should return None, but returned '%s'.",
                                   result)
-            elif self.detached and not self.disconnected:
+            elif self.detached:
                 return
         if self.close_timer is None:
             self.transport.close()
-
-
-def detach(send: Send | None, sink: Callable[[str | None], None],
-           gone: Callable[[], None]) -> bool:
-    """Detach the WebSocket whose server ``send`` this is (:meth:`DirectProtocol.detach`)
-    when it is a :class:`DirectProtocol`: whether it was (otherwise read through ASGI,
-    and the application must not return while the connection lasts)."""
-    protocol: Any = getattr(send, "__self__", None)
-    if not isinstance(protocol, DirectProtocol):
-        return False
-    protocol.detach(sink, gone)
-    return True
