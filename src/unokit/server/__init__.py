@@ -4,7 +4,9 @@
 - :mod:`unokit.server.room`: a room, one task that owns one game.
 - :mod:`unokit.server.rooms`: every room of the process.
 - :mod:`unokit.server.fanout`: how messages reach connections.
-- :mod:`unokit.server.app`: the HTTP API and the WebSocket (Starlette).
+- :mod:`unokit.server.app`: the HTTP API (Starlette).
+- :mod:`unokit.server.game_socket`: the game's WebSocket, one client's connection.
+- :mod:`unokit.server.slim_socket`: a welcomed connection's own small protocol.
 - :mod:`unokit.server.serve`: uvicorn, logs, graceful shutdown.
 - :mod:`unokit.server.settings`: flags and ``UNOKIT_*`` variables.
 

@@ -244,7 +244,7 @@ class Cluster:
     async def _welcome(self, key: tuple[str, str], conn: RemoteConnection,
                        data: bytes) -> None:
         """Hand the relayed hello to its room, as
-        :meth:`unokit.server.game_socket.GameSocket.serve` does a local one (the relay
+        :meth:`unokit.server.game_socket.Connection.serve` does a local one (the relay
         checked the frame, the protocol version and the address)."""
         assert self.rooms is not None and self._error is not None
         try:
