@@ -56,6 +56,7 @@ import contextlib
 import json
 import os
 import random
+import secrets
 import signal
 import statistics
 import sys
@@ -104,6 +105,9 @@ class Options:
     rolling: int = 0
     """Rolling restarts after the stalls and kills."""
     mean_gap: int = 30
+    pace: float = 0.0
+    """Seconds each player thinks before each action (0: none, as fast as it can); with
+    it, many rooms play at a pace the machine sustains, as people play."""
     """The mean number of events the clients receive between two disruptions."""
     seed: int = 1
     database_url: str = ""
@@ -307,6 +311,10 @@ class Run:
         self.accounts: dict[str, int] = {}
         """API token -> account id."""
         self.done_injecting = asyncio.Event()
+        self.started = 0
+        """Matches started so far."""
+        self.all_live = asyncio.Event()
+        """Set once as many matches started as there are room slots: every slot plays."""
         self.failed = asyncio.Event()
 
     def fail(self, text: str) -> None:
@@ -318,13 +326,15 @@ class Run:
 
     # ------------------------------------------------------------ accounts
     async def make_accounts(self) -> None:
-        """One account (an API token) per room slot, for seat 0."""
+        """One account (an API token) per room slot, for seat 0; named afresh for each
+        run, so that runs on one database do not meet each other's names."""
         server = await self.cluster.pick(self.rng)
+        run = secrets.token_hex(3)
         for i in range(self.options.rooms):
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
                 guest = await http.post("/api/guest", json={})
                 claimed = await http.post("/api/account/claim", json={
-                    "username": f"Failover{i}", "password": "a long password"})
+                    "username": f"F{run}_{i}", "password": "a long password"})
                 made = await http.post("/api/account/tokens", json={"label": "failover"})
             if 201 not in (guest.status_code,) or made.status_code not in (200, 201):
                 raise RuntimeError(f"no account: {claimed.status_code} {made.text[:200]}")
@@ -390,6 +400,8 @@ class Run:
             tried = client.last_seq
             if text is None:
                 continue
+            if self.options.pace:
+                await asyncio.sleep(self.options.pace)  # the player's thinking time
             msg_id = client.new_id()
             try:
                 ack = await self.request(player, P.Act(id=msg_id, action=text))
@@ -436,9 +448,17 @@ class Run:
         try:
             await self.request(players[0], P.Start(id=players[0].client.new_id()))
         except ActionRefused as exc:
-            if exc.code not in ("mid_round", "bad_request"):
+            # a Start sent again once the first started the match (its answer lost with
+            # a process) is refused as already done; any other refusal leaves the room
+            # in its lobby, and is a failure to report, not a match to wait for
+            if exc.code != "mid_round" and "already started" not in exc.message:
                 self.fail(f"room {code}: start refused: {exc}")
+                for player in players:
+                    await player.client.close()
                 return
+        self.started += 1
+        if self.started >= self.options.rooms:
+            self.all_live.set()
         try:
             await asyncio.gather(*(self.play(p) for p in players))
         except Exception as exc:  # a failure of this room, reported
@@ -496,6 +516,13 @@ class Run:
     async def inject(self) -> None:
         options = self.options
         try:
+            # disruptions come once every slot has a match under way: a rolling restart
+            # "during N live rooms" finds N rooms in play, not rooms being made
+            live = asyncio.ensure_future(self.all_live.wait())
+            failed = asyncio.ensure_future(self.failed.wait())
+            await asyncio.wait({live, failed}, return_when=asyncio.FIRST_COMPLETED)
+            live.cancel()
+            failed.cancel()
             for _ in range(options.events):
                 wait_events = self.rng.randint(0, 2 * options.mean_gap)
                 mark = self.events_seen()
@@ -639,6 +666,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lease-renew", type=float, default=0.25)
     parser.add_argument("--rolling", type=int, default=0)
     parser.add_argument("--mean-gap", type=int, default=30)
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="seconds each player thinks before each action")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default=os.environ.get(
         "UNOKIT_TEST_POSTGRES_URL", ""))
@@ -649,7 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(events=args.events, rooms=args.rooms, processes=args.processes,
                       stall_share=args.stall_share, lease=args.lease,
                       lease_renew=args.lease_renew, rolling=args.rolling,
-                      mean_gap=args.mean_gap, seed=args.seed,
+                      mean_gap=args.mean_gap, pace=args.pace, seed=args.seed,
                       database_url=args.database_url,
                       server_database_url=args.server_database_url,
                       redis_url=args.redis_url, data_dir=args.data_dir)
