@@ -36,10 +36,21 @@ def _py_below(st: list[int], bound: int) -> int:
 
 
 def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
-               hands: list[list[int]]) -> None:
+               hands: list[list[int]], free: Sequence[int] = ()) -> None:
     """Deal to each slot ``(mask, seat, index)`` in turn (``hands[seat][index]``) the last
     card of ``cards`` whose features (:data:`FEATURE_BITS`) miss ``mask``, the last card if
-    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt."""
+    none does; ``cards`` keeps the rest, in order but for the swaps of the cards dealt.
+    Then every slot left with a card that does not fit is mended where the cards allow,
+    the hands of the seats ``free`` (hidden, without slots) giving cards too
+    (:func:`repair_slots`).
+
+    >>> from unokit.engine.cards import parse_card as c
+    >>> no_red, no_red_nor_yellow = 1 << 0, 1 << 0 | 1 << 1  # the colours' feature bits
+    >>> hands, cards = [[0, 0]], [c("Y3"), c("G2"), c("R5")]
+    >>> fill_slots(cards, [(no_red, 0, 0), (no_red_nor_yellow, 0, 1)], hands)
+    >>> hands == [[c("Y3"), c("G2")]], cards == [c("R5")]  # greedy had G2 in slot 1
+    (True, True)
+    """
     for mask, seat, index in slots:
         pick = len(cards) - 1
         if mask:
@@ -49,6 +60,70 @@ def fill_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
                     break
         cards[pick], cards[-1] = cards[-1], cards[pick]
         hands[seat][index] = cards.pop()
+    repair_slots(cards, slots, hands, free)
+
+
+def repair_slots(cards: list[int], slots: Sequence[tuple[int, int, int]],
+                 hands: list[list[int]], free: Sequence[int] = ()) -> None:
+    """Mend the slots whose card does not fit (the greedy filler took every card that
+    fits them for slots before them), each by the shortest chain of moves found
+    breadth first: the slot takes a card that fits it from another slot, which takes
+    one that fits it from another, and so on, until one takes a card of ``cards`` (the
+    last that fits) or, failing that, of the hands of the seats ``free`` (in seat order,
+    the first that fits), and that place gets the misfit. A slot no chain can mend keeps its
+    card. Nothing random is drawn, so that the compiled deals
+    (:mod:`unokit.bots.playout`) do the same."""
+    count = len(slots)
+    for start in range(count):
+        mask0, seat0, index0 = slots[start]
+        if not FEATURE_BITS[hands[seat0][index0]] & mask0:
+            continue
+        parent = [-1] * count
+        seen = [False] * count
+        seen[start] = True
+        queue = [start]
+        head = 0
+        end_slot, end_seat, end_card = -1, -1, -1
+        while head < len(queue) and end_slot < 0:
+            k = queue[head]
+            head += 1
+            mask = slots[k][0]
+            for i in range(len(cards) - 1, -1, -1):
+                if not FEATURE_BITS[cards[i]] & mask:
+                    end_slot, end_card = k, i
+                    break
+            for seat in free:
+                if end_slot >= 0:
+                    break
+                for i in range(len(hands[seat])):
+                    if not FEATURE_BITS[hands[seat][i]] & mask:
+                        end_slot, end_seat, end_card = k, seat, i
+                        break
+            if end_slot >= 0:
+                break
+            for j in range(count):
+                _, seat, index = slots[j]
+                if not seen[j] and not FEATURE_BITS[hands[seat][index]] & mask \
+                        and not FEATURE_BITS[hands[seat][index]] & slots[j][0]:
+                    seen[j] = True
+                    parent[j] = k
+                    queue.append(j)
+        if end_slot < 0:
+            continue
+        # along the chain from the end back to the start, each slot takes the card of
+        # the one after it; the start's misfit goes where the end's card was
+        _, seat, index = slots[end_slot]
+        carried = hands[seat][index]
+        hands[seat][index] = cards[end_card] if end_seat < 0 else hands[end_seat][end_card]
+        k = end_slot
+        while k != start:
+            k = parent[k]
+            _, seat, index = slots[k]
+            carried, hands[seat][index] = hands[seat][index], carried
+        if end_seat < 0:
+            cards[end_card] = carried
+        else:
+            hands[end_seat][end_card] = carried
 
 
 def mix_deal(hands: list[list[int]], pile: list[int], masks: Sequence[Sequence[int]],
@@ -141,7 +216,9 @@ def py_deals(spot: Position, below: Callable[[int], int]
         if keep:
             rest = [card for seat in keep for card in hands[seat]] + pile
             _py_shuffle(rest, below)
-            fill_slots(rest, [slot for slot in order if slot[1] in keep], hands)
+            fill_slots(rest, [slot for slot in order if slot[1] in keep], hands,
+                       [seat for seat in range(n) if spot.known[seat] is None
+                        and seat not in keep])
             pile = rest
         if spot.mix > 0:
             hidden = [seat for seat in range(n) if spot.known[seat] is None]
@@ -173,4 +250,4 @@ def sample_deals(spot: Position, count: int, seed: int
 
 
 
-__all__ = ["FEATURE_BITS", "fill_slots", "mix_deal", "py_deals", "sample_deals"]
+__all__ = ["FEATURE_BITS", "fill_slots", "mix_deal", "py_deals", "repair_slots", "sample_deals"]

@@ -529,6 +529,10 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
     pl = np.zeros(1, np.int64)
     dl = np.zeros(1, np.int64)
     keep = np.zeros(n, np.bool_)
+    kept_slot = np.zeros(total_slots + 1, np.int64)
+    seen = np.zeros(total_slots + 1, np.bool_)
+    parent = np.zeros(total_slots + 1, np.int64)
+    queue = np.zeros(total_slots + 1, np.int64)
     counts = np.zeros(4, np.int64)
     place_seat = np.zeros(n * cap, np.int64)
     place_index = np.zeros(n * cap, np.int64)
@@ -586,6 +590,79 @@ def _nb_search(params: Any, pool: Any, sizes: Any, known: Any, known_len: Any, s
                 rest[pick], rest[length - 1] = rest[length - 1], rest[pick]
                 hands[s, index] = rest[length - 1]
                 length -= 1
+            # as unokit.bots.deals.repair_slots: mend each misfit by the shortest chain,
+            # ending in the pile or, failing that, in a hidden hand without slots
+            nk = 0
+            for k in range(total_slots):
+                if keep[order_seat[k]]:
+                    kept_slot[nk] = k
+                    nk += 1
+            for a in range(nk):
+                ka = kept_slot[a]
+                if features[hands[order_seat[ka], order_index[ka]]] & \
+                        slots[order_seat[ka], order_index[ka]] == 0:
+                    continue
+                for b in range(nk):
+                    seen[b] = False
+                    parent[b] = -1
+                seen[a] = True
+                queue[0] = a
+                qh = 0
+                qt = 1
+                end_b = -1
+                end_s = -1
+                end_i = -1
+                while qh < qt and end_b < 0:
+                    b = queue[qh]
+                    qh += 1
+                    kb = kept_slot[b]
+                    mask = slots[order_seat[kb], order_index[kb]]
+                    for i in range(length - 1, -1, -1):
+                        if features[rest[i]] & mask == 0:
+                            end_b = b
+                            end_i = i
+                            break
+                    for fs in range(n):
+                        if end_b >= 0:
+                            break
+                        if known_len[fs] >= 0 or keep[fs]:
+                            continue
+                        for i in range(hl[fs]):
+                            if features[hands[fs, i]] & mask == 0:
+                                end_b = b
+                                end_s = fs
+                                end_i = i
+                                break
+                    if end_b >= 0:
+                        break
+                    for c2 in range(nk):
+                        kc = kept_slot[c2]
+                        held = hands[order_seat[kc], order_index[kc]]
+                        if not seen[c2] and features[held] & mask == 0 and \
+                                features[held] & slots[order_seat[kc], order_index[kc]] == 0:
+                            seen[c2] = True
+                            parent[c2] = b
+                            queue[qt] = c2
+                            qt += 1
+                if end_b < 0:
+                    continue
+                kb = kept_slot[end_b]
+                carried = hands[order_seat[kb], order_index[kb]]
+                if end_s < 0:
+                    hands[order_seat[kb], order_index[kb]] = rest[end_i]
+                else:
+                    hands[order_seat[kb], order_index[kb]] = hands[end_s, end_i]
+                b = end_b
+                while b != a:
+                    b = parent[b]
+                    kb = kept_slot[b]
+                    held = hands[order_seat[kb], order_index[kb]]
+                    hands[order_seat[kb], order_index[kb]] = carried
+                    carried = held
+                if end_s < 0:
+                    rest[end_i] = carried
+                else:
+                    hands[end_s, end_i] = carried
             for i in range(length):
                 cards[i] = rest[i]
             pile_start = 0
