@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from types import SimpleNamespace
 from typing import Any
@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Protocol, Side
 
+from polling import until
 from server_harness import Running, running_server, server_settings
 from unokit.server.slim_socket import SlimSocket, keepalive, take_over
 from unokit.server.wire import SmallEvent, SmallQueue, text_frame
@@ -123,16 +124,6 @@ async def test_a_text_message_reaches_the_room_without_the_asgi_queue() -> None:
         assert await pongs(ws, 1) == ["after"]
 
 
-async def settled(condition: Callable[[], bool]) -> bool:
-    """Whether ``condition`` holds once the server (in this event loop) has had its
-    turns: it is checked after each turn of the loop, at most 1,000."""
-    for _ in range(1000):
-        if condition():
-            return True
-        await asyncio.sleep(0)
-    return condition()
-
-
 @async_test
 async def test_a_welcomed_connection_leaves_uvicorns_protocol_and_holds_no_task() -> None:
     async with watched_room() as (server, ws, conn, protocol):
@@ -140,7 +131,8 @@ async def test_a_welcomed_connection_leaves_uvicorns_protocol_and_holds_no_task(
         assert not [p for p in connections if isinstance(p, WebSocketsSansIOProtocol)]
         assert protocol.transport.get_protocol() is protocol and conn.websocket is protocol
         # the ASGI application returned: no task of the server waits for the socket
-        assert await settled(lambda: not server.server.server_state.tasks)
+        await asyncio.gather(*server.server.server_state.tasks)  # the endpoint returned
+        assert not server.server.server_state.tasks
         assert not protocol.transport.is_closing()
         await ws.send(json.dumps({"type": "ping", "id": "p1"}))
         assert await pongs(ws, 1) == ["p1"]
@@ -169,8 +161,8 @@ async def test_the_end_of_a_connection_reaches_the_room_and_the_limits() -> None
         limits = server.server.config.app.state.limits
         assert limits.total_conns == 1
         await ws.close()
-        assert await settled(lambda: not server.rooms.rooms[code].conns
-                             and limits.total_conns == 0 and not limits.conns)
+        await until(lambda: not server.rooms.rooms[code].conns
+                    and limits.total_conns == 0 and not limits.conns, "the end counted")
         assert conn.closed and not server.server.server_state.connections
 
 
@@ -184,8 +176,8 @@ async def test_a_connection_the_server_closes_ends_with_its_close() -> None:
             await ws.recv()
         assert ws.close_code == 1000
         limits = server.server.config.app.state.limits
-        assert await settled(lambda: not server.rooms.rooms[code].conns
-                             and limits.total_conns == 0)
+        await until(lambda: not server.rooms.rooms[code].conns
+                    and limits.total_conns == 0, "the end counted")
 
 
 @async_test
