@@ -5,11 +5,13 @@ injected clock for their leases.
 A second server leaves the first one's rooms alone: it restores none of them, refuses a
 hello for them with ``elsewhere``, and its lobby sweep frees no seat of theirs. Once a
 lease ran out, the second server takes the room over (at its start, at a hello, or at
-its renewal tick), and the first one lets go: at its next write (refused, nothing
-stored, the client told ``not_stored`` and then ``bye`` with ``reconnect``) or at its
-next renewal. A write the first server had in flight when it stalled is refused after
-the takeover: the action is stored once, by the new owner, when the client sends it
-again there."""
+its renewal tick), and the first one lets go: at the next message it is to answer
+(once its lease may have run out it asks the database first, so nothing is answered
+from an old copy of the room: the client is told ``bye`` with ``reconnect`` and sends
+again at the new owner), at its next write (refused, nothing stored, the client told
+``not_stored`` and then ``bye``) or at its next renewal. A write the first server had
+in flight when it stalled is refused after the takeover: the action is stored once, by
+the new owner, when the client sends it again there."""
 
 from __future__ import annotations
 
@@ -145,12 +147,13 @@ async def test_a_room_whose_lease_ran_out_is_taken_over_and_the_old_owner_lets_g
         async with running_server(settings(database_url), lease_clock=clock) as second:
             assert second.rooms.restored == 1 and code in second.rooms.rooms
             choice = ann.legal[0]
-            # the first server's write is refused: nothing is stored, nothing is acked
-            with pytest.raises(ActionRefused) as refused:
-                await ann.act(choice, msg_id="after-takeover")
-            assert refused.value.code == "not_stored"
+            # before it answers, the first server asks the database whether the room is
+            # still its own (its lease may have run out): it is not, so nothing is
+            # applied, stored or refused there, and the client is told to reconnect
+            sent = asyncio.ensure_future(ann.act(choice, msg_id="after-takeover"))
             await ann.wait_for(lambda c: c.closed.is_set())
-            assert told_to_reconnect(ann)
+            assert told_to_reconnect(ann) and ann.bye is not None
+            assert ann.bye["code"] == "moved" and not sent.done()
             assert code not in first.rooms.rooms and first.rooms.ownership.lost == 1
             assert old_room.task is not None and old_room.task.done()
             assert not [a for a in (await stored(second, code)).actions
@@ -158,15 +161,71 @@ async def test_a_room_whose_lease_ran_out_is_taken_over_and_the_old_owner_lets_g
             # a hello to the first server now says where the room is
             with pytest.raises(ClientError, match="elsewhere"):
                 await GameClient.join(first.url, code, token=ann.token)
-            # the client goes to the new owner and sends it again: applied once
+            # the client goes to the new owner, which takes the action sent again
             ann.base = second.url
             await ann.reconnect()
-            await ann.act(choice, msg_id="after-takeover")
+            await sent
+            await ann.act(choice, msg_id="after-takeover")  # answered as before
             await play_until(ann, match_over)
             room = await stored(second, code)
             assert [a.client_id for a in room.actions].count("after-takeover") == 1
             check_replay(room)
             await ann.close()
+
+
+async def test_a_stalled_owner_answers_nothing_from_its_old_copy_of_a_room(
+        database_url: str) -> None:
+    # the host's Start reaches the first server after it stalled past its lease, while
+    # the second server took the lobby over and seated Bob: refusing "seat 1 is empty"
+    # from the first server's memory would be a lie; the host is sent to the new owner
+    clock = LeaseClock()
+    async with two_servers(database_url, clock) as (first, second):
+        code = await new_room(first, rules="official,players=2")
+        ann = await GameClient.join(first.url, code, name="Ann", resend=False)
+        clock.advance(LEASE)  # the first server's loop stalled past the lease
+        bob = await GameClient.join(second.url, code, name="Bob", resend=False)
+        assert code in second.rooms.rooms and bob.seat == 1
+        start = asyncio.ensure_future(ann.command(P.Start))
+        await ann.wait_for(lambda c: c.closed.is_set())
+        assert told_to_reconnect(ann) and not start.done()
+        assert code not in first.rooms.rooms
+        ann.base = second.url
+        await ann.reconnect()
+        await start  # sent again to the new owner: the match starts with both seats
+        await bob.wait_for(lambda c: c.room["status"] == "playing")
+        assert [s["name"] for s in bob.room["seats"]] == ["Ann", "Bob"]
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_room_whose_lease_lasts_is_answered_without_asking_the_database(
+        database_url: str) -> None:
+    clock = LeaseClock()
+    async with running_server(settings(database_url), lease_clock=clock) as server:
+        code, ann = await playing(server)
+        store = server.rooms.store
+        assert store is not None
+        room_id = server.rooms.get(code).id
+        assert store.lease_left(room_id) == LEASE
+        asked = 0
+        confirm = store.confirm_lease
+
+        async def counted(room: int) -> bool:
+            nonlocal asked
+            asked += 1
+            return await confirm(room)
+        store.confirm_lease = counted  # type: ignore[method-assign,assignment]
+        with pytest.raises(ActionRefused):
+            await ann.act("draw" if "pass" in ann.legal else "pass")
+        assert asked == 0
+        clock.advance(LEASE)  # stalled, but nobody took the room: still this server's
+        assert store.lease_left(room_id) == 0.0
+        with pytest.raises(ActionRefused):
+            await ann.act("draw" if "pass" in ann.legal else "pass")
+        assert asked == 1 and store.lease_left(room_id) == LEASE
+        await ann.act(ann.legal[0])
+        assert asked == 1
+        await ann.close()
 
 
 async def test_an_idle_room_lets_go_at_its_renewal_and_a_hello_takes_a_room_over(

@@ -206,6 +206,10 @@ class Room(Rematch, Talk, Pacing, Presence):
                 item = I.Due()
             if isinstance(item, I.Stop):
                 return
+            if isinstance(item, I.Hello | I.Message | I.Call) and not await self._ours():
+                refuse_moved(item)  # what this process knows of the room may be old
+                self._hand_over()
+                return
             try:
                 await self._handle(item)
             except LeaseLost:
@@ -236,6 +240,21 @@ class Room(Rematch, Talk, Pacing, Presence):
                     LOG.exception("room still cannot work out what is due",
                                   extra={"room": self.code})
             self._mark_presence(clock.monotonic())
+
+    async def _ours(self) -> bool:
+        """Whether this process still holds the room, asked before a message is
+        answered: sure while the lease lasts a while yet (no database round trip); past
+        that (this process's loop stalled beyond the lease, or its renewals fail) the
+        database is asked, so that no refusal or welcome is made of an old copy of a
+        room that another process took over and changed. A database that cannot be
+        asked leaves the room as it is (its writes are fenced all the same)."""
+        store = self.store
+        if store.lease_left(self.id) > store.lease / 4:
+            return True
+        try:
+            return await store.confirm_lease(self.id)
+        except StoreError:
+            return True
 
     def check_lease(self) -> None:
         """Have the room check, between two messages, that this process still holds its

@@ -279,6 +279,16 @@ def renew(connection: Connection, me: Owner, length: float,
     return {int(row[0]): int(row[1]) for row in rows}
 
 
+def renew_one(connection: Connection, owner: str, room_id: int, token: int, length: float,
+              clock: Clock | None) -> bool:
+    """Push back the end of the lease of ``room_id`` if ``owner`` holds it with
+    ``token``; whether it does."""
+    held = and_(LEASES.c.room_id == room_id, LEASES.c.owner == owner,
+                LEASES.c.token == token)
+    return bool(connection.execute(update(LEASES).where(held).values(
+        lease_until=now_sql(connection, clock) + length)).rowcount == 1)
+
+
 def release(connection: Connection, me: Owner, room_ids: list[int] | None) -> None:
     """Free the leases ``me`` holds on ``room_ids`` (``None``: all of them); their tokens
     stay, so the next claim counts on from them."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import queue
 import threading
 import time
@@ -48,15 +49,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import (
-    ColumnElement,
     Connection,
-    Select,
     Table,
     and_,
     delete,
     func,
     insert,
-    or_,
     select,
     update,
 )
@@ -82,6 +80,7 @@ from unokit.store.room_data import ChatData as ChatData
 from unokit.store.room_data import NewRoom as NewRoom
 from unokit.store.room_data import SeatData as SeatData
 from unokit.store.room_data import StoredRoom as StoredRoom
+from unokit.store.room_reads import live_rooms, read_rooms
 
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
@@ -120,16 +119,6 @@ each loop the outcomes of a whole batch in one call)."""
 
 
 _Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
-
-
-def _live(statuses: tuple[str, ...], finished_since: float | None) -> ColumnElement[bool]:
-    """The rooms in one of ``statuses``, or finished or abandoned at or after
-    ``finished_since``."""
-    live: ColumnElement[bool] = ROOMS.c.status.in_(statuses)
-    if finished_since is not None:
-        live = or_(live, and_(ROOMS.c.status.in_(("finished", "abandoned")),
-                              ROOMS.c.ended_at >= finished_since))
-    return live
 
 
 DEADLOCK_TRIES = 5
@@ -172,19 +161,6 @@ def _settle(outcomes: list[_Outcome]) -> None:
             future.set_exception(exc)
 
 
-def _chat_data(row: Any) -> ChatData:
-    return ChatData(row.n, row.seat, row.name, row.text, row.at, row.client_id, row.seq,
-                    row.occupant, row.player_id)
-
-
-def _of_occupants(table: Table, ids: list[int]) -> Select[Any]:
-    """The rows of ``table`` (of the rooms ``ids``) written by their seats' current
-    occupants: the rows of earlier holders of a seat are never loaded."""
-    return select(table).join(SEATS, and_(
-        SEATS.c.room_id == table.c.room_id, SEATS.c.seat == table.c.seat,
-        SEATS.c.occupant == table.c.occupant)).where(table.c.room_id.in_(ids))
-
-
 class Store:
     """The database, behind one writer thread. Create it, await its methods, then
     :meth:`close` it (which finishes every write handed in before)."""
@@ -208,6 +184,11 @@ class Store:
         self._tokens: dict[int, int] = {}
         """The rooms this store holds, and their fencing tokens (changed only by the
         writer thread)."""
+        self._renewed_at = -math.inf
+        self._confirmed: dict[int, float] = {}
+        """When (:meth:`_lease_now`, at the start of its transaction) the last renewal
+        of every lease, and the last claim or confirmation of each room's, began: a
+        lease lasts at least ``lease`` seconds from then (:meth:`lease_left`)."""
         self.engine = open_engine(url, connect_timeout=connect_timeout,
                                   statement_timeout=statement_timeout)
         try:
@@ -299,7 +280,7 @@ class Store:
         rooms = {row[0] for row in rows}
         if len(rooms) == 1:
             room_id = rows[0][0]
-            self._tokens.pop(room_id, None)
+            self._drop(room_id)
             raise LeaseLost(room_id)
         raise _Refused
 
@@ -310,7 +291,7 @@ class Store:
         try:
             leases.fence(connection, self.owner.text, room_id, self._tokens.get(room_id))
         except LeaseLost:
-            self._tokens.pop(room_id, None)
+            self._drop(room_id)
             raise
 
     def fence_room(self, connection: Connection, room_id: int) -> None:
@@ -321,6 +302,39 @@ class Store:
         """Whether this store holds the lease of ``room_id`` (as far as it knows: a
         write or a renewal finds out when another process took it)."""
         return room_id in self._tokens
+
+    def lease_left(self, room_id: int) -> float:
+        """The seconds that the lease of ``room_id`` lasts at least, by this machine's
+        clock, counted from the start of its last claim, renewal or confirmation; 0
+        when this store does not hold it. While it is above 0 no other process can have
+        claimed the room, so what this process knows of the room is all there is; at 0
+        (a process whose loop stalled past its lease) the room may have moved, and
+        :meth:`confirm_lease` tells.
+
+        >>> import asyncio
+        >>> async def demo():
+        ...     store = Store("sqlite://")
+        ...     room = await store.create_room(NewRoom("ABCD", "official", 0, False, "s", "c", 2))
+        ...     left = store.lease_left(room), store.lease_left(room + 1)
+        ...     await store.close()
+        ...     return left[0] > store.lease - 5, left[1]
+        >>> asyncio.run(demo())
+        (True, 0.0)
+        """
+        if room_id not in self._tokens:
+            return 0.0
+        since = max(self._renewed_at, self._confirmed.get(room_id, -math.inf))
+        return max(0.0, since + self.lease - self._lease_now())
+
+    def _lease_now(self) -> float:
+        """The clock of :meth:`lease_left`: the leases' own when given (tests),
+        else ``time.monotonic``."""
+        return time.monotonic() if self.lease_clock is None else self.lease_clock()
+
+    def _drop(self, room_id: int) -> None:
+        """Forget the lease of ``room_id`` (lost or released)."""
+        self._tokens.pop(room_id, None)
+        self._confirmed.pop(room_id, None)
 
     def _execute(self, connection: Connection, batch: list[_Job]) -> list[Any]:
         rows = [row for _, _, row in batch if row is not None]
@@ -475,14 +489,16 @@ class Store:
         of them; with ``finished_since``, also the rooms finished at or after that time)
         whose lease is free, ran out, or belongs to a process of this machine that is
         gone: ``(the ids claimed, how many such rooms another live process holds)``."""
-        wanted = _live(statuses, finished_since)
+        wanted = live_rooms(statuses, finished_since)
         if code is not None:
             wanted = and_(ROOMS.c.code == code, wanted)
 
         def write(connection: Connection) -> tuple[list[int], int]:
+            start = self._lease_now()
             claimed, busy = leases.claim(connection, self.owner, wanted, self.lease,
                                          self.lease_clock)
             self._tokens.update(claimed)
+            self._confirmed.update(dict.fromkeys(claimed, start))
             return sorted(claimed), busy
         return await self.run(write)
 
@@ -490,11 +506,13 @@ class Store:
         """Renew every lease this store holds; the rooms it found lost (another process
         claimed them), which this store no longer writes for."""
         def write(connection: Connection) -> list[int]:
+            start = self._lease_now()
             found = leases.renew(connection, self.owner, self.lease, self.lease_clock)
             lost = [room for room, token in self._tokens.items()
                     if found.get(room) != token]
             for room in lost:
-                del self._tokens[room]
+                self._drop(room)
+            self._renewed_at = start
             strays = [room for room in found if room not in self._tokens]
             if strays:  # held in the database but unknown here: let them go
                 leases.release(connection, self.owner, strays)
@@ -505,8 +523,23 @@ class Store:
         def write(connection: Connection) -> None:
             leases.release(connection, self.owner, room_ids)
             for room in list(self._tokens) if room_ids is None else room_ids:
-                self._tokens.pop(room, None)
+                self._drop(room)
         return write
+
+    async def confirm_lease(self, room_id: int) -> bool:
+        """Renew the lease of ``room_id`` alone if this store still holds it; whether it
+        does (``False``: another process claimed the room, and this store writes for it
+        no more)."""
+        def write(connection: Connection) -> bool:
+            start = self._lease_now()
+            token = self._tokens.get(room_id)
+            if token is None or not leases.renew_one(connection, self.owner.text, room_id,
+                                                     token, self.lease, self.lease_clock):
+                self._drop(room_id)
+                return False
+            self._confirmed[room_id] = start
+            return True
+        return await self.run(write)
 
     async def release_rooms(self, room_ids: list[int]) -> None:
         """Release this store's leases on ``room_ids`` (rooms it let go of), so that any
@@ -527,6 +560,7 @@ class Store:
             connection.execute(insert(SEATS), [
                 {"room_id": room_id, **SeatData(seat, "empty")._asdict()}
                 for seat in range(room.seats)])
+            self._confirmed[room_id] = self._lease_now()
             self._tokens[room_id] = leases.new_lease(connection, self.owner.text, room_id,
                                                      self.lease, self.lease_clock)
             return room_id
@@ -554,6 +588,7 @@ class Store:
             new_id = int(result.inserted_primary_key[0])  # type: ignore[index]
             connection.execute(insert(SEATS), [{"room_id": new_id, **seat._asdict()}
                                                for seat in seats])
+            self._confirmed[new_id] = self._lease_now()
             self._tokens[new_id] = leases.new_lease(connection, self.owner.text, new_id,
                                                     self.lease, self.lease_clock)
             leases.release(connection, self.owner, [room_id])
@@ -561,7 +596,7 @@ class Store:
                 connection.execute(insert(ANSWERS).values(room_id=new_id, **answer._asdict()))
             return new_id
         new_id = await self.run(write)
-        self._tokens.pop(room_id, None)  # after the commit: a failed one kept it
+        self._drop(room_id)  # after the commit: a failed one kept it
         return new_id
 
     @staticmethod
@@ -722,60 +757,10 @@ class Store:
         wanted = ids
         def read(connection: Connection) -> list[StoredRoom]:
             query = select(ROOMS)
-            live = _live(statuses, finished_since)
             query = (query.where(ROOMS.c.code == code) if code is not None
                      else query.where(ROOMS.c.id.in_(wanted)) if wanted is not None
-                     else query.where(live))
-            rooms: dict[int, StoredRoom] = {}
-            for row in connection.execute(query.order_by(ROOMS.c.id)):
-                rooms[row.id] = StoredRoom(
-                    id=row.id, code=row.code, rules=row.rules, status=row.status,
-                    turn_timer=row.turn_timer, public=row.public,
-                    server_seed=row.server_seed, commitment=row.commitment,
-                    seed=None if row.seed is None else int(row.seed),
-                    created_at=row.created_at,
-                    last_seen=(row.created_at if row.last_seen is None
-                               else row.last_seen))
-            if not rooms:
-                return []
-            ids = list(rooms)
-            for row in connection.execute(select(SEATS).where(SEATS.c.room_id.in_(ids))
-                                          .order_by(SEATS.c.room_id, SEATS.c.seat)):
-                rooms[row.room_id].seats.append(SeatData(row.seat, row.kind, row.name,
-                                                         row.bot, row.token_hash, row.host,
-                                                         row.occupant, row.player_id))
-            for row in connection.execute(select(CONTRIBUTIONS).where(
-                    CONTRIBUTIONS.c.room_id.in_(ids))):
-                rooms[row.room_id].contributions[row.seat] = row.value
-            for row in connection.execute(select(ACTIONS).where(ACTIONS.c.room_id.in_(ids))
-                                          .order_by(ACTIONS.c.room_id, ACTIONS.c.n)):
-                rooms[row.room_id].actions.append(ActionData(
-                    row.n, row.action, row.seat, row.origin, row.client_id, row.seq, row.at,
-                    row.occupant))
-            last = (select(CHAT.c.room_id, func.max(CHAT.c.n).label("last"))
-                    .where(CHAT.c.room_id.in_(ids)).group_by(CHAT.c.room_id).subquery())
-            for row in connection.execute(
-                    select(CHAT).join(last, CHAT.c.room_id == last.c.room_id)
-                    .where(CHAT.c.n > last.c.last - RECENT_CHAT)
-                    .order_by(CHAT.c.room_id, CHAT.c.n)):
-                rooms[row.room_id].chat.append(_chat_data(row))
-            for row in connection.execute(
-                    select(ANSWERS.c.room_id, func.max(ANSWERS.c.n).label("last"))
-                    .where(ANSWERS.c.room_id.in_(ids)).group_by(ANSWERS.c.room_id)):
-                rooms[row.room_id].next_answer = row.last + 1
-            for row in connection.execute(_of_occupants(ANSWERS, ids)
-                                          .order_by(ANSWERS.c.room_id, ANSWERS.c.n)):
-                rooms[row.room_id].answers.append(AnswerData(
-                    row.n, row.seat, row.client_id, row.answer, row.at, row.occupant))
-            for row in connection.execute(_of_occupants(CHAT, ids)
-                                          .where(CHAT.c.client_id.is_not(None))
-                                          .order_by(CHAT.c.room_id, CHAT.c.n)):
-                rooms[row.room_id].chat_answers.append(_chat_data(row))
-            ended = [r.id for r in rooms.values() if r.status == "finished"]
-            for room_id, shown in ratings.shown_ratings(connection, ended,
-                                                        self.rating_policy).items():
-                rooms[room_id].ratings = shown
-            return list(rooms.values())
+                     else query.where(live_rooms(statuses, finished_since)))
+            return read_rooms(connection, query, self.rating_policy)
         return await self.run(read)
 
     async def room_status(self, code: str) -> str | None:
