@@ -144,6 +144,45 @@ def seat_states(client: GameClient, seat: int) -> list[str]:
     return out
 
 
+async def test_a_join_sent_again_after_its_welcome_was_lost_gets_the_seat_it_took(
+        database_url: str) -> None:
+    async with running_server(server_settings(database_url)) as server:
+        code = await new_room(server, rules="official,players=3")
+        ann = GameClient(server.url, code, name="Ann")
+        ann.keep_raw = True
+        await ann.connect()
+        made = "bobs-own-seat-token-0123"
+        hello = P.encode(P.Hello(room=code, name="Bob", seat=1, new_token=made)).decode()
+        async with websockets.connect(ws_url(server.url)) as ws:
+            await ws.send(hello)
+        # closed before the welcome was read: the seat was taken under Bob's token
+        await ann.wait_for(lambda c: "human" in seat_states(c, 1))
+        async with websockets.connect(ws_url(server.url)) as ws:
+            await ws.send(hello)  # the same hello again: the same seat, not "taken"
+            welcome = P.decode_server(await ws.recv())
+            assert isinstance(welcome, P.Welcome), welcome
+            assert (welcome.seat, welcome.token) == (1, made)
+            assert kinds(server, code) == ["human", "human", "empty"]
+            # the token works as any seat token does
+            bob = await GameClient.join(server.url, code, token=made)
+            assert bob.seat == 1
+        # another join for that seat finds it taken; a token too short is refused
+        with pytest.raises(ClientError, match="room_full"):
+            await GameClient.join(server.url, code, name="Cy", seat=1)
+        for bad in ("short", "x" * 65, "not url-safe: ?" * 2):
+            async with websockets.connect(ws_url(server.url)) as ws:
+                await ws.send(P.encode(P.Hello(room=code, name="Cy", new_token=bad)).decode())
+                refused = P.decode_server(await ws.recv())
+                assert isinstance(refused, P.Error) and refused.code == "bad_request"
+        assert kinds(server, code) == ["human", "human", "empty"]
+        # the client library makes the token itself, and keeps it for its tries
+        cy = GameClient(server.url, code, name="Cy")
+        await cy.connect()
+        assert cy.token == cy.new_token and len(cy.new_token) == 24 and cy.seat == 2
+        for client in (ann, bob, cy):
+            await client.close()
+
+
 async def test_a_join_cut_off_before_its_welcome_frees_its_seat(database_url: str) -> None:
     # the server's own sweeps, with a short seat timeout: the seat is freed without help
     settings = server_settings(database_url, seat_timeout=0.2)

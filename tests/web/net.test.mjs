@@ -2,7 +2,7 @@
 // lost connection, with a fake WebSocket and fake timers (node:test's mock timers).
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { BACKOFF, Link, RECONNECT_MAX, SEAT_GONE, gapAfter, reconnectDelay, seatGone } from "../../src/unokit/web/static/net.js";
+import { BACKOFF, Link, RECONNECT_MAX, SEAT_GONE, gapAfter, newSeatToken, reconnectDelay, seatGone } from "../../src/unokit/web/static/net.js";
 
 // What net.js reads of a browser (when a Link is made, not when it is imported): the page's address, its storage, its events.
 const listeners = {};
@@ -107,6 +107,34 @@ test("a lost connection is tried again at once, then after the pauses", () => {
   } finally {
     mock.timers.reset();
   }
+});
+
+test("a join whose welcome was lost is sent again with the token the page made for it", () => {
+  FakeSocket.all.length = 0;
+  storage.clear();
+  const { link } = newLink("JOIN");
+  link.open();
+  last().accept();
+  const first = last().sent[0];
+  assert.equal(first.token, undefined);
+  assert.match(first.new_token, /^[A-Za-z0-9_-]{24}$/);
+  last().drop(); // the server went before its welcome came: tried again at once
+  last().accept();
+  assert.equal(last().sent[0].new_token, first.new_token, "the same join, so the same seat");
+  last().say({ type: "welcome", seat: 1, token: first.new_token, last_seq: -1, room: {} });
+  last().drop(); // once seated, the page comes back with the token
+  last().accept();
+  assert.equal(last().sent[0].token, first.new_token);
+  assert.equal(last().sent[0].new_token, undefined);
+  link.close();
+});
+
+test("a seat token is 18 random bytes in 24 URL-safe characters", () => {
+  const ones = newSeatToken((bytes) => bytes.fill(255));
+  assert.equal(ones, "_".repeat(24));
+  const twos = newSeatToken((bytes) => bytes.fill(251));
+  assert.equal(twos, "-_v7".repeat(6));
+  assert.notEqual(newSeatToken(), newSeatToken());
 });
 
 test("a move made offline is counted as queued, sent on the resume, and answered", () => {

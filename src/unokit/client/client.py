@@ -127,6 +127,9 @@ class GameClient:
         self.room_code = room
         self.name = name
         self.token = token
+        self.new_token = ""
+        """The token this client made for the seat it joins (``Hello.new_token``): a join
+        tried again after its answer was lost gets the seat it took the first time."""
         self.spectate = spectate
         self.wanted_seat = seat
         self.seat: int | None = None
@@ -186,12 +189,16 @@ class GameClient:
             raise ClientError(f"cannot reach {self.base}: {exc}") from None
         self.closed.clear()
         self.bye = None
+        joining = self.token is None and not self.spectate
+        if joining and not self.new_token:
+            self.new_token = secrets.token_urlsafe(18)
         hello = P.Hello(room=self.room_code, token=self.token, name=self.name,
                         spectate=self.spectate and self.token is None,
                         seat=self.wanted_seat if self.token is None else None,
                         last_seq=self.last_seq, lang=self.lang,
                         ack_in_events=self.ack_in_events,
-                        commitment=str(self.room.get("commitment", "")))
+                        commitment=str(self.room.get("commitment", "")),
+                        new_token=self.new_token if joining else "")
         await self._ws.send(P.encode(hello).decode())
         welcome = await self._ws.recv()
         if self.keep_raw:

@@ -90,7 +90,7 @@ class Lobby(RoomBase):
             left = [i for i, s in enumerate(self.seats) if s.kind == HUMAN
                     and s.player == player and not s.token_hash]
             if left and self.status == "playing":
-                return await self._take_back(left[0])
+                return await self._take_back(left[0], hello.new_token)
         between = self.game is not None and self.game.phase is ROUND_OVER
         if self.status != "lobby" and not between:
             raise RoomError("room_full", N_("the match is under way: watch it with spectate"))
@@ -105,7 +105,7 @@ class Lobby(RoomBase):
             raise RoomError("room_full", N_("every seat is taken: watch with spectate"))
         name = check_name(hello.name, seat)
         self.oversight.check_name(name)
-        token = secrets.token_urlsafe(18)
+        token = hello.new_token or secrets.token_urlsafe(18)
         new = Seat(kind=HUMAN, name=name, token_hash=token_hash(token),
                    host=not any(s.host for s in self.seats),
                    occupant=self.seats[seat].occupant + 1, player=player)
@@ -114,11 +114,12 @@ class Lobby(RoomBase):
         self.answers.taken(seat, new.occupant)
         return seat, token
 
-    async def _take_back(self, seat: int) -> tuple[int, str]:
+    async def _take_back(self, seat: int, new_token: str = "") -> tuple[int, str]:
         """The player who left ``seat`` mid-match comes back to it (a bot played it
-        meanwhile, and goes on until the player acts): a new token, a new occupant,
-        and their match counts again (docs/accounts.md)."""
-        token = secrets.token_urlsafe(18)
+        meanwhile, and goes on until the player acts): a new token (``new_token`` when
+        the client made it), a new occupant, and their match counts again
+        (docs/accounts.md)."""
+        token = new_token or secrets.token_urlsafe(18)
         spot = self.seats[seat]
         new = replace(spot, token_hash=token_hash(token), occupant=spot.occupant + 1,
                       host=False)

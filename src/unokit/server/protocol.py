@@ -83,6 +83,11 @@ class Hello(_Client, tag="hello"):
     """A contribution to the deal (as :class:`Contribute`'s ``value``) taken with the
     seat before anything else, so that a "play now" room, which starts as soon as its
     seats are full, deals with it. Only without ``token``, and only in the lobby."""
+    new_token: str = ""
+    """Without ``token``: the token of the seat to take, made by the client (22-64
+    URL-safe characters, random), so that the same hello sent again after its answer
+    was lost (a restart, a network cut) takes back the seat it got instead of finding
+    it taken. Empty: the server makes the token."""
 
 
 class Act(_Client, tag="act"):

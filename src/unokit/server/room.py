@@ -63,6 +63,7 @@ from unokit.server.seating import (
     Held,
     RoomError,
     Seat,
+    check_new_token,
     language,
     token_hash,
 )
@@ -347,8 +348,18 @@ class Room(Rematch, Talk, Pacing, Presence):
                                       reconnect=True, code="restarting")))
             return
         token: str | None = None
-        if hello.token is not None:
-            wanted = token_hash(hello.token)
+        held = hello.token
+        if held is None and hello.new_token and not hello.spectate:
+            try:
+                check_new_token(hello.new_token)
+            except RoomError as exc:
+                conn.close(P.encode(P.Error(code=exc.code, message=exc.text(language(conn)))))
+                return
+            wanted = token_hash(hello.new_token)
+            if any(s.kind == HUMAN and s.token_hash == wanted for s in self.seats):
+                held = token = hello.new_token  # the same join again: its answer was lost
+        if held is not None:
+            wanted = token_hash(held)
             seats = [i for i, s in enumerate(self.seats)
                      if s.kind == HUMAN and s.token_hash and s.token_hash == wanted]
             if not seats:

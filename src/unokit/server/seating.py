@@ -42,6 +42,30 @@ def check_name(name: str, seat: int) -> str:
     return name
 
 
+NEW_TOKEN_CHARACTERS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def check_new_token(token: str) -> str:
+    """A seat token a client made for a seat it asks for (``Hello.new_token``): 22-64
+    URL-safe characters (at least 128 bits when random).
+
+    >>> check_new_token("Zq3" * 8)
+    'Zq3Zq3Zq3Zq3Zq3Zq3Zq3Zq3'
+    >>> check_new_token("short")
+    Traceback (most recent call last):
+    ...
+    unokit.server.seating.RoomError: bad_request: a new seat token is 22-64 URL-safe characters
+
+    Raises:
+        RoomError: ``bad_request``, for a token too short, too long, or with other
+            characters.
+    """
+    if not 22 <= len(token) <= 64 or not NEW_TOKEN_CHARACTERS.issuperset(token):
+        raise RoomError("bad_request", N_("a new seat token is 22-64 URL-safe characters"))
+    return token
+
+
 def language(conn: object) -> str:
     """The language of a connection's error texts (English for none, or for a
     connection that names none)."""

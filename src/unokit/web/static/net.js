@@ -52,6 +52,13 @@ export function seatGone(msg) {
   return !!msg && msg.type === "bye" && SEAT_GONE.has(msg.code);
 }
 
+// A seat token made by the page for the seat it asks for (the hello's new_token): 18
+// random bytes as 24 URL-safe characters.
+export function newSeatToken(random = (bytes) => crypto.getRandomValues(bytes)) {
+  const bytes = random(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
 export function tokenKey(code) {
   return "unokit.token." + code;
 }
@@ -156,6 +163,10 @@ export class Link {
         hello.spectate = true;
         hello.last_seq = this.lastSeq;
       } else {
+        // the seat's token, made here: the same hello sent again after its answer was
+        // lost (a restart, a network cut) gets back the seat it took, not "taken"
+        if (!this.newToken) this.newToken = newSeatToken();
+        hello.new_token = this.newToken;
         if (this.options.name) hello.name = this.options.name;
         // a new seat takes the deal's contribution with it (a "play now" room deals at once)
         if (this.options.contribution) hello.contribution = this.options.contribution;
@@ -224,7 +235,10 @@ export class Link {
     if (msg.type === "welcome") {
       this.ready = true;
       this.tries = 0;
-      if (msg.token) store(tokenKey(this.code), msg.token);
+      if (msg.token) {
+        store(tokenKey(this.code), msg.token);
+        this.newToken = "";
+      }
       this.on.state("online");
       for (const sent of this.pending.values()) this.ws.send(JSON.stringify(sent));
       this.unsent.clear();
