@@ -355,8 +355,9 @@ class Run:
                 return
             except Exception as exc:  # that process went meanwhile, or the room moves
                 if first and str(exc).startswith("room_full"):
-                    raise ClientError(str(exc)) from None  # seated by a hello whose
-                    # answer a kill lost: the room is given up
+                    # the same hello (its new_token) gets back a seat its first try took,
+                    # so a full room here is one the lobby's sweep emptied and refilled
+                    raise ClientError(str(exc)) from None
                 await asyncio.sleep(0.05)  # a retry's spacing: nothing to wait on
         raise RuntimeError(f"seat {client.seat}: could not reconnect")
 
