@@ -536,6 +536,10 @@ class Run:
                     await self.stall(index)
                 else:
                     await self.kill(index)
+                done = self.report.kills + self.report.stalls
+                if done % 50 == 0:  # a long run says how far it is, on stderr
+                    print(f"{done} of {options.events} disruptions, {self.report.matches} "
+                          f"matches", file=sys.stderr, flush=True)
             for _ in range(options.rolling):
                 for server in self.cluster.servers:
                     await self.restart_gracefully(server)
