@@ -50,7 +50,6 @@ from typing import Any, TypeVar
 
 from sqlalchemy import (
     Connection,
-    Table,
     and_,
     delete,
     func,
@@ -63,14 +62,6 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from unokit.store import boards, challenges, erasure, leases, ratings, seatings
 from unokit.store.db import CONNECT_TIMEOUT, STATEMENT_TIMEOUT, open_engine, prepare_schema
 from unokit.store.leases import LIVE_HERE, Clock, LeaseLost, Owner, StoreError
-from unokit.store.models import (
-    ActionRow,
-    AnswerRow,
-    ChatRow,
-    ContributionRow,
-    RoomRow,
-    SeatRow,
-)
 from unokit.store.ratings import SeatRating
 from unokit.store.room_data import ACTION_COLUMNS as ACTION_COLUMNS
 from unokit.store.room_data import RECENT_CHAT as RECENT_CHAT
@@ -80,17 +71,20 @@ from unokit.store.room_data import ChatData as ChatData
 from unokit.store.room_data import NewRoom as NewRoom
 from unokit.store.room_data import SeatData as SeatData
 from unokit.store.room_data import StoredRoom as StoredRoom
-from unokit.store.room_reads import live_rooms, read_rooms
+from unokit.store.room_reads import (
+    ACTIONS,
+    ANSWERS,
+    CHAT,
+    CONTRIBUTIONS,
+    SEATS,
+    live_rooms,
+    read_rooms,
+)
+from unokit.store.room_reads import ROOMS as ROOMS
 
 T = TypeVar("T")
 LOG = logging.getLogger("unokit.store")
 
-ROOMS: Table = RoomRow.__table__  # type: ignore[assignment]
-SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
-ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
-CONTRIBUTIONS: Table = ContributionRow.__table__  # type: ignore[assignment]
-CHAT: Table = ChatRow.__table__  # type: ignore[assignment]
-ANSWERS: Table = AnswerRow.__table__  # type: ignore[assignment]
 LEASES = leases.LEASES
 
 BATCH = 512
