@@ -37,7 +37,7 @@ from unokit.engine.game import Game
 from unokit.engine.rules import Rules
 from unokit.server import protocol as P
 from unokit.server.settings import Settings
-from unokit.store import Store, StoredRoom
+from unokit.store import Store, StoredRoom, StoreError
 
 pytestmark = pytest.mark.asyncio
 
@@ -225,6 +225,31 @@ async def test_a_room_whose_lease_lasts_is_answered_without_asking_the_database(
         assert asked == 1 and store.lease_left(room_id) == LEASE
         await ann.act(ann.legal[0])
         assert asked == 1
+        await ann.close()
+
+
+async def test_a_lease_that_cannot_be_asked_about_is_not_asked_about_at_every_message(
+        database_url: str) -> None:
+    # the database is away and the renewals fail: the lease runs out here, and each
+    # message would wait on a database that does not answer; it is asked once, then
+    # not again for a quarter of the lease, and the messages are answered meanwhile
+    clock = LeaseClock()
+    async with running_server(settings(database_url), lease_clock=clock) as server:
+        code, ann = await playing(server)
+        store = server.rooms.store
+        assert store is not None
+        asked = 0
+
+        async def away(room: int) -> bool:
+            nonlocal asked
+            asked += 1
+            raise StoreError("the database is away")
+        store.confirm_lease = away  # type: ignore[method-assign,assignment]
+        clock.advance(LEASE)
+        for _ in range(3):
+            with pytest.raises(ActionRefused):
+                await ann.act("draw" if "pass" in ann.legal else "pass")
+        assert asked == 1 and code in server.rooms.rooms
         await ann.close()
 
 

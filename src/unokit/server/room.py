@@ -207,7 +207,9 @@ class Room(Rematch, Talk, Pacing, Presence):
                 item = I.Due()
             if isinstance(item, I.Stop):
                 return
-            if isinstance(item, I.Hello | I.Message | I.Call) and not await self._ours():
+            if (isinstance(item, I.Hello | I.Call) or (isinstance(item, I.Message)
+                                                       and not isinstance(item.message, P.Ping))
+                    ) and not await self._ours():
                 refuse_moved(item)  # what this process knows of the room may be old
                 self._hand_over()
                 return
@@ -252,9 +254,13 @@ class Room(Rematch, Talk, Pacing, Presence):
         store = self.store
         if store.lease_left(self.id) > store.lease / 4:
             return True
+        now = self.clock.monotonic()
+        if now < self.unasked_until:
+            return True
         try:
             return await store.confirm_lease(self.id)
-        except StoreError:
+        except StoreError:  # away: not asked again for each message while it is
+            self.unasked_until = now + store.lease / 4
             return True
 
     def check_lease(self) -> None:

@@ -195,6 +195,10 @@ class RoomBase:
         """Set when the finished room let go of memory (``Room._unload_if_idle``)."""
         self.lost = False
         """Set when the room found that another process owns it now."""
+        self.unasked_until = 0.0
+        """Until when (the room clock's monotonic time) a lease that may have run out is
+        not asked of the database again before a message: set when the database could
+        not be asked (``Room._ours``)."""
         self.seat_legal = SeatLegal()
         """Each seat's legal actions, worked out once per position of the game."""
         self.on_unloaded: Callable[[Any], None] | None = None
