@@ -67,7 +67,7 @@ def test_the_terminal_and_a_browser_play_in_one_room(server: ServerProcess, cont
         out.close()
 
 
-ACTING_PHASES = ("play", "drawn", "challenge")
+ACTING_PHASES = ("play", "drawn", "challenge", "choose_color")
 
 
 class Terminal:
@@ -86,6 +86,7 @@ class Terminal:
              "--room", code, "--name", "Term", "--token-file", str(tmp_path / "tokens.json")],
             stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
         os.close(slave)
+        self.wrote = threading.Condition()
         self.reader = threading.Thread(target=self._drain, daemon=True)
         self.reader.start()
 
@@ -100,6 +101,18 @@ class Terminal:
                     return
                 out.write(data)
                 out.flush()
+                with self.wrote:
+                    self.wrote.notify_all()
+
+    def wait_for_output(self, text: str, timeout: float = 30) -> None:
+        """Wait until the terminal has shown ``text`` (told by the reader at each write).
+
+        Raises:
+            AssertionError: not shown within ``timeout`` seconds.
+        """
+        with self.wrote:
+            if not self.wrote.wait_for(lambda: text in self.output(), timeout):
+                raise AssertionError(f"the terminal did not show {text!r}:\n{self.output()}")
 
     def press(self, key: bytes) -> None:
         os.write(self.master, key)
@@ -145,8 +158,9 @@ def test_the_terminal_game_and_a_browser_play_one_match(
         acted = [-2]
 
         def terminal_turn(states: list[dict[str, Any]]) -> bool:
-            """Seat 1 (the terminal) draws, and passes after drawing. The room's own
-            word (the watcher) says when it is to act."""
+            """Seat 1 (the terminal) draws, and passes after drawing; a wild turned up
+            at the start, it names red in the colour picker that opens for it. The room's own word (the
+            watcher) says when it is to act."""
             c = watcher.c
             page_says = [o["seat"] for o in states[0]["opponents"] if o["current"]] == [1]
             if page_says and c.lead != 1 and states[0]["seq"] >= c.last_seq:
@@ -160,7 +174,11 @@ def test_the_terminal_game_and_a_browser_play_one_match(
                 seen = c.last_seq
             else:
                 acted[0] = seen = c.last_seq
-                terminal.press(b"p" if c.phase == "drawn" else b"d")
+                if c.phase == "choose_color":  # the picker opens by itself
+                    terminal.wait_for_output("Name the colour")
+                    terminal.press(b"r")
+                else:
+                    terminal.press(b"p" if c.phase == "drawn" else b"d")
             try:
                 watcher.wait_for(lambda c: c.last_seq > seen, timeout=30)
             except TimeoutError:
