@@ -105,10 +105,12 @@ class Options:
     rolling: int = 0
     """Rolling restarts after the stalls and kills."""
     mean_gap: int = 30
+    """The mean number of events the clients receive between two disruptions."""
     pace: float = 0.0
     """Seconds each player thinks before each action (0: none, as fast as it can); with
     it, many rooms play at a pace the machine sustains, as people play."""
-    """The mean number of events the clients receive between two disruptions."""
+    minutes: float = 0.0
+    """Stop disrupting after this many minutes, whatever ``events`` says (0: never)."""
     seed: int = 1
     database_url: str = ""
     """The PostgreSQL database (the checks read it directly)."""
@@ -524,7 +526,10 @@ class Run:
             await asyncio.wait({live, failed}, return_when=asyncio.FIRST_COMPLETED)
             live.cancel()
             failed.cancel()
+            ends = time.monotonic() + options.minutes * 60 if options.minutes else None
             for _ in range(options.events):
+                if ends is not None and time.monotonic() > ends:
+                    break  # --minutes: the disruptions made so far are the run's
                 wait_events = self.rng.randint(0, 2 * options.mean_gap)
                 mark = self.events_seen()
                 while self.events_seen() - mark < wait_events and not self.failed.is_set():
@@ -673,6 +678,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mean-gap", type=int, default=30)
     parser.add_argument("--pace", type=float, default=0.0,
                         help="seconds each player thinks before each action")
+    parser.add_argument("--minutes", type=float, default=0.0,
+                        help="stop disrupting after this long (0: after --events)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default=os.environ.get(
         "UNOKIT_TEST_POSTGRES_URL", ""))
@@ -684,6 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       stall_share=args.stall_share, lease=args.lease,
                       lease_renew=args.lease_renew, rolling=args.rolling,
                       mean_gap=args.mean_gap, pace=args.pace, seed=args.seed,
+                      minutes=args.minutes,
                       database_url=args.database_url,
                       server_database_url=args.server_database_url,
                       redis_url=args.redis_url, data_dir=args.data_dir)
