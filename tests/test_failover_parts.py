@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine, text
 
 import dbs
 from store_kit import LeaseClock, new_room
@@ -98,5 +99,39 @@ async def test_an_owner_stopped_inside_a_transaction_holds_its_lease_lock_briefl
         finally:
             with contextlib.suppress(Exception):  # PostgreSQL ended it
                 stuck.close()
+            await first.close()
+            await second.close()
+
+
+@pytest.mark.asyncio
+async def test_a_write_no_timeout_ends_is_ended_once_its_lease_ran_out_a_lease_ago(
+        tmp_path: Path) -> None:
+    """An owner stopped halfway through sending a statement keeps its backend waiting
+    to read the rest, which neither the statement timeout nor the idle-in-transaction
+    timeout ends (the failover benchmark met one held 75 s). Here: a transaction
+    holding the lease row with both timeouts off. Once the lease ran out a whole lease
+    ago, a claim ends that backend, and the room is claimed; the stopped write is
+    refused when its owner goes on."""
+    with dbs.database("postgresql", tmp_path) as url:
+        clock = LeaseClock()
+        first = Store(url, lease=15, lease_clock=clock)
+        second = Store(url, lease=15, lease_clock=clock)
+        untimed = create_engine(url)  # the server's timeouts: none of the store's
+        stuck = untimed.connect()
+        try:
+            stuck.execute(text("SET statement_timeout = 0; "
+                               "SET idle_in_transaction_session_timeout = 0"))
+            room_id = await first.create_room(new_room("HANG"))
+            fence(stuck, first.owner.text, room_id, 1)  # a write begun, never ended
+            clock.advance(16)  # the lease ran out: the row is still held, and skipped
+            assert await second.claim_rooms() == ([], 1)
+            clock.advance(15)  # a whole lease later: the holder is ended
+            assert await claimed_once_free(second, limit=20) == [room_id]
+            with pytest.raises(Exception):  # noqa: B017 - the driver's own error
+                stuck.execute(text("SELECT 1"))
+        finally:
+            with contextlib.suppress(Exception):
+                stuck.close()
+            untimed.dispose()
             await first.close()
             await second.close()

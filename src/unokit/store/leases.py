@@ -41,13 +41,16 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Float,
+    Select,
     Table,
     and_,
+    column,
     func,
     literal,
     literal_column,
     or_,
     select,
+    table,
     update,
 )
 
@@ -237,7 +240,8 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
 
     On PostgreSQL a lease row that a write holds (``FOR SHARE``: its owner is in the
     middle of a transaction, or stopped in one) is skipped, not waited for: it is held,
-    and a later claim finds it free once that write ended."""
+    and a later claim finds it free once that write ended. A write stopped where no
+    timeout of PostgreSQL ends it is ended here (:func:`end_stalled_writes`)."""
     if connection.dialect.name == "sqlite":
         # a write first, so that the transaction holds SQLite's write lock before it
         # reads: another process's write cannot come between the reads and the claim
@@ -258,6 +262,10 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
     if connection.dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     ids = connection.execute(query).scalars().all()
+    if connection.dialect.name == "postgresql":
+        end_stalled_writes(connection, and_(
+            LEASES.c.room_id.in_(wanted), LEASES.c.owner != me.text,
+            LEASES.c.owner != "", LEASES.c.lease_until <= now - length))
     claimed = connection.execute(
         update(LEASES).where(LEASES.c.room_id.in_(ids), claimable)
         .values(owner=me.text, token=LEASES.c.token + 1, lease_until=now + length)
@@ -267,6 +275,29 @@ def claim(connection: Connection, me: Owner, rooms: ColumnElement[bool], length:
             LEASES.c.room_id.in_(wanted), LEASES.c.owner != me.text,
             LEASES.c.owner != "")).scalar()
     return {int(row[0]): int(row[1]) for row in claimed}, int(busy or 0)
+
+
+PG_STAT_ACTIVITY = table("pg_stat_activity", column("pid"), column("backend_xid"))
+
+
+def end_stalled_writes(connection: Connection, stale: ColumnElement[bool]) -> int:
+    """End (``pg_terminate_backend``) the transaction that holds the lease row of a
+    room matching ``stale``: a lease that ran out a whole lease ago, whose owner is
+    stopped in the middle of a write. PostgreSQL ends a transaction left idle
+    (``idle_in_transaction_session_timeout``) or a statement that runs too long
+    (``statement_timeout``), but not one whose owner stopped halfway through sending a
+    statement (SIGSTOP, a hung machine): that backend waits to read the rest, with the
+    lease row locked, for as long as the owner is stopped, and no other process could
+    claim the room. The owner lost the room, and nothing of that write was committed: it
+    is refused like any other write of a process that lost its lease. The row lock names
+    the holding transaction (the row's ``xmax``), and so its backend. How many were
+    ended."""
+    lockers: Select[Any] = select(literal_column("room_leases.xmax")).where(stale)
+    ended = connection.execute(
+        select(func.pg_terminate_backend(PG_STAT_ACTIVITY.c.pid)).where(
+            PG_STAT_ACTIVITY.c.backend_xid.in_(lockers),
+            PG_STAT_ACTIVITY.c.pid != func.pg_backend_pid()))
+    return len(ended.all())
 
 
 def renew(connection: Connection, me: Owner, length: float,
