@@ -159,8 +159,8 @@ def test_the_terminal_game_and_a_browser_play_one_match(
 
         def terminal_turn(states: list[dict[str, Any]]) -> bool:
             """Seat 1 (the terminal) draws, and passes after drawing; a wild turned up
-            at the start, it names red in the colour picker that opens for it. The room's own word (the
-            watcher) says when it is to act."""
+            at the start, it names red in the colour picker that opens for it. The
+            room's own word (the watcher) says when it is to act."""
             c = watcher.c
             page_says = [o["seat"] for o in states[0]["opponents"] if o["current"]] == [1]
             if page_says and c.lead != 1 and states[0]["seq"] >= c.last_seq:
