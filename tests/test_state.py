@@ -154,7 +154,8 @@ def test_the_rule_modules_are_mixins_in_one_chain() -> None:
 # kernel's results, the playouts' moves), and the generators mix bits by design (the
 # engine's, and the deals' SplitMix64 in bots/deals.py).
 OWN_BIT_LAYOUTS = {"actions.py", "rng.py", "rl/_sim_kernel.py", "rl/fast_backend.py",
-                   "bots/playout.py", "bots/deals.py"}
+                   "bots/playout.py", "bots/playout_compiled.py",
+                   "bots/deals.py"}
 # An action's fields, decoded by hand: a shift to one of them, or a mask of a seat or card.
 ACTION_DECODING = re.compile(r">>\s*(4|8|15|18|23|30|33)\b|&\s*(15|127)\b")
 
