@@ -10,7 +10,7 @@ import { act, send } from "./session.js";
 import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, playWithoutTarget, pressUno, toggleMulti } from "./play.js";
 import { effective } from "./rules.js";
 import { hasTeams, teamLabel, teamMark, teamNames, teamTotals } from "./teams.js";
-import { nextSeat, placesFor, seatsAround, unoInvites } from "./seating.js";
+import { nextToPlay, placesFor, seatsAround, unoInvites } from "./seating.js";
 import { shortcutKey } from "./keys.js";
 import { flowRing } from "./motion.js";
 
@@ -57,9 +57,7 @@ function around() {
   const seats = turnOrder();
   const places = placesFor(seats.length);
   const count = S.room ? S.room.seats.length : g.sizes.length;
-  const live = g.phase !== "round_over" && g.phase !== "match_over";
-  const gone = Array.from({ length: count }, (_x, seat) => !!g.out[seat] || (g.top !== null && g.sizes[seat] === 0));
-  const next = live ? nextSeat(g.lead, g.direction, count, gone) : null;
+  const next = nextToPlay(g, count);
   const tile = (seat, i) => {
     const li = opponent(seat);
     li.dataset.place = places[i];
