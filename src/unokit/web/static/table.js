@@ -123,7 +123,20 @@ function statusLine() {
       "aria-label": timer ? _("Time left for {name}", { name: seatName(timer.seat) }) : null },
     h("span", { class: "ring", "aria-hidden": "true" }), h("span", { class: "secs" }, String(left))),
     h("span", { class: "autopilot", testid: "autopilot", hidden: (mine && mine.away) || S.autoplayed ? null : true },
-      "⚙ " + (mine && mine.away ? _("Autopilot: a bot plays for you until you act") : _("The time ran out: a bot played for you"))));
+      "⚙ " + (mine && mine.away ? _("Autopilot: a bot plays for you until you act") : _("The time ran out: a bot played for you"))),
+    logJump());
+}
+
+// Where the log sits below the table (a phone, a narrow window), one tap brings it into
+// view and gives it the focus (a screen reader then reads it); wider, the log is in the
+// column beside the table, and the button is not shown (app.css).
+function logJump() {
+  const label = _("What happened");
+  return h("button", { type: "button", class: "ghost tool-button log-jump", testid: "log-jump", "aria-label": label, title: label,
+    onclick: () => {
+      parts.log.closest(".log-box").scrollIntoView({ block: "start" });
+      parts.log.focus({ preventScroll: true });
+    } }, h("span", { "aria-hidden": "true" }, "☰"));
 }
 
 function actions() {
