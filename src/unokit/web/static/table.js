@@ -359,9 +359,10 @@ function dialogs() {
   return null;
 }
 
+// The match's page (match.js): the fair-deal check in words, the record to download.
 export function verifyLink(hidden) {
   const code = S.room ? S.room.code : S.code;
-  return h("a", { class: "verify", testid: "verify-link", href: BASE + "/api/rooms/" + code + "/verify", target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
+  return h("a", { class: "verify", testid: "verify-link", href: BASE + "/matches/" + encodeURIComponent(code), target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
 }
 
 export function tableView() {
