@@ -62,12 +62,17 @@ def test_two_browsers_and_a_bot_play_a_match_to_its_end(
     expect(by_id(ann, "play-again")).to_be_visible()  # the host's rematch
     assert by_id(ann, "fairness-commitment").get_attribute("data-commitment") == commitment
 
-    # follow the verify link: every fairness check passes
+    # follow the verify link: the match's page says in words that every fairness check
+    # passes (not the API's JSON), and offers the record to download
     href = by_id(ann, "verify-link").get_attribute("href")
     assert href, "the verify link has no address"
     check = ann.context.new_page()
     answer = check.goto(href if href.startswith("http") else server.url + href)
     assert answer is not None and answer.ok
+    assert "html" in answer.headers.get("content-type", ""), answer.headers
+    expect(by_id(check, "fair-check")).to_have_attribute("data-passed", "true")
+    expect(by_id(check, "fair-verdict")).to_be_visible()
+    expect(by_id(check, "record-download")).to_have_attribute("href", f"/api/rooms/{code}/record")
     report = verify(server, code)
     assert report["passed"], report
     check.close()

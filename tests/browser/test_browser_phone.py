@@ -2,7 +2,8 @@
 room opens, and after Start the table (top card, UNO button, "Your turn") is in view
 without scrolling; a hand of 15 cards shows every card, a fingertip's worth of each, with
 the playable ones marked, and no sideways scrolling; every control of the lobby, the
-room and the table is a touch target of at least 44x44 px."""
+room and the table is a touch target of at least 44x44 px; the log, below the table on a
+phone, is one tap away (beside the table on a desktop, it needs none)."""
 
 from __future__ import annotations
 
@@ -186,3 +187,32 @@ def test_every_control_on_a_phone_is_a_44_px_touch_target(
     animations_done(page)  # the dealt cards fly in, scaled down, for a moment
     small["table"] = page.evaluate(SMALL_TARGETS_JS, TOUCH)
     assert small == {"lobby": [], "room": [], "table": []}, small
+
+
+LOG_JS = r"""
+() => {
+  const box = document.querySelector('.log-box').getBoundingClientRect();
+  return {inView: box.top >= 0 && box.top < innerHeight && box.bottom > 0,
+          focused: document.activeElement && document.activeElement.dataset.testid,
+          lines: document.querySelectorAll('[data-testid="log-line"]').length};
+}
+"""
+
+
+def test_the_log_is_one_tap_away_on_a_phone(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    page = _phone_page(contexts, "Lou")
+    start_at_my_turn(page, server, RULES, bots=["normal"])
+    animations_done(page)
+    assert _scrolled(page) == [0, 0]
+    assert page.evaluate(LOG_JS)["inView"] is False, "the log is below the table on a phone"
+    _in_view(page, "log-jump")
+    by_id(page, "log-jump").tap()
+    log = page.evaluate(LOG_JS)
+    assert log["inView"] and log["focused"] == "log" and log["lines"] > 0, log
+    page.screenshot(path=str(artifacts / "phone-log.png"))
+    # on a desktop the log is beside the table: no button for it
+    desk = contexts().new_page()
+    start_at_my_turn(desk, server, RULES, bots=["normal"])
+    expect(by_id(desk, "log-jump")).to_be_hidden()
+    assert desk.evaluate(LOG_JS)["inView"]

@@ -1,7 +1,11 @@
 """A tour of every screen of the browser client in English, Russian, Georgian and Danish,
 on a desktop (1280x800) and on a phone (a 360x640 touch screen), with a screenshot of
 each left in ``test-artifacts/screens/LANG/DEVICE-SCREEN.png`` for a look by eye
-(docs/screens.md lists them), and no English left on any screen in ru, ka or da.
+(docs/screens.md lists them), and no English left on any screen in ru, ka or da. On the
+phone, in every language, every control of the game's screens is a touch target of at
+least 44 px, and the host's Start button, then after Start the top card, the UNO button
+and "Your turn", are in view without scrolling (the longer words of a language must not
+push them off the screen).
 
 The screens, in the order of the tour (``SCREENS``):
 
@@ -78,7 +82,7 @@ from test_browser_i18n import (
     translated,
     untranslated,
 )
-from test_browser_phone import PHONE
+from test_browser_phone import PHONE, PLACES_JS, SMALL_TARGETS_JS, TOUCH
 from test_browser_rewards import RATED_RULES, Account, age_accounts, make_account
 
 from unokit import i18n
@@ -142,6 +146,15 @@ LAYOUT_FAULTS = """() => {
 """What a screen must not show: a page wider than the screen, a part of a seat's tile
 (its name, team mark, "partner" tag) sticking out of it, two tiles on each other."""
 
+GAME_SCREENS = frozenset({"lobby", "invite", "colour-picker", "room", "table", "keys-help",
+                          "round-end", "match-end"})
+"""The screens of the game, whose every control on a phone is a touch target of at
+least :data:`TOUCH` px in every language (test_browser_phone.py checks them in English)."""
+
+IN_VIEW = {"room": ("start-match",), "table": ("top-card", "uno-button", "your-turn")}
+"""What a phone shows without scrolling, in every language: the host's Start button in
+the waiting room, and after Start the top card, the UNO button and "Your turn"."""
+
 
 @dataclass
 class World:
@@ -204,7 +217,7 @@ class Tour:
         assert name in SCREENS, name
         show("en")
         english = texts(self.page)
-        faults = self.page.evaluate(LAYOUT_FAULTS)
+        faults = self.page.evaluate(LAYOUT_FAULTS) + self.phone_faults(name)
         if faults:
             self.problems[f"{self.device} {name} in en"] = faults
         self.photo(name, "en")
@@ -225,10 +238,30 @@ class Tour:
             if not seen.keys() & translated(lang):
                 self.problems.setdefault(where, []).append("(no text of its catalogue)")
             self.problems.setdefault(where, []).extend(self.page.evaluate(LAYOUT_FAULTS))
+            self.problems[where].extend(self.phone_faults(name))
             if not self.problems[where]:
                 del self.problems[where]
             self.photo(name, lang)
         self.shown.append(name)
+
+    def phone_faults(self, name: str) -> list[str]:
+        """On a phone: the controls of a game screen smaller than a fingertip
+        (:data:`GAME_SCREENS`), and what must be in view without scrolling that is not
+        (:data:`IN_VIEW`)."""
+        if self.device != "phone":
+            return []
+        faults = []
+        if name in GAME_SCREENS:
+            faults += [f"a touch target under {TOUCH} px: {small}"
+                       for small in self.page.evaluate(SMALL_TARGETS_JS, TOUCH)]
+        if name in IN_VIEW:
+            scrolled = self.page.evaluate("() => [scrollX, scrollY]")
+            if scrolled != [0, 0]:
+                faults.append(f"the page is scrolled to {scrolled}")
+            places = self.page.evaluate(PLACES_JS, list(IN_VIEW[name]))
+            faults += [f"{testid} is not in view: {where}" for testid, where in places.items()
+                       if where != "in view"]
+        return faults
 
     def names(self, seen: dict[str, str], lang: str) -> set[str]:
         """The names of people, and the texts made of names alone: the partners of a

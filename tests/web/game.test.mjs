@@ -101,3 +101,14 @@ test("several cards: the order chosen, else the last chosen last, with UNO when 
   assert.equal(multiText(legal, ["R5", "Y5"]), null);
   assert.equal(multiText(legal, ["R5"]), null);
 });
+
+test("the seats out of the round and out of the match come from the events, or a snapshot", () => {
+  const g = dealt(0);
+  applyMessage(g, { events: [{ seq: 4, kind: "went_out", player: 1, amount: 1 }, { seq: 5, kind: "eliminated", player: 0 }], lead: 0, phase: "play" }, 0);
+  assert.deepEqual([g.gone, g.out], [{ 1: true }, { 0: true }]);
+  adopt(g, { hand: [], hand_sizes: [0, 0, 3], top: "R1", color: "R", direction: "cw", scores: [0, 0, 0], pending_draw: 0, draw_pile_size: 90, uno_open: null,
+    active: [true, false, false], in_match: [true, true, false] });
+  assert.deepEqual([g.gone, g.out], [{ 1: true }, { 2: true }]);
+  applyMessage(g, { events: [{ seq: 6, kind: "round_started", player: 1, amount: 2 }], lead: 2, phase: "play" }, 0);
+  assert.deepEqual([g.gone, g.out], [{}, { 2: true }], "a new round brings back the seats that went out, not the eliminated");
+});

@@ -2,7 +2,8 @@
 // next, and when the UNO button invites a call.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { nextSeat, placesFor, seatsAround, unoInvites } from "../../src/unokit/web/static/seating.js";
+import { nextSeat, nextToPlay, placesFor, seatsAround, unoInvites } from "../../src/unokit/web/static/seating.js";
+import { applyMessage, newGame } from "../../src/unokit/web/static/game.js";
 
 test("the other seats come in play order, starting with the seat after yours", () => {
   assert.deepEqual(seatsAround(4, 0), [1, 2, 3]);
@@ -46,6 +47,61 @@ test("the next seat follows the direction and steps over the seats that are out"
   assert.equal(nextSeat(0, "cw", 3, [false, true, true]), null, "no one else is left");
   assert.equal(nextSeat(null, "cw", 4), null, "no one leads between rounds");
   assert.equal(nextSeat(-1, "cw", 4), null);
+});
+
+// A four-seat table after the deal (seat 1 leads, clockwise), then `steps`: the events
+// of one message each, with the message's lead and phase, as the server sends them.
+function table(...steps) {
+  const g = newGame();
+  applyMessage(g, { events: [
+    { seq: 0, kind: "round_started", player: 0, amount: 1 },
+    ...[0, 1, 2, 3].map((p) => ({ seq: 1 + p, kind: "dealt", player: p, amount: 7 })),
+    { seq: 5, kind: "start_card", card: "R1" },
+  ], lead: 1, phase: "play" }, 0);
+  for (const [events, lead, phase] of steps) {
+    applyMessage(g, { events: events.map((e, i) => ({ seq: g.seq + 1 + i, ...e })), lead, phase }, 0);
+  }
+  return g;
+}
+
+test("the seat marked next is the one after the lead once the cards played have moved it", () => {
+  assert.equal(nextToPlay(table(), 4), 2);
+  // a Skip: seat 2 is skipped, seat 3 leads and seat 0 plays after it
+  assert.equal(nextToPlay(table([[{ kind: "played", player: 1, card: "RS" }, { kind: "skipped", player: 2 }], 3, "play"]), 4), 0);
+  // a Reverse: seat 0 leads the other way round, seat 3 after it
+  assert.equal(nextToPlay(table([[{ kind: "played", player: 1, card: "RR" }, { kind: "reversed", amount: -1 }], 0, "play"]), 4), 3);
+  // a Draw Two taken at once: seat 2 draws and is skipped
+  assert.equal(nextToPlay(table([[{ kind: "played", player: 1, card: "R+2" }, { kind: "drew", player: 2, amount: 2, reason: "draw_two" }, { kind: "skipped", player: 2 }], 3, "play"]), 4), 0);
+  // a Wild Draw Four to challenge: seat 2 answers it, then the turn goes on from there
+  assert.equal(nextToPlay(table([[{ kind: "played", player: 1, card: "W+4", color: "B" }], 2, "challenge"]), 4), 3);
+  // a jump-in by seat 3: the turn moves to it
+  assert.equal(nextToPlay(table([[{ kind: "played", player: 3, card: "R1" }], 0, "play"]), 4), 1);
+});
+
+test("the seats out of the round or the match are passed over", () => {
+  // play_to_last: seat 2 went out
+  const out = table([[{ kind: "played", player: 2, card: "R5" }, { kind: "went_out", player: 2, amount: 1 }], 3, "play"],
+    [[{ kind: "played", player: 3, card: "R6" }], 0, "play"], [[{ kind: "played", player: 0, card: "R7" }], 1, "play"]);
+  assert.equal(nextToPlay(out, 4), 3);
+  // a new round brings it back
+  const again = table([[{ kind: "went_out", player: 2, amount: 1 }], 3, "play"],
+    [[{ kind: "round_started", player: 1, amount: 2 }, { kind: "start_card", card: "G2" }], 1, "play"]);
+  assert.equal(nextToPlay(again, 4), 2);
+  // elimination: seat 2 is out of the match
+  const gone = table([[{ kind: "eliminated", player: 2 }], 1, "play"]);
+  assert.equal(nextToPlay(gone, 4), 3);
+});
+
+test("while a 5 is answered the turn goes on after the seat that gave; no one during a slap", () => {
+  // seat 1 gives seat 3 a card; seat 3 gives one back, then seat 2 plays
+  const five = [[{ kind: "played", player: 1, card: "R5", target: 3 }, { kind: "gave", player: 1, target: 3, amount: 1 }], 3, "exchange"];
+  assert.equal(nextToPlay(table(five), 4), 2);
+  assert.equal(nextToPlay(table(five, [[{ kind: "gave", player: 3, target: 1, amount: 1 }], 2, "play"]), 4), 3);
+  // given to the seat after it: that seat gives back, then plays its own turn
+  const toNext = [[{ kind: "played", player: 1, card: "R5", target: 2 }, { kind: "gave", player: 1, target: 2, amount: 1 }], 2, "exchange"];
+  assert.equal(nextToPlay(table(toNext), 4), 3);
+  assert.equal(nextToPlay(table([[{ kind: "uno_called", player: 1 }, { kind: "slap_started", player: 1 }], 0, "slap"]), 4), null);
+  assert.equal(nextToPlay(table([[{ kind: "round_ended", player: 1, data: {} }], 0, "round_over"]), 4), null);
 });
 
 const TURN = { hand: 2, must: true, unoWithPlay: true, uno: false, armed: false };

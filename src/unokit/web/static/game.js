@@ -6,7 +6,7 @@ export function newGame() {
   return {
     seq: -1, hand: [], sizes: [], top: null, colour: null, direction: "cw", discard: [],
     lead: null, phase: null, legal: [], must: false, scores: [], round: 0, dealer: null,
-    called: {}, catchable: {}, out: {}, roundEnd: null, matchEnd: null, silence: false,
+    called: {}, catchable: {}, out: {}, gone: {}, giver: null, roundEnd: null, matchEnd: null, silence: false,
     pending: 0, pendingSeat: null, needSnapshot: false, events: [],
     pile: null, reshuffling: false,
     fx: { top: false, drawn: 0, penalty: {} },
@@ -53,6 +53,8 @@ export function apply(g, e, me) {
       g.roundEnd = null;
       g.silence = false;
       g.pending = 0;
+      g.gone = {};
+      g.giver = null;
       break;
     case "dealt":
       g.sizes[p] += e.amount || (e.cards || []).length;
@@ -118,6 +120,7 @@ export function apply(g, e, me) {
       break;
     case "went_out":
       g.sizes[p] = 0;
+      g.gone[p] = true;
       break;
     case "round_ended":
       g.roundEnd = { ...(e.data || {}), winner: p, seq: e.seq };
@@ -152,6 +155,7 @@ export function apply(g, e, me) {
     case "gave": {
       const cards = e.cards || [];
       const n = cards.length || e.amount || 1;
+      g.giver = p;
       g.sizes[p] -= n;
       g.sizes[e.target] += n;
       if (p === me) take(g.hand, cards);
@@ -251,6 +255,14 @@ export function adopt(g, view) {
   if (typeof view.draw_pile_size === "number") g.pile = view.draw_pile_size;
   g.catchable = {};
   if (view.uno_open !== null && view.uno_open !== undefined) g.catchable[view.uno_open] = true;
+  if (view.active && view.in_match) {
+    g.out = {};
+    g.gone = {};
+    view.in_match.forEach((inMatch, seat) => {
+      if (!inMatch) g.out[seat] = true;
+      else if (!view.active[seat]) g.gone[seat] = true;
+    });
+  }
   g.needSnapshot = false;
 }
 

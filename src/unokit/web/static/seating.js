@@ -8,6 +8,7 @@
 //   seatsAround(4, 2)  -> [3, 0, 1]            (the seats after yours, in play order)
 //   placesFor(3)       -> ["left", "top", "right"]
 //   nextSeat(3, "ccw", 4, [false, false, false, false]) -> 2
+//   nextToPlay(table, 4)  -> the seat the table marks as playing next
 
 // The other seats in play order, starting with the seat after `me` (a spectator, whose
 // `me` is null or negative, sees every seat from seat 0).
@@ -45,6 +46,26 @@ export function nextSeat(lead, direction, count, inactive = []) {
     if (!inactive[seat]) return seat;
   }
   return null;
+}
+
+// The seat that plays after the current one, as the engine hands the turn on when the
+// lead ends its turn the plain way (a number card, a draw, a penalty taken): `table` is
+// game.js's table. The cards already played have moved the lead (a Skip, a Reverse, a
+// Draw Two taken, a jump-in), so it is the seat after the lead in the direction of play,
+// passing over the seats out of the round (went out) or out of the match (eliminated);
+// except that while the lead gives a card back for a 5 (five_exchange), the turn goes on
+// from the seat that gave it (and when that is the lead itself, the lead plays its own
+// turn first). No one between rounds, nor during a slap: every seat slaps at once, and
+// the turn then goes on where it was.
+export function nextToPlay(table, count) {
+  const { phase, lead } = table;
+  if (phase === "round_over" || phase === "match_over" || phase === "slap") return null;
+  if (lead === null || lead === undefined || lead < 0) return null;
+  const inactive = Array.from({ length: count }, (_x, seat) => !!(table.out[seat] || table.gone[seat]));
+  const giver = table.giver;
+  if (phase !== "exchange" || giver === null || giver === undefined) return nextSeat(lead, table.direction, count, inactive);
+  const after = nextSeat(giver, table.direction, count, inactive);
+  return after === lead ? nextSeat(lead, table.direction, count, inactive) : after;
 }
 
 // Whether the UNO button invites a call: the page holds two cards, it is its turn to

@@ -10,7 +10,7 @@ import { act, send } from "./session.js";
 import { canPick, closeDialogs, giveCard, isPicked, pickCard, pickColour, pickedText, pickTarget, playCard, playPicked, playWithoutTarget, pressUno, toggleMulti } from "./play.js";
 import { effective } from "./rules.js";
 import { hasTeams, teamLabel, teamMark, teamNames, teamTotals } from "./teams.js";
-import { nextSeat, placesFor, seatsAround, unoInvites } from "./seating.js";
+import { nextToPlay, placesFor, seatsAround, unoInvites } from "./seating.js";
 import { shortcutKey } from "./keys.js";
 import { flowRing } from "./motion.js";
 
@@ -57,9 +57,7 @@ function around() {
   const seats = turnOrder();
   const places = placesFor(seats.length);
   const count = S.room ? S.room.seats.length : g.sizes.length;
-  const live = g.phase !== "round_over" && g.phase !== "match_over";
-  const gone = Array.from({ length: count }, (_x, seat) => !!g.out[seat] || (g.top !== null && g.sizes[seat] === 0));
-  const next = live ? nextSeat(g.lead, g.direction, count, gone) : null;
+  const next = nextToPlay(g, count);
   const tile = (seat, i) => {
     const li = opponent(seat);
     li.dataset.place = places[i];
@@ -125,7 +123,20 @@ function statusLine() {
       "aria-label": timer ? _("Time left for {name}", { name: seatName(timer.seat) }) : null },
     h("span", { class: "ring", "aria-hidden": "true" }), h("span", { class: "secs" }, String(left))),
     h("span", { class: "autopilot", testid: "autopilot", hidden: (mine && mine.away) || S.autoplayed ? null : true },
-      "⚙ " + (mine && mine.away ? _("Autopilot: a bot plays for you until you act") : _("The time ran out: a bot played for you"))));
+      "⚙ " + (mine && mine.away ? _("Autopilot: a bot plays for you until you act") : _("The time ran out: a bot played for you"))),
+    logJump());
+}
+
+// Where the log sits below the table (a phone, a narrow window), one tap brings it into
+// view and gives it the focus (a screen reader then reads it); wider, the log is in the
+// column beside the table, and the button is not shown (app.css).
+function logJump() {
+  const label = _("What happened");
+  return h("button", { type: "button", class: "ghost tool-button log-jump", testid: "log-jump", "aria-label": label, title: label,
+    onclick: () => {
+      parts.log.closest(".log-box").scrollIntoView({ block: "start" });
+      parts.log.focus({ preventScroll: true });
+    } }, h("span", { "aria-hidden": "true" }, "☰"));
 }
 
 function actions() {
@@ -348,9 +359,10 @@ function dialogs() {
   return null;
 }
 
+// The match's page (match.js): the fair-deal check in words, the record to download.
 export function verifyLink(hidden) {
   const code = S.room ? S.room.code : S.code;
-  return h("a", { class: "verify", testid: "verify-link", href: BASE + "/api/rooms/" + code + "/verify", target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
+  return h("a", { class: "verify", testid: "verify-link", href: BASE + "/matches/" + encodeURIComponent(code), target: "_blank", rel: "noopener", hidden: hidden ? true : null }, _("Verify this deal"));
 }
 
 export function tableView() {

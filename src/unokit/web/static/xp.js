@@ -59,7 +59,7 @@ function paint(el, code, me, match) {
       match.left ? _("You left the match: no XP for it.") : "+" + xpText(match.xp)),
     h("ul", { class: "xp-lines" }, match.left ? [] : lineItems(match.lines)),
     levelBlock(me, "xp-level"),
-    h("p", {}, h("a", { href: BASE + "/matches/" + encodeURIComponent(code), testid: "match-page-link" }, _("Replay and record of this match")),
+    h("p", { class: "xp-links" }, h("a", { href: BASE + "/matches/" + encodeURIComponent(code), testid: "match-page-link" }, _("Replay and record of this match")),
       " · ", h("a", { href: BASE + "/me", testid: "profile-link" }, _("Your profile"))));
 }
 
