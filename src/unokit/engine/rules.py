@@ -20,19 +20,24 @@ unokit.engine.errors.RulesError: invalid rule set: colour: unknown key; did you 
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from unokit.engine.cards import CODES, build_deck, parse_card
-from unokit.engine.errors import CardCodeError, Reason, RulesError
+from unokit.engine.errors import Reason, RulesError
 from unokit.engine.jsontext import MAX_DEPTH, nesting_depth, parse_json, short_repr
+from unokit.engine.rule_values import (
+    KeySpec,
+    coerce_value,
+    format_value,
+    parse_scalar,
+    split_items,
+)
 
 DeckName = Literal["classic", "h2o", "attack"]
 DealerChoice = Literal["high_card", "random", "seat0"]
@@ -54,15 +59,6 @@ WildColorChoice = Literal["chosen", "next_in_circle"]
 BlankCardChoice = Literal["wild", "transparent", "draw_ten"]
 
 
-class KeySpec(NamedTuple):
-    """How one rule key is typed, what it defaults to and what it means."""
-
-    name: str
-    kind: str  # "int", "bool", "choice", "float", "optional_int", "cards"
-    default: Any
-    choices: tuple[Any, ...]  # for "choice"; (low, high) for numbers, high None = open
-    section: int
-    meaning: str
 
 
 _SPECIAL_WILDS = ("WC", "WSW", "WSH", "WD1", "WD2")
@@ -291,12 +287,12 @@ class Rules:
             problems["preset"] = _unknown_preset(preset)
             preset = "official"
         values: dict[str, Any] = {name: SPEC[name].default for name in SPEC}
-        values.update({k: _coerce(SPEC[k], v, {}) for k, v in PRESETS[preset].items()})
+        values.update({k: coerce_value(SPEC[k], v, {}) for k, v in PRESETS[preset].items()})
         for key in sorted((k for k in data if k != "preset"), key=_key_text):
             if not isinstance(key, str) or key not in SPEC:
                 problems[_key_text(key)] = _unknown_key(key)
                 continue
-            values[key] = _coerce(SPEC[key], data[key], problems)
+            values[key] = coerce_value(SPEC[key], data[key], problems)
         if problems:
             raise RulesError(problems)
         rules = cls(preset_name=preset, **values)
@@ -360,7 +356,7 @@ class Rules:
         if not isinstance(text, str):
             raise _rules_error(Reason("expected a rule string, got {kind}",
                                       kind=type(text).__name__))
-        items = _split_items(text)
+        items = split_items(text)
         if not any(items):
             raise _rules_error(Reason("no rules given: write a preset name (official), "
                                       "then key=value items, e.g. official,players=3"))
@@ -388,7 +384,7 @@ class Rules:
                 continue
             if key in data:
                 problems[key] = Reason("given twice")
-            data[key] = _parse_scalar(raw.strip())
+            data[key] = parse_scalar(raw.strip())
         if problems:
             raise RulesError(problems)
         return cls.from_dict(data)
@@ -608,199 +604,6 @@ def _unknown_preset(preset: Any) -> str:
                       preset=shown, close=close[0], presets=presets)
     return Reason("unknown preset {preset}; presets: {presets}", preset=shown,
                   presets=presets)
-
-
-class _Unreadable(NamedTuple):
-    """A value of the compact form that is not read (say why); :func:`_coerce` reports it."""
-
-    why: str
-
-
-class _LongNumber(NamedTuple):
-    """An integer of the compact form too long for Python to convert."""
-
-    digits: int
-
-
-def _shown(value: Any) -> str:
-    """A value as a message shows it."""
-    if isinstance(value, _LongNumber):
-        return Reason("a {digits}-digit number", digits=value.digits)
-    return short_repr(value)
-
-
-def _range_text(low: Any, high: Any) -> str:
-    """``low..high``, or ``low..`` for an open range."""
-    return f"{low}..{'' if high is None else high}"
-
-
-def _coerce(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
-    """Check one value against its key's type and range; record a problem if wrong."""
-    name, kind = spec.name, spec.kind
-    if isinstance(value, _Unreadable):
-        problems[name] = value.why
-        return spec.default
-    if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        problems[name] = Reason("expected true or false, got {value}", value=_shown(value))
-    elif kind in ("int", "optional_int"):
-        if value is None and kind == "optional_int":
-            return None
-        if isinstance(value, _LongNumber):
-            problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
-                                    range=_range_text(*spec.choices))
-            return spec.default
-        if isinstance(value, int) and not isinstance(value, bool):
-            low, high = spec.choices
-            if value < low or (high is not None and value > high):
-                problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
-                                        range=_range_text(low, high))
-                return spec.default
-            return value
-        problems[name] = (Reason("expected an integer or none, got {value}",
-                                 value=_shown(value)) if kind == "optional_int"
-                          else Reason("expected an integer, got {value}", value=_shown(value)))
-    elif kind == "float":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            low, high = spec.choices
-            if not low <= value <= high:
-                problems[name] = Reason("{value} is out of range {range}", value=_shown(value),
-                                        range=_range_text(low, high))
-                return spec.default
-            return float(value)
-        problems[name] = Reason("expected a number, got {value}", value=_shown(value))
-    elif kind == "choice":
-        if value is None and "none" in spec.choices:
-            return "none"  # the compact form writes the value none like a missing number
-        if isinstance(value, str) and value in spec.choices:
-            return value
-        problems[name] = Reason("expected one of {choices}, got {value}",
-                                choices=", ".join(spec.choices), value=_shown(value))
-    elif kind == "cards":
-        return _coerce_cards(spec, value, problems)
-    return spec.default
-
-
-_MAP_FORM = Reason("a map is written {example}", example="{WC:4,WSW:1}")
-
-
-def _coerce_cards(spec: KeySpec, value: Any, problems: dict[str, str]) -> Any:
-    if isinstance(value, tuple):
-        with contextlib.suppress(TypeError, ValueError):
-            value = dict(value)
-    if not isinstance(value, Mapping):
-        problems[spec.name] = Reason("expected a map of card code -> number, got {value} "
-                                     "({form})", value=_shown(value), form=_MAP_FORM)
-        return spec.default
-    pairs: list[tuple[str, int]] = []
-    for code, count in value.items():
-        try:
-            parse_card(code)
-        except CardCodeError:
-            problems[spec.name] = Reason("unknown card code {code} ({form})",
-                                         code=_shown(code), form=_MAP_FORM)
-            continue
-        if code not in spec.choices:
-            problems[spec.name] = Reason("{code} cannot be used here; allowed: {choices}",
-                                         code=code, choices=", ".join(spec.choices))
-        elif isinstance(count, _Unreadable):
-            problems[spec.name] = Reason("{code}: {why}", code=code, why=count.why)
-        elif not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 1000:
-            problems[spec.name] = Reason("{code}: expected a whole number 0..1000, got {value}",
-                                         code=code, value=_shown(count))
-        elif count:
-            pairs.append((code, count))
-    return tuple(sorted(pairs, key=lambda pair: parse_card(pair[0])))
-
-
-def _split_items(text: str) -> list[str]:
-    """The comma-separated items of ``text`` outside braces, stripped, empty ones kept."""
-    items: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        if char == "," and depth == 0:
-            items.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    items.append("".join(current).strip())
-    return items
-
-
-_INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
-_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
-
-
-def _unquote(text: str) -> str:
-    """``text`` without one pair of surrounding quotes (``"WC"`` as in JSON is ``WC``)."""
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
-
-
-def _parse_scalar(raw: str) -> Any:
-    """One value of the compact form: a boolean, none, a map, a number or a word."""
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    if raw.startswith("{") and raw.endswith("}"):
-        inner = raw[1:-1].strip()
-        out: dict[str, Any] = {}
-        for item in _split_items(inner) if inner else []:
-            code, colon, count = item.partition(":")
-            if not item or not colon:
-                return _Unreadable(Reason("expected CODE:count items in the map ({form}), "
-                                          "got {item}", form=_MAP_FORM, item=_shown(item)))
-            out[_unquote(code.strip())] = _parse_scalar(count.strip())
-        return out
-    if _INT_TEXT.match(raw):
-        digits = len(raw.lstrip("+-"))
-        if digits > 4000:
-            return _LongNumber(digits)
-        return int(raw)
-    if _FLOAT_TEXT.match(raw):
-        return float(raw)
-    if ("_" in raw or not raw.isascii()) and _python_reads_number(raw):
-        return _Unreadable(Reason("{value} is not a number here: write numbers with the "
-                                  "digits 0-9, without underscores", value=_shown(raw)))
-    return raw
-
-
-def _python_reads_number(text: str) -> bool:
-    """Whether ``int`` or ``float`` would read ``text`` (they take other scripts' digits
-    and underscores, which the compact form does not)."""
-    for convert in (int, float):
-        try:
-            convert(text)
-        except ValueError:
-            continue
-        return True
-    return False
-
-
-def format_value(value: Any) -> str:
-    """A rule value as the compact rule string writes it.
-
-    >>> format_value(True), format_value(None), format_value((("WC", 4),)), format_value(7)
-    ('true', 'none', '{WC:4}', '7')
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "none"
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
-    if isinstance(value, tuple):
-        return format_value(dict(value))
-    return str(value)
 
 
 def rule_fields() -> list[str]:
