@@ -137,9 +137,9 @@ FINDINGS = [
     row("ka-listen-address-not-calque", "ka", "address to listen on (UNOKIT_HOST; 127.0.0.1)",
         "უსმენს", "მოსასმენი"),
     # Danish (§4.4; top ten 2, 3 and 10)
-    row("da-actions-not-draw", "da", ("the list of every legal move\x04Actions",
-                            "the group of buttons for your moves\x04Actions"),
-        "^(Alle træk|Handlinger)$", "^Træk$", everywhere=False),
+    row("da-actions-not-draw", "da", ("Actions a", "the list of every legal move\x04Actions",
+                                      "the group of buttons for your moves\x04Actions"),
+        "^(Alle træk|Handlinger)( a)?$", "^Træk( a)?$", everywhere=False),
     row("da-reverse-skift-retning", "da", "Reverse", "^Skift retning$", r"\bRetur\b"),
     row("da-colour-agreement", "da", "Challenge: if {who} held a card of the colour {color}, {who} "
         "draws {guilty}; if not, you draw {innocent}.", r"et kort i farven \{color\}",
