@@ -17,9 +17,10 @@ the ``playfirst`` bot's move, made at once, and the room goes on. A worker still
 
 :class:`ProcessBotPool` is the server's pool (``bot_workers`` processes, started at the
 first decision, at the lowest priority and, on Linux, under ``SCHED_IDLE``
-(:func:`lower_priority`), so that the rooms come first on a busy machine). :class:`ThreadBotPool` decides in a thread of the server process
-(``bot_workers = 0``): for tests and small hosts; the budget holds there too, but a
-runaway decision cannot be stopped.
+(:func:`lower_priority`), so that the rooms come first on a busy machine).
+:class:`ThreadBotPool` decides in a thread of the server process (``bot_workers = 0``):
+for tests and small hosts; the budget holds there too, but a runaway decision cannot be
+stopped.
 
 >>> from unokit import Game, Rules
 >>> from unokit.bots import make_bot

@@ -64,11 +64,14 @@ export function roundEndView() {
       h("h1", {}, _("Round {n} is over", { n: end.round || S.game.round }), end.blocked ? " · " + _("blocked") : ""),
       h("p", { class: "lead" }, _("{name} wins the round.", { name: seatName(end.winner) })),
       teamLine(end.winner, "round"),
+      // the next round and its countdown above the hands and scores: in view without
+      // scrolling however many seats the table has
+      h("div", { class: "end-actions" },
+        h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next && !empty ? null : true, onclick: () => act("next") }, _("Next round")),
+        empty ? h("p", { class: "muted" }, _("A seat is empty: the next round waits for a player or a bot."))
+          : countdownLine() || (c.next ? null : h("p", { class: "muted" }, _("The next round starts soon.")))),
       hands(end),
-      h("h2", {}, _("Scores")), scoreList("scores"),
-      h("button", { type: "button", class: "primary big", testid: "next-round", disabled: c.next && !empty ? null : true, onclick: () => act("next") }, _("Next round")),
-      empty ? h("p", { class: "muted" }, _("A seat is empty: the next round waits for a player or a bot."))
-        : countdownLine() || (c.next ? null : h("p", { class: "muted" }, _("The next round starts soon.")))),
+      h("h2", {}, _("Scores")), scoreList("scores")),
     between(),
     h("aside", { class: "side" }, logBox(), chatBox()));
 }
