@@ -101,7 +101,17 @@ SMALL_TARGETS_JS = "(size) => {" + EXPOSED + r"""
     // a checkbox is pressed with its label: the row they make is the target
     const target = el.type === 'checkbox' ? el.closest('.check') || el : el;
     if (el.matches('[data-testid="hand"] [data-testid="card"]')) {
-      if (!exposed(el, size)) small.push('card ' + under(el));
+      // a card below the fold (the turn's line or a question took the room above the
+      // hand) is pressed once scrolled to: the hit test looks at it there
+      const b = el.getBoundingClientRect();
+      const at = [scrollX, scrollY];
+      if (b.top < 0 || b.bottom > innerHeight) {
+        el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+      }
+      const ok = exposed(el, size);
+      const why = ok ? '' : under(el);
+      scrollTo({left: at[0], top: at[1], behavior: 'instant'});
+      if (!ok) small.push('card ' + why);
       continue;
     }
     const b = target.getBoundingClientRect();
