@@ -3,7 +3,9 @@ room opens, and after Start the table (top card, UNO button, "Your turn") is in 
 without scrolling; a hand of 15 cards shows every card, a fingertip's worth of each, with
 the playable ones marked, and no sideways scrolling; every control of the lobby, the
 room and the table is a touch target of at least 44x44 px; the log, below the table on a
-phone, is one tap away (beside the table on a desktop, it needs none)."""
+phone, is one tap away (beside the table on a desktop, it needs none); with a Wild Draw
+Four to answer, the tallest table, the top card, the UNO button and "Your turn" are
+still in view in every language."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_client import SyncClient, drawing
 from browser_flow import (
     animations_done,
     by_id,
@@ -20,8 +23,9 @@ from browser_flow import (
     start_at_my_turn,
 )
 from browser_server import ServerProcess
-from browser_table import state
+from browser_table import Player, any_on, play_until, state
 from playwright.sync_api import expect
+from test_browser_i18n import LANGS, switch
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -101,7 +105,17 @@ SMALL_TARGETS_JS = "(size) => {" + EXPOSED + r"""
     // a checkbox is pressed with its label: the row they make is the target
     const target = el.type === 'checkbox' ? el.closest('.check') || el : el;
     if (el.matches('[data-testid="hand"] [data-testid="card"]')) {
-      if (!exposed(el, size)) small.push('card ' + under(el));
+      // a card below the fold (the turn's line or a question took the room above the
+      // hand) is pressed once scrolled to: the hit test looks at it there
+      const b = el.getBoundingClientRect();
+      const at = [scrollX, scrollY];
+      if (b.top < 0 || b.bottom > innerHeight) {
+        el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+      }
+      const ok = exposed(el, size);
+      const why = ok ? '' : under(el);
+      scrollTo({left: at[0], top: at[1], behavior: 'instant'});
+      if (!ok) small.push('card ' + why);
       continue;
     }
     const b = target.getBoundingClientRect();
@@ -216,3 +230,61 @@ def test_the_log_is_one_tap_away_on_a_phone(
     start_at_my_turn(desk, server, RULES, bots=["normal"])
     expect(by_id(desk, "log-jump")).to_be_hidden()
     assert desk.evaluate(LOG_JS)["inView"]
+
+
+PENALTY_RULES = "stacking,players=2,rounds=1"
+"""Wild Draw Fours stack: one played on the page's seat leaves it a penalty to draw or
+answer, and the question whether to challenge it."""
+
+
+def wild_draw_four_first(client: Any) -> str | None:
+    """A choice for the program's seat: a Wild Draw Four whenever it may play one (as
+    soon as it holds or draws one), else draw or pass."""
+    fours = [a for a in client.legal if a.startswith("W+4")]
+    return fours[0] if fours else drawing(client)
+
+
+def test_a_penalty_to_answer_on_a_phone_in_every_language(
+        server: ServerProcess, contexts: Any, artifacts: Path) -> None:
+    """The table with a Wild Draw Four to answer is the tallest there is: the turn's line
+    says the penalty ("You face 4 cards: draw or answer them."), and the question whether
+    to challenge comes under it; Russian and Georgian words are longer than English. Still
+    the top card, the UNO button and "Your turn" are in view without scrolling, and every
+    control is a touch target (the hand, pushed below the fold, once scrolled to)."""
+    page = _phone_page(contexts, "Pia")
+    # the page never plays (it draws or keeps the drawn card): the program draws until
+    # a Wild Draw Four comes to it, and plays it
+    player = Player(page, "tap", prefer=lambda st: "pass" if st["pass"] else "draw")
+    programs = []
+    try:
+        for _ in range(3):  # the four Wild Draw Fours may all be the page's: another room
+            code = server.create_room(PENALTY_RULES)
+            enter_room(page, server, code)
+            programs.append(SyncClient.join(server.url, code, name="Cy"))
+            seats_filled(page, 2)
+            programs[-1].autoplay(wild_draw_four_first)
+            by_id(page, "start-match").tap()
+            states = play_until([player], lambda states: states[0]["challenge"]
+                                or any_on("round-end", "match-end")(states))
+            if states[0]["challenge"]:
+                break
+        else:
+            raise AssertionError("in 3 rooms no Wild Draw Four was played on the page's seat")
+        expect(page.locator(".status .faced")).to_be_visible()
+        problems = {}
+        for lang in ("en", *LANGS):
+            switch(page, lang)
+            animations_done(page)
+            page.screenshot(path=str(artifacts / f"phone-penalty-{lang}.png"))
+            places = page.evaluate(PLACES_JS, ["top-card", "uno-button", "your-turn"])
+            faults = [f"{testid} {where}" for testid, where in places.items()
+                      if where != "in view"]
+            faults += page.evaluate(SMALL_TARGETS_JS, TOUCH)
+            if _scrolled(page) != [0, 0]:
+                faults.append(f"scrolled to {_scrolled(page)}")
+            if faults:
+                problems[lang] = faults
+        assert not problems, problems
+    finally:
+        for program in programs:
+            program.close()

@@ -115,7 +115,7 @@ function statusLine() {
     g.must ? h("span", { class: "your-turn", testid: "your-turn", data: { active: "true" } }, text)
       : h("span", { class: "waiting" }, text),
     !g.must && playable ? h("span", { class: "badge jump" }, rules.jump_in ? _("Jump in!") : _("You may act now")) : null,
-    g.pending && g.pendingSeat === me ? h("span", { class: "badge warn" }, ngettext("You face {n} card: draw or answer it.", "You face {n} cards: draw or answer them.", g.pending)) : null,
+    g.pending && g.pendingSeat === me ? h("span", { class: "badge warn faced" }, ngettext("You face {n} card: draw or answer it.", "You face {n} cards: draw or answer them.", g.pending)) : null,
     g.silence ? h("span", { class: "badge warn" }, _("Silence!")) : null,
     me !== null && g.fx.penalty[me] ? h("span", { class: "penalty-flash", "aria-hidden": "true" }, "+" + g.fx.penalty[me]) : null,
     h("span", { class: "turn-timer", testid: "turn-timer", hidden: timer ? null : true, role: "timer",
