@@ -120,19 +120,17 @@ async def test_a_thinking_bot_blocks_neither_its_room_nor_another(
         await bob.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
-async def test_the_workers_run_at_the_lowest_priority_and_idle_class(tmp_path: Path) -> None:
-    """A worker gets a core only when nothing else wants it: nice 19 and SCHED_IDLE, so
-    that an event loop that wakes takes the core from a thinking bot at once."""
+async def test_the_workers_run_at_the_lowest_priority(tmp_path: Path) -> None:
+    """A worker thinks at nice 19, so that the rooms come first on a busy machine; the
+    server keeps its own priority."""
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1)
     async with running_server(settings) as server:
         pool = await warm(server)
         process = pool.workers[0].process
         assert process is not None
-        assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE
-        assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(
-            19, os.getpriority(os.PRIO_PROCESS, 0) + 19)
-        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the server's own class is kept
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(19, own + 19)
+        assert own < 19  # the server's own priority is kept
 
 
 async def test_a_bot_past_its_budget_gets_the_cheap_move_and_its_worker_is_replaced(

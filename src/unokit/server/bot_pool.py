@@ -16,11 +16,10 @@ the ``playfirst`` bot's move, made at once, and the room goes on. A worker still
 :func:`kill_after` seconds past the budget is killed and a new one started.
 
 :class:`ProcessBotPool` is the server's pool (``bot_workers`` processes, started at the
-first decision, at the lowest priority and, on Linux, under ``SCHED_IDLE``
-(:func:`lower_priority`), so that the rooms come first on a busy machine).
-:class:`ThreadBotPool` decides in a thread of the server process (``bot_workers = 0``):
-for tests and small hosts; the budget holds there too, but a runaway decision cannot be
-stopped.
+first decision, at the lowest priority (:func:`lower_priority`), so that the rooms come
+first on a busy machine). :class:`ThreadBotPool` decides in a thread of the server process
+(``bot_workers = 0``): for tests and small hosts; the budget holds there too, but a
+runaway decision cannot be stopped.
 
 >>> from unokit import Game, Rules
 >>> from unokit.bots import make_bot
@@ -226,23 +225,13 @@ def lower_priority(nice: int) -> None:  # pragma: no cover - runs in a worker pr
     CPU between sessions first ("autogroups") and between a session's processes only
     then, the worker also leaves the server's session for one of its own, ``nice``
     steps nicer too: else its CPU time would count against the server's session, and
-    the server would wait behind other sessions while its workers think.
-
-    With ``nice`` above 0 the process also runs under ``SCHED_IDLE`` where the system
-    has it (Linux): it gets a core only when no ordinary process wants one, and an
-    event loop that wakes takes the core from it at once, where a nice process would
-    keep it for a slice of the scheduler's (a few milliseconds, added to the rooms'
-    latency). A starved decision runs past its budget and the room plays the cheap
-    move (:func:`cheap_decision`)."""
+    the server would wait behind other sessions while its workers think."""
     with contextlib.suppress(OSError, AttributeError):
         os.setsid()
     with contextlib.suppress(OSError):
         Path("/proc/self/autogroup").write_text(f"{nice}\n")
     with contextlib.suppress(OSError, AttributeError):
         os.nice(nice)
-    if nice > 0:
-        with contextlib.suppress(OSError, AttributeError):
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def _frame(data: bytes) -> bytes:
