@@ -15,7 +15,7 @@ from browser_server import ServerProcess
 from playwright.sync_api import expect
 from test_browser_axe import axe_violations
 from test_browser_i18n import LANGS
-from test_browser_screens import Tour, invite_and_colour_picker, the_match
+from test_browser_screens import Tour, invite_and_colour_picker, the_error_pages, the_match
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -54,17 +54,7 @@ def test_axe_in_every_language_on_the_game_screens_and_the_error_pages(
     tour.screen("lobby", tour.opening("/", lobby_ready, marked=False))
     invite_and_colour_picker(tour, "click")
     the_match(tour, "click")
-
-    def no_player() -> None:
-        expect(by_id(page, "page-error")).to_have_attribute("data-code", "not_found")
-
-    tour.screen("player-unknown", tour.opening("/players/nobody_here", no_player))
-
-    def no_match() -> None:
-        expect(by_id(page, "verify-error")).to_have_attribute("data-code", "no_room")
-        expect(by_id(page, "replay-error")).to_have_attribute("data-code", "no_room")
-
-    tour.screen("match-unknown", tour.opening("/matches/NOSUCH", no_match))
+    the_error_pages(tour)
     assert tour.shown == SCREENS, tour.shown
     found = tour.found
     assert not found, f"{len(found)} serious or critical axe violations: " + "; ".join(

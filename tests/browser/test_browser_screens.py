@@ -457,6 +457,12 @@ def the_pages(tour: Tour, world: World, code: str) -> None:
             expect(replay).to_have_attribute("data-step", str(step + 1))
 
     tour.screen("match", tour.opening(f"/matches/{code}", match_ready))
+    the_error_pages(tour)
+
+
+def the_error_pages(tour: Tour) -> None:
+    """The two error pages: a player and a match that do not exist."""
+    page = tour.page
 
     def no_player() -> None:
         expect(by_id(page, "page-error")).to_have_attribute("data-code", "not_found")
