@@ -329,7 +329,7 @@ def position_hash(gp: int) -> np.uint64:
         bits = g[base + kernel.MASK]
         h = _fold(h, bits)
         while bits:
-            h = _fold(h, g[base + lowest_kind(bits)])
+            h = _fold(h, g[base + lowest_kind(gp, bits)])
             bits &= bits - 1
     return h
 

@@ -16,13 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from unokit.sim import support as S
+from unokit.sim.deal import choose_dealer, start_round
 from unokit.sim.effects import apply
 from unokit.sim.kernel import (
-    _BIT,
     _COLOR,
-    _PLAY_MASK,
     _RANK,
     ACTS,
+    BITS,
     DISC,
     DRAW_TWO,
     EMPTY,
@@ -40,6 +40,7 @@ from unokit.sim.kernel import (
     P_PLAY,
     P_RESPOND,
     P_ROUND_OVER,
+    PLAY_BITS,
     POL,
     POL_PLAYFIRST,
     POL_RANDOM,
@@ -87,7 +88,6 @@ from unokit.sim.kernel import (
     XS,
     below,
     can_play,
-    choose_dealer,
     has_color,
     inline,
     jit,
@@ -96,13 +96,10 @@ from unokit.sim.kernel import (
     popcount,
     refills,
     seed_streams,
-    start_round,
     view,
 )
 
 U64 = npt.NDArray[np.uint64]
-
-_WD4_BIT = 1 << int(_BIT[WD4])
 
 _COLOR_MASK = 7 << 15
 _TARGET_MASK = 15 << 18
@@ -194,9 +191,9 @@ def playable_bits(gp: int, p: int) -> int:
     """The bit set of the kinds seat ``p`` may play now (phase play): those matching the
     top card and colour, less a Wild Draw Four that ``strict`` forbids."""
     g = view(gp)
-    bits = g[HC + p * HAND_COLS + MASK] & _PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+    bits = g[HC + p * HAND_COLS + MASK] & g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
     if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
-        bits &= ~_WD4_BIT
+        bits &= ~(1 << g[BITS + WD4])
     return bits
 
 
@@ -209,7 +206,7 @@ def answer_bits(gp: int, p: int) -> int:
     answers = 0
     while bits:
         low = bits & -bits
-        card = lowest_kind(bits)
+        card = lowest_kind(gp, bits)
         bits ^= low
         if answer_allowed(gp, card) and (
                 card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
@@ -230,12 +227,12 @@ def legal(gp: int, p: int) -> int:
         bits = playable_bits(gp, p)
         playable = bits
         while bits:
-            k = card_plays(gp, k, p, lowest_kind(bits), left)
+            k = card_plays(gp, k, p, lowest_kind(gp, bits), left)
             bits &= bits - 1
         if g[RP + S.R_MISPLAY]:  # the cards that do not match, as plain plays
-            bits = g[base + MASK] & ~_PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+            bits = g[base + MASK] & ~g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
             while bits:
-                g[ACTS + k] = play_action(p, lowest_kind(bits), 7, 15)
+                g[ACTS + k] = play_action(p, lowest_kind(gp, bits), 7, 15)
                 k += 1
                 bits &= bits - 1
         if g[RP + S.R_DWP] or playable == 0:
@@ -252,7 +249,7 @@ def legal(gp: int, p: int) -> int:
         if phase == P_RESPOND:
             bits = g[base + MASK]
             while bits:
-                card = lowest_kind(bits)
+                card = lowest_kind(gp, bits)
                 bits &= bits - 1
                 if answer_allowed(gp, card) and (
                         card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
@@ -423,7 +420,7 @@ def playfirst_turn(gp: int, p: int) -> int:
             return plain(p, T_DRAW)
         for _ in range(below(gp, 1, popcount(bits))):  # the chosen kind, ascending
             bits &= bits - 1
-        card = lowest_kind(bits)
+        card = lowest_kind(gp, bits)
     return playfirst_way(gp, p, card, left)
 
 
