@@ -95,8 +95,9 @@ from unokit.sim.loop import legal, skip_answers
 I64 = npt.NDArray[np.int64]
 
 _RL = Path(__file__).parent
-_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "deal.py",
-                                                     "match.py", "effects.py", "loop.py")),
+_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "attack.py",
+                                                     "deal.py", "match.py", "effects.py",
+                                                     "loop.py")),
             _RL / "encoding.py", _RL / "_sim_kernel.py", _RL / "_vector_kernel.py")
 """The files whose code or constants the compiled functions of this package hold."""
 

@@ -2,7 +2,8 @@
 the start card and what it does (``match_flow._choose_dealer``, ``_start_round`` and
 ``_turn_start_card`` of the engine, for the rules the simulator plays).
 
-The state array ``g`` and the helpers are those of :mod:`unokit.sim.kernel`.
+The state array ``g`` and the helpers are those of :mod:`unokit.sim.kernel`;
+:mod:`unokit.sim.attack` has the launcher, which the Attack deck's start cards press.
 
 >>> import numpy as np
 >>> from unokit.engine.rules import Rules
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from unokit.engine.cards import HIT_TWO, TRADE_HANDS, WILD_ALL_HIT, WILD_HIT_FIRE
 from unokit.sim import support as S
+from unokit.sim.attack import all_hit, order_deal, press, press_until_fired
 from unokit.sim.kernel import (
     _COLOR,
     _NUMBER,
@@ -106,10 +109,14 @@ def shuffle_pile(gp: int, length: int, top: int) -> None:
 
 @jit
 def start_card_ok(gp: int, card: int) -> bool:
-    """``MatchFlow._start_card_ok`` (classic deck)."""
+    """``MatchFlow._start_card_ok``: a number under ``first_card = "number_only"``; else
+    with the Attack deck anything but a Trade Hands, with the others a Wild or a
+    coloured card up to Draw Two."""
     g = view(gp)
     if g[RP + S.R_NUMBER_ONLY]:
         return _NUMBER[card] == 1
+    if g[RP + S.R_ATTACK]:
+        return card >= WILD or _RANK[card] != TRADE_HANDS
     return card == WILD or (card < WILD and _RANK[card] <= DRAW_TWO)
 
 
@@ -172,7 +179,11 @@ def choose_dealer(gp: int) -> int:
 
 @jit
 def start_round(gp: int) -> None:
-    """``match_flow._start_round`` and ``_turn_start_card``."""
+    """``match_flow._start_round`` and ``_turn_start_card`` (with the Attack deck's start
+    cards: a Hit 2 makes the first player press twice and lose the turn, a Wild All Hit
+    makes every seat but the dealer press, from the dealer's left, before the first player
+    names the colour, and a Wild Hit-Fire makes the first player press until it fires
+    and the next one name the colour)."""
     g = view(gp)
     n = g[RP + S.R_N]
     g[HC: HC + n * HAND_COLS] = 0
@@ -222,6 +233,8 @@ def start_round(gp: int) -> None:
         if left == 0:
             raise ValueError("no card of the deck is left to start the round")
         g[HC: HC + n * HAND_COLS] = 0
+    if g[RP + S.R_ATTACK]:
+        order_deal(gp, dealer, g[RP + S.R_HAND], size)
     if g[RP + S.R_REFILL]:  # every level starts at the hand size each round
         g[LEVELS: LEVELS + n] = g[RP + S.R_HAND]
     first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
@@ -252,6 +265,17 @@ def start_round(gp: int) -> None:
     elif rank == DRAW_TWO:
         draw_cards(gp, first, 2)
         g[S_CUR] = nxt(gp, first)
+    elif rank == HIT_TWO:
+        press(gp, first, 2)
+        g[S_CUR] = nxt(gp, first)
+    elif card == WILD_ALL_HIT:  # every seat but the dealer presses, from the next one on
+        all_hit(gp, dealer)
+        g[S_CUR] = first
+        g[S_PHASE] = P_COLOR
+    elif card == WILD_HIT_FIRE:
+        press_until_fired(gp, first)
+        g[S_CUR] = nxt(gp, first)
+        g[S_PHASE] = P_COLOR
     else:
         g[S_CUR] = first
 

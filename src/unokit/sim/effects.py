@@ -11,8 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from unokit.engine.cards import (
+    DISCARD_ALL,
+    HIT_TWO,
+    TRADE_HANDS,
+    WILD_ALL_HIT,
+    WILD_HIT_FIRE,
+)
 from unokit.sim import kernel
 from unokit.sim import support as S
+from unokit.sim.attack import (
+    all_hit,
+    discard_all,
+    press,
+    press_until_fired,
+    remove_first,
+    take_cards,
+)
 from unokit.sim.kernel import (
     _COLOR,
     _GOLDEN,
@@ -101,7 +116,8 @@ def downpour(gp: int, p: int, count: int) -> None:
 
 @jit
 def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
-    """``match_flow._went_out`` (the round ends: no ``play_to_last``)."""
+    """``match_flow._went_out`` (the round ends: no ``play_to_last``); a last Hit 2,
+    Wild All Hit or Wild Hit-Fire still makes the others press."""
     g = view(gp)
     rank = _RANK[card]
     victim = nxt(gp, p)
@@ -115,6 +131,12 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
         draw_cards(gp, victim, amount)
     elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
         downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
+    elif card < kernel.WILD and rank == HIT_TWO:
+        press(gp, victim, 2)
+    elif card == WILD_ALL_HIT:
+        all_hit(gp, p)
+    elif card == WILD_HIT_FIRE:
+        press_until_fired(gp, victim)
     elif card < kernel.WILD and g[kernel.RP + S.R_SEVEN_ZERO_APPLY]:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -137,6 +159,9 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     g[kernel.S_CUR] = p
     g[kernel.S_FRESH] = 0
     remove_card(gp, p, card)
+    attack = g[kernel.RP + S.R_ATTACK] != 0
+    if attack:
+        remove_first(gp, p, card)
     base = kernel.HC + p * kernel.HAND_COLS
     g[kernel.DISC + g[kernel.S_NDISC]] = card
     g[kernel.S_NDISC] += 1
@@ -149,18 +174,23 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_COLOR] = color
     prev_match = g[kernel.S_MATCH]
     g[kernel.S_MATCH] = card
+    rank = _RANK[card]
+    if attack and card < kernel.WILD and rank == DISCARD_ALL:
+        discard_all(gp, p, card)
     size = g[base + kernel.SIZE]
     guilty = card == kernel.WD4 and has_color(gp, p, prev_color)
     if not uno and size == 1:
         g[kernel.S_UNO_OPEN] = p
     if size == 0 and refills(gp, p):  # progressive_refill: a level down, cards again
         g[kernel.LEVELS + p] -= 1
-        draw_cards(gp, p, g[kernel.LEVELS + p])
+        if attack:
+            take_cards(gp, p, g[kernel.LEVELS + p])
+        else:
+            draw_cards(gp, p, g[kernel.LEVELS + p])
         size = g[base + kernel.SIZE]
     if size == 0:
         went_out(gp, p, card, target, responding)
         return
-    rank = _RANK[card]
     if card < kernel.WILD and rank <= 9:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -199,8 +229,29 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_WD4_MATCH] = prev_match
         penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
     else:
-        g[kernel.S_CUR] = nxt(gp, p)
-        g[kernel.S_PHASE] = kernel.P_PLAY
+        attack_effect(gp, p, card, target)
+
+
+@jit
+def attack_effect(gp: int, p: int, card: int, target: int) -> None:
+    """``MatchFlow._effect`` for the Attack cards (and a Wild or Discard All, which do
+    nothing more): Hit 2 makes the next seat press twice and lose the turn, Trade Hands
+    swaps hands with ``target``, Wild All Hit makes every other seat press once, Wild
+    Hit-Fire makes the next seat press until it fires and lose the turn."""
+    g = view(gp)
+    victim = nxt(gp, p)
+    if card < kernel.WILD and _RANK[card] == HIT_TWO:
+        press(gp, victim, 2)
+        p = victim
+    elif card < kernel.WILD and _RANK[card] == TRADE_HANDS:
+        swap_hands(gp, p, target)
+    elif card == WILD_ALL_HIT:
+        all_hit(gp, p)
+    elif card == WILD_HIT_FIRE:
+        press_until_fired(gp, victim)
+        p = victim
+    g[kernel.S_CUR] = nxt(gp, p)
+    g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
@@ -210,7 +261,10 @@ def misplayed(gp: int, p: int) -> None:
     g = view(gp)
     g[kernel.S_UNO_OPEN] = -1
     g[kernel.S_SKIP_FROM] = -1
-    got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
+    if g[kernel.RP + S.R_ATTACK]:  # a count of presses
+        got = press(gp, p, g[kernel.RP + S.R_MISPLAY])
+    else:
+        got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
     g[kernel.S_IDLE] = 0 if got else g[kernel.S_IDLE] + 1
     if g[kernel.S_IDLE] >= g[kernel.RP + S.R_N]:
         blocked(gp)
@@ -222,13 +276,18 @@ def misplayed(gp: int, p: int) -> None:
 @jit
 def turn_draw(gp: int, p: int) -> None:
     """``Game._turn_draw`` and ``_turn_ended_idle`` (a round in which every player in
-    turn could neither play nor draw is blocked)."""
+    turn could neither play nor draw is blocked). With the Attack deck the player presses
+    the launcher once instead, which ends the turn."""
     g = view(gp)
     g[kernel.S_UNO_OPEN] = -1
     g[kernel.S_SKIP_FROM] = -1
     got = 0
     last = -1
-    if g[kernel.RP + S.R_DRAW_ONE]:
+    if g[kernel.RP + S.R_ATTACK]:  # one press ends the turn, whatever comes out
+        got = press(gp, p, 1)
+        if g[kernel.S_NPILE] and g[kernel.RP + S.R_FIRE]:
+            got = 1  # a launcher that holds cards and can fire: a draw that was possible
+    elif g[kernel.RP + S.R_DRAW_ONE]:
         card = take(gp)
         if card >= 0:
             add_card(gp, p, card)
@@ -250,7 +309,7 @@ def turn_draw(gp: int, p: int) -> None:
             last = card
             if can_play(gp, p, card):
                 break
-    if got and g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
+    if last >= 0 and g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
         g[kernel.S_IDLE] = 0
         g[kernel.S_DRAWN] = last
         g[kernel.S_PHASE] = kernel.P_DRAWN
@@ -418,7 +477,10 @@ def apply(gp: int, action: int) -> None:
         g[kernel.S_UNO_OPEN] = -1
     elif kind == kernel.T_CATCH:
         g[kernel.S_UNO_OPEN] = -1
-        draw_cards(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
+        if g[kernel.RP + S.R_ATTACK]:  # a count of presses
+            press(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
+        else:
+            draw_cards(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
     elif kind == kernel.T_COLOR:
         g[kernel.S_COLOR] = (action >> 15) & 7
         g[kernel.S_PHASE] = kernel.P_PLAY

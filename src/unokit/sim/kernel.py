@@ -8,15 +8,17 @@ module's plain Python and numpy code to machine code at the first call, from whe
 processes start at once.
 
 The kernel mirrors :mod:`unokit.engine.game`, :mod:`unokit.engine.match_flow`,
-:mod:`unokit.engine.table` and :mod:`unokit.engine.house` for the rules
-:mod:`unokit.sim.support` accepts: the same dealer draw, deal, start card, draws and
-reshuffles from the same SplitMix64 numbers (:mod:`unokit.engine.rng`), the same effects
-and scoring. Hands are counts of each card kind with a bit set of the kinds held
-(:func:`deck_tables`): nothing in these rules depends on the order of the cards in a hand.
+:mod:`unokit.engine.table`, :mod:`unokit.engine.house` and :mod:`unokit.engine.attack` for
+the rules :mod:`unokit.sim.support` accepts: the same dealer draw, deal, start card, draws,
+launcher presses and reshuffles from the same SplitMix64 numbers
+(:mod:`unokit.engine.rng`), the same effects and scoring. Hands are counts of each card
+kind with a bit set of the kinds held (:func:`deck_tables`): with the classic and H2O
+decks nothing depends on the order of the cards in a hand; with the Attack deck a
+Discard All does, and :mod:`unokit.sim.attack` keeps each hand's order beside its counts.
 This module has the state, the generator and the primitives; :mod:`unokit.sim.deal` the
-start of a round, :mod:`unokit.sim.effects` what the actions do, :mod:`unokit.sim.match`
-the end of a round and of the match, and :mod:`unokit.sim.loop` the legal actions, the
-policies and the game loop.
+start of a round, :mod:`unokit.sim.attack` the launcher, :mod:`unokit.sim.effects` what
+the actions do, :mod:`unokit.sim.match` the end of a round and of the match, and
+:mod:`unokit.sim.loop` the legal actions, the policies and the game loop.
 
 The whole state of a game is one int64 array ``g`` (see the offsets below: the scalars
 ``S_*``, the rule parameters at ``RP``, the hands, piles and scores), because every array
@@ -70,8 +72,8 @@ _PLAYABLE = _playable_table()
 def deck_tables(deck: I64) -> tuple[I64, I64, I64, I64]:
     """Each hand also keeps a bit set of the kinds it holds, one bit for each kind of the
     deck, ascending with the kind (the classic deck: a coloured card is bit ``colour * 13
-    + rank``, then ``W`` 52 and ``W+4`` 53; the H2O deck adds ``WD1`` 54 and ``WD2``
-    55). Returns the kind of each bit, the bit of each kind (63,
+    + rank``, then ``W`` 52 and ``W+4`` 53; the Attack deck: 14 kinds a colour, then
+    ``W``, ``WAH`` and ``WHF``). Returns the kind of each bit, the bit of each kind (63,
     never set, for a kind not in the deck), the bits that may be played on each ``top * 4
     + colour``, and the bits of each colour; :func:`new_state` keeps them in the state.
 
@@ -120,7 +122,10 @@ KINDS = DECK + PILE_CAP  # the kind of each bit of a hand's bit set (see deck_ta
 BITS = KINDS + 64  # the bit of each kind
 PLAY_BITS = BITS + HAND_COLS  # the bits that may be played on each top * 4 + colour
 COLOR_BITS = PLAY_BITS + NUM_KINDS * 4  # the bits of each colour
-ACTS = COLOR_BITS + 4  # legal actions
+TRADE_BITS = COLOR_BITS + 4  # the bits of the Trade Hands (UNO Attack); one entry
+ORDER = TRADE_BITS + 1  # UNO Attack: lists of the cards of a hand in order, PILE_CAP each
+LIST_OF = ORDER + MAX_SEATS * PILE_CAP  # UNO Attack: the list of each seat's hand
+ACTS = LIST_OF + MAX_SEATS  # legal actions
 TMP = ACTS + MAX_LEGAL  # the policies' working space
 SCRATCH = TMP + MAX_LEGAL  # hands being rotated; the dealer draw's contenders
 RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): game, decisions
@@ -197,7 +202,8 @@ _U27 = np.uint64(27)
 _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 
-_COMPILED_MODULES = ("support.py", "kernel.py", "deal.py", "match.py", "effects.py", "loop.py")
+_COMPILED_MODULES = ("support.py", "kernel.py", "attack.py", "deal.py", "match.py", "effects.py",
+                     "loop.py")
 
 
 def _drop_stale_cache() -> None:
@@ -313,6 +319,10 @@ def new_state(params: I64, bonus: I64, deck: I64, policies: I64) -> I64:
     g[BITS: BITS + HAND_COLS] = bits
     g[PLAY_BITS: PLAY_BITS + NUM_KINDS * 4] = play
     g[COLOR_BITS: COLOR_BITS + 4] = colors
+    for color in range(4):
+        kind = color * C.RANKS_PER_COLOR + C.TRADE_HANDS
+        if bits[kind] != 63:
+            g[TRADE_BITS] |= 1 << int(bits[kind])
     return g
 
 
@@ -589,6 +599,10 @@ def swap_hands(gp: int, a: int, b: int) -> None:
         tmp = g[ba + k]
         g[ba + k] = g[bb + k]
         g[bb + k] = tmp
+    if g[RP + S.R_ATTACK]:  # the lists of the cards in order go with the hands
+        tmp = g[LIST_OF + a]
+        g[LIST_OF + a] = g[LIST_OF + b]
+        g[LIST_OF + b] = tmp
 
 
 @jit

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from unokit.engine.cards import DISCARD_ALL, TRADE_HANDS
 from unokit.sim import support as S
+from unokit.sim.attack import color_count
 from unokit.sim.deal import choose_dealer, start_round
 from unokit.sim.effects import apply
 from unokit.sim.kernel import (
@@ -82,6 +84,7 @@ from unokit.sim.kernel import (
     T_PLAY,
     T_UNO,
     TMP,
+    TRADE_BITS,
     UNO_FLAG,
     WD4,
     WILD,
@@ -134,10 +137,25 @@ def play_action(p: int, card: int, color: int, target: int) -> int:
 
 
 @inline
+def target_plays(gp: int, k: int, p: int, card: int) -> int:
+    """The plays of ``card`` naming each other seat, from the next one in the direction
+    of play (a 7 under ``seven_swap``, a Trade Hands), from ``g[ACTS + k]``; returns the
+    new end."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    for i in range(1, n):
+        g[ACTS + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
+        k += 1
+    return k
+
+
+@inline
 def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     """``CardEffects._card_plays`` (and the engine's tables of plain plays): every way ``p``
-    may play ``card``, each also with an UNO call when ``left`` is 1. Writes the
-    actions from ``g[ACTS + k]``; returns the new end."""
+    may play ``card``, each also with an UNO call when ``left`` (the cards left in hand
+    after it; after a Discard All, those of its colour are gone too) is 1. A Trade Hands
+    names each other seat, as a 7 under ``seven_swap``, and cannot be the last card.
+    Writes the actions from ``g[ACTS + k]``; returns the new end."""
     g = view(gp)
     start = k
     out = ACTS
@@ -151,13 +169,16 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
                 k += 1
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
           and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
-        n = g[RP + S.R_N]
-        for i in range(1, n):
-            g[out + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
-            k += 1
-    else:
+        k = target_plays(gp, k, p, card)
+    elif _RANK[card] < DISCARD_ALL:
         g[out + k] = play_action(p, card, 7, 15)
         k += 1
+    elif _RANK[card] == DISCARD_ALL:  # the cards of its colour go with it
+        left += 1 - color_count(gp, p, _COLOR[card])
+        g[out + k] = play_action(p, card, 7, 15)
+        k += 1
+    elif left != 0 or refills(gp, p):  # a Trade Hands, not as the last card
+        k = target_plays(gp, k, p, card)
     if left == 1:
         end = k
         for j in range(start, end):
@@ -189,11 +210,16 @@ def answer_allowed(gp: int, card: int) -> bool:
 @inline
 def playable_bits(gp: int, p: int) -> int:
     """The bit set of the kinds seat ``p`` may play now (phase play): those matching the
-    top card and colour, less a Wild Draw Four that ``strict`` forbids."""
+    top card and colour, less a Wild Draw Four that ``strict`` forbids and a Trade Hands
+    that would be the last card."""
     g = view(gp)
-    bits = g[HC + p * HAND_COLS + MASK] & g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
+    base = HC + p * HAND_COLS
+    bits = g[base + MASK] & g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
     if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
         bits &= ~(1 << g[BITS + WD4])
+    trade = bits & g[TRADE_BITS]
+    if trade and g[base + SIZE] == 1 and not refills(gp, p):
+        bits ^= trade  # a Trade Hands cannot be the last card
     return bits
 
 
@@ -344,9 +370,9 @@ def pick_way(gp: int, p: int, card: int, count: int) -> int:
 def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
     """:func:`pick_way` among ``card_plays(gp, 0, p, card, left)``, without listing
     them: the same action, from the same draws on the decision stream (a wild names the
-    favourite colour, or none under the wheel; a 7 that swaps picks its target among the
-    other seats in the direction of play; one way otherwise; with an UNO call when
-    ``left`` is 1)."""
+    favourite colour, or none under the wheel; a 7 that swaps or a Trade Hands picks its
+    target among the other seats in the direction of play; one way otherwise; with an UNO
+    call when ``left`` is 1, or for a Discard All when one card stays after it)."""
     g = view(gp)
     uno = UNO_FLAG if left == 1 else 0
     if card >= WILD:
@@ -355,11 +381,15 @@ def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
         if g[RP + S.R_WHEEL]:
             color = 7
         return play_action(p, card, color, 15) | uno
-    if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
-            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
+    rank = _RANK[card]
+    if ((rank == 7 and g[RP + S.R_SEVEN_SWAP]
+         and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p)))
+            or rank == TRADE_HANDS):
         n = g[RP + S.R_N]
         step = 1 + below(gp, 1, n - 1)
         return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
+    if rank == DISCARD_ALL:  # the cards of its colour go with it
+        uno = UNO_FLAG if left + 1 - color_count(gp, p, _COLOR[card]) == 1 else 0
     below(gp, 1, 1)
     return play_action(p, card, 7, 15) | uno
 
