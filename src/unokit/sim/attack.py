@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from unokit.engine.cards import DISCARD_ALL
 from unokit.sim import support as S
 from unokit.sim.kernel import (
     _COLOR,
     _GOLDEN,
+    _RANK,
     COLOR_BITS,
     DISC,
     HAND_COLS,
@@ -166,6 +168,16 @@ def discard_all(gp: int, p: int, card: int) -> None:
     g[S_NDISC] = at + 1
 
 
+@jit
+def attack_play(gp: int, p: int, card: int) -> None:
+    """What a play does to the order of the hands, once ``card`` has left seat ``p``'s
+    counts for the top of the discard pile: it leaves the list too, and a Discard All
+    takes the cards of its colour with it (:func:`discard_all`)."""
+    remove_first(gp, p, card)
+    if card < WILD and _RANK[card] == DISCARD_ALL:
+        discard_all(gp, p, card)
+
+
 # ------------------------------------------------------------------ the launcher
 @inline
 def reload(gp: int) -> bool:
@@ -242,5 +254,5 @@ def all_hit(gp: int, p: int) -> None:
         seat = nxt(gp, seat)
 
 
-__all__ = ["all_hit", "append_card", "color_count", "discard_all", "fire", "order_deal",
-           "press", "press_until_fired", "reload", "remove_first", "take_cards"]
+__all__ = ["all_hit", "append_card", "attack_play", "color_count", "discard_all", "fire",
+           "order_deal", "press", "press_until_fired", "reload", "remove_first", "take_cards"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from unokit.engine.cards import (
-    DISCARD_ALL,
     HIT_TWO,
     TRADE_HANDS,
     WILD_ALL_HIT,
@@ -22,10 +21,9 @@ from unokit.sim import kernel
 from unokit.sim import support as S
 from unokit.sim.attack import (
     all_hit,
-    discard_all,
+    attack_play,
     press,
     press_until_fired,
-    remove_first,
     take_cards,
 )
 from unokit.sim.kernel import (
@@ -159,12 +157,11 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     g[kernel.S_CUR] = p
     g[kernel.S_FRESH] = 0
     remove_card(gp, p, card)
-    attack = g[kernel.RP + S.R_ATTACK] != 0
-    if attack:
-        remove_first(gp, p, card)
     base = kernel.HC + p * kernel.HAND_COLS
     g[kernel.DISC + g[kernel.S_NDISC]] = card
     g[kernel.S_NDISC] += 1
+    if g[kernel.RP + S.R_ATTACK]:  # the order of the hand; a Discard All's cards
+        attack_play(gp, p, card)
     prev_color = g[kernel.S_COLOR]
     if card < kernel.WILD:
         g[kernel.S_COLOR] = _COLOR[card]
@@ -174,16 +171,13 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_COLOR] = color
     prev_match = g[kernel.S_MATCH]
     g[kernel.S_MATCH] = card
-    rank = _RANK[card]
-    if attack and card < kernel.WILD and rank == DISCARD_ALL:
-        discard_all(gp, p, card)
     size = g[base + kernel.SIZE]
     guilty = card == kernel.WD4 and has_color(gp, p, prev_color)
     if not uno and size == 1:
         g[kernel.S_UNO_OPEN] = p
     if size == 0 and refills(gp, p):  # progressive_refill: a level down, cards again
         g[kernel.LEVELS + p] -= 1
-        if attack:
+        if g[kernel.RP + S.R_ATTACK]:
             take_cards(gp, p, g[kernel.LEVELS + p])
         else:
             draw_cards(gp, p, g[kernel.LEVELS + p])
@@ -191,6 +185,7 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     if size == 0:
         went_out(gp, p, card, target, responding)
         return
+    rank = _RANK[card]
     if card < kernel.WILD and rank <= 9:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -228,16 +223,19 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_WD4_GUILTY] = 1 if guilty else 0
         g[kernel.S_WD4_MATCH] = prev_match
         penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
+    elif card == kernel.WILD:
+        g[kernel.S_CUR] = nxt(gp, p)
+        g[kernel.S_PHASE] = kernel.P_PLAY
     else:
         attack_effect(gp, p, card, target)
 
 
 @jit
 def attack_effect(gp: int, p: int, card: int, target: int) -> None:
-    """``MatchFlow._effect`` for the Attack cards (and a Wild or Discard All, which do
-    nothing more): Hit 2 makes the next seat press twice and lose the turn, Trade Hands
-    swaps hands with ``target``, Wild All Hit makes every other seat press once, Wild
-    Hit-Fire makes the next seat press until it fires and lose the turn."""
+    """``MatchFlow._effect`` for the Attack cards (a Discard All does nothing more): Hit 2
+    makes the next seat press twice and lose the turn, Trade Hands swaps hands with
+    ``target``, Wild All Hit makes every other seat press once, Wild Hit-Fire makes the
+    next seat press until it fires and lose the turn."""
     g = view(gp)
     victim = nxt(gp, p)
     if card < kernel.WILD and _RANK[card] == HIT_TWO:
@@ -283,11 +281,7 @@ def turn_draw(gp: int, p: int) -> None:
     g[kernel.S_SKIP_FROM] = -1
     got = 0
     last = -1
-    if g[kernel.RP + S.R_ATTACK]:  # one press ends the turn, whatever comes out
-        got = press(gp, p, 1)
-        if g[kernel.S_NPILE] and g[kernel.RP + S.R_FIRE]:
-            got = 1  # a launcher that holds cards and can fire: a draw that was possible
-    elif g[kernel.RP + S.R_DRAW_ONE]:
+    if g[kernel.RP + S.R_DRAW_ONE]:
         card = take(gp)
         if card >= 0:
             add_card(gp, p, card)
@@ -299,6 +293,10 @@ def turn_draw(gp: int, p: int) -> None:
                 g[kernel.S_CUR] = nxt(gp, p)
                 g[kernel.S_PHASE] = kernel.P_PLAY
             return
+    elif g[kernel.RP + S.R_ATTACK]:  # one press ends the turn, whatever comes out
+        got = press(gp, p, 1)
+        if g[kernel.S_NPILE] and g[kernel.RP + S.R_FIRE]:
+            got = 1  # a launcher that holds cards and can fire: a draw that was possible
     else:
         while True:
             card = take(gp)

@@ -149,6 +149,27 @@ def target_plays(gp: int, k: int, p: int, card: int) -> int:
     return k
 
 
+@jit
+def attack_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
+    """:func:`card_plays` for a Discard All (one way; the cards of its colour go with it,
+    so ``left`` counts without them) or a Trade Hands (naming each other seat; never the
+    last card)."""
+    g = view(gp)
+    start = k
+    if _RANK[card] == DISCARD_ALL:
+        left += 1 - color_count(gp, p, _COLOR[card])
+        g[ACTS + k] = play_action(p, card, 7, 15)
+        k += 1
+    elif left != 0 or refills(gp, p):
+        k = target_plays(gp, k, p, card)
+    if left == 1:
+        end = k
+        for j in range(start, end):
+            g[ACTS + k] = g[ACTS + j] | UNO_FLAG
+            k += 1
+    return k
+
+
 @inline
 def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     """``CardEffects._card_plays`` (and the engine's tables of plain plays): every way ``p``
@@ -167,18 +188,14 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
             for color in range(4):
                 g[out + k] = play_action(p, card, color, 15)
                 k += 1
+    elif _RANK[card] >= DISCARD_ALL:
+        return attack_plays(gp, k, p, card, left)
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
           and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         k = target_plays(gp, k, p, card)
-    elif _RANK[card] < DISCARD_ALL:
+    else:
         g[out + k] = play_action(p, card, 7, 15)
         k += 1
-    elif _RANK[card] == DISCARD_ALL:  # the cards of its colour go with it
-        left += 1 - color_count(gp, p, _COLOR[card])
-        g[out + k] = play_action(p, card, 7, 15)
-        k += 1
-    elif left != 0 or refills(gp, p):  # a Trade Hands, not as the last card
-        k = target_plays(gp, k, p, card)
     if left == 1:
         end = k
         for j in range(start, end):
@@ -367,6 +384,22 @@ def pick_way(gp: int, p: int, card: int, count: int) -> int:
 
 
 @jit
+def attack_way(gp: int, p: int, card: int, left: int) -> int:
+    """:func:`playfirst_way` for a Trade Hands (its target among the other seats, as a 7
+    that swaps) or a Discard All (calling UNO when one card stays after it and the cards
+    of its colour)."""
+    g = view(gp)
+    if _RANK[card] == TRADE_HANDS:
+        n = g[RP + S.R_N]
+        step = 1 + below(gp, 1, n - 1)
+        uno = UNO_FLAG if left == 1 else 0
+        return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
+    below(gp, 1, 1)
+    uno = UNO_FLAG if left + 1 - color_count(gp, p, _COLOR[card]) == 1 else 0
+    return play_action(p, card, 7, 15) | uno
+
+
+@jit
 def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
     """:func:`pick_way` among ``card_plays(gp, 0, p, card, left)``, without listing
     them: the same action, from the same draws on the decision stream (a wild names the
@@ -381,15 +414,13 @@ def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
         if g[RP + S.R_WHEEL]:
             color = 7
         return play_action(p, card, color, 15) | uno
-    rank = _RANK[card]
-    if ((rank == 7 and g[RP + S.R_SEVEN_SWAP]
-         and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p)))
-            or rank == TRADE_HANDS):
+    if _RANK[card] >= DISCARD_ALL:
+        return attack_way(gp, p, card, left)
+    if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
+            and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         n = g[RP + S.R_N]
         step = 1 + below(gp, 1, n - 1)
         return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
-    if rank == DISCARD_ALL:  # the cards of its colour go with it
-        uno = UNO_FLAG if left + 1 - color_count(gp, p, _COLOR[card]) == 1 else 0
     below(gp, 1, 1)
     return play_action(p, card, 7, 15) | uno
 

@@ -182,7 +182,7 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_HAND: rules.hand_size,
         R_DEALER: _DEALER[rules.dealer],
         R_NUMBER_ONLY: rules.first_card == "number_only",
-        R_DRAW_ONE: rules.draw == "one",
+        R_DRAW_ONE: rules.draw == "one" and rules.deck != "attack",  # (a press instead)
         R_PLAY_DRAWN: _PLAY_DRAWN[rules.play_drawn],
         R_DWP: rules.draw_when_playable,
         R_REV_SKIPS: rules.two_player_reverse_skips,
