@@ -41,8 +41,8 @@ def test_supported_presets(preset: str, players: int) -> None:
 
 
 @pytest.mark.parametrize(("text", "keys"), [
-    ("attack", {"deck"}),
-    ("attack,players=3,first_card=number_only", {"deck"}),
+    ("attack,uno_slap=true", {"uno_slap"}),
+    ("attack,players=3,first_card=number_only,extra_cards={WSW:1}", {"extra_cards"}),
     ("official,extra_cards={WC:4}", {"extra_cards"}),
     ("h2o,extra_cards={WD1:1}", {"extra_cards"}),
     ("official,misplay_penalty=2,false_catch_penalty=1", {"false_catch_penalty"}),
@@ -70,8 +70,8 @@ def test_inert_keys_are_accepted() -> None:
 
 
 def test_simulator_refuses_too() -> None:
-    with pytest.raises(RulesError, match="deck"):
-        Simulator(Rules.preset("attack"))
+    with pytest.raises(RulesError, match="uno_slap"):
+        Simulator(Rules.load("attack,players=4,uno_slap=true"))
     with pytest.raises(ValueError, match="unknown policy"):
         Simulator(Rules.preset("official"), "clever")
 
@@ -234,8 +234,8 @@ def test_simulate_command_jobs_and_mixed_policies() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--rules", "attack"], "deck"),
-    (["--rules", "official", "--vs", "attack"], "--vs"),
+    (["--rules", "official,silence=twos"], "silence"),
+    (["--rules", "official", "--vs", "attack,multi_play=same_number"], "--vs"),
     (["--rules", "nonsense"], "preset"),
     (["--policy", "clever"], "unknown policy"),
     (["--policy", "random,random,random,random,random"], "5 policies for 4 seats"),

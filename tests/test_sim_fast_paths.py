@@ -19,7 +19,7 @@ from unokit.engine.cards import RANK_OF, WILD
 from unokit.engine.events import EventKind
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
-from unokit.sim.kernel import DEALER_TOP, PILE_TOP
+from unokit.sim.deal import DEALER_TOP, PILE_TOP
 
 
 def _setup_events(rules: Rules, seed: int) -> Counter[EventKind]:

@@ -1,12 +1,15 @@
 """The fast simulator on the presets beyond the classic four: ``jump_in``, ``party``,
-``h2o``, ``pairs`` and ``online``, and the house-rule keys they bring (jump-ins, the H2O
-deck's Wild Downpours, teams, ``wild_color = "next_in_circle"``).
+``attack``, ``h2o``, ``pairs`` and ``online``, and the house-rule keys they bring
+(jump-ins, UNO Attack's launcher and cards, the H2O deck's Wild Downpours, teams,
+``wild_color = "next_in_circle"``; ``tests/test_sim_attack.py`` has more of UNO Attack).
 
 Each preset plays at least 200 games with consecutive seeds on the kernel and on the
 engine (:func:`sim_parity_kit.check_games`); a hypothesis property draws presets, table
 sizes, policies and seeds at random; and each test checks that what it is about happens
 in the games compared (jump-ins are taken, Downpours played, partners share their score),
-so that a kernel that ignored the rule would fail. ``UNOKIT_PARITY_GAMES=K`` multiplies
+so that a kernel that ignored the rule would fail (UNO Attack: every Attack card played,
+Discard Alls taking cards with them, the launcher firing and not, pressed until it fires,
+reloaded). ``UNOKIT_PARITY_GAMES=K`` multiplies
 the number of games by ``K``.
 """
 
@@ -22,7 +25,7 @@ from hypothesis import strategies as st
 
 from sim_parity_kit import check_games, kernel_outcomes
 from unokit.engine import actions as A
-from unokit.engine.cards import WILD, WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO
+from unokit.engine.cards import CODES, WILD, WILD_DOWNPOUR_ONE, WILD_DOWNPOUR_TWO
 from unokit.engine.errors import RulesError
 from unokit.engine.events import EventKind
 from unokit.engine.game import Game
@@ -39,6 +42,7 @@ SCALE = max(1, int(os.environ.get("UNOKIT_PARITY_GAMES", "1")))
 PRESETS = [
     ("jump_in,rounds=1", [(2, 120, 20), (3, 80, 10), (4, 80, 10), (7, 40, 4)]),
     ("party,rounds=1", [(2, 120, 3), (3, 80, 2), (4, 80, 2), (6, 40, 2)]),
+    ("attack,rounds=1", [(2, 120, 20), (3, 80, 10), (4, 60, 6), (8, 30, 4)]),
     ("h2o,rounds=1", [(2, 120, 16), (3, 80, 8), (5, 60, 4), (9, 40, 2)]),
     ("pairs,rounds=1", [(4, 150, 16), (6, 60, 4), (10, 40, 2)]),
     ("online", [(4, 130, 4), (6, 50, 2), (8, 20, 1)]),
@@ -70,10 +74,18 @@ VARIANTS = [
 ]
 
 
+ATTACK_SEEN = ("H2", "DA", "TH", "WAH", "WHF", "discard_all", "fired", "not_fired",
+               "until_fired", "reload")
+"""What :func:`_tally` counts of UNO Attack: plays of each Attack card (by the code's
+symbol), Discard Alls that took cards with them, presses that ejected cards and presses
+that did not, a Wild Hit-Fire pressed more than once, and launcher reloads."""
+
+
 def _tally(rules: Rules, outcomes: Sequence[Outcome]) -> Counter[str]:
     """Replays the engine's games and counts the plays the new rules make: jump-ins
     (a play by a seat whose turn it is not, other than a skip passed on), Wild
-    Downpours, wilds whose colour the wheel sets, and misplays."""
+    Downpours, wilds whose colour the wheel sets, misplays, and UNO Attack's
+    (:data:`ATTACK_SEEN`)."""
     seen: Counter[str] = Counter()
     for outcome in outcomes:
         game = Game(rules, outcome.seed)
@@ -86,8 +98,17 @@ def _tally(rules: Rules, outcomes: Sequence[Outcome]) -> Counter[str]:
                     seen["downpour"] += 1
                 if card >= WILD and A.action_color(action) == A.NO_COLOR_ARG:
                     seen["wheel"] += 1
-            events = game.apply(action)
-            seen["misplay"] += sum(e.kind is EventKind.MISPLAYED for e in events)
+                symbol = CODES[card] if card >= WILD else CODES[card][1:]
+                if symbol in ATTACK_SEEN:
+                    seen[symbol] += 1
+            for event in game.apply(action):
+                kind = event.kind
+                seen["misplay"] += kind is EventKind.MISPLAYED
+                seen["discard_all"] += kind is EventKind.DISCARDED
+                seen["reload"] += kind is EventKind.RESHUFFLED and rules.deck == "attack"
+                if kind is EventKind.PRESSED:
+                    seen["fired" if event.amount else "not_fired"] += 1
+                    seen["until_fired"] += event.reason == "hit_fire" and event.target > 1
     return seen
 
 
@@ -120,6 +141,8 @@ def test_presets_play_the_engine_games(text: str, plan: list[tuple[int, int, int
     else:
         assert tally["jump_in"] == 0
     assert (tally["downpour"] > 0) == (preset == "h2o")
+    for seen in ATTACK_SEEN:
+        assert (tally[seen] > 0) == (preset == "attack"), seen
 
 
 @pytest.mark.parametrize(("text", "players", "policies", "games"), VARIANTS,
@@ -212,9 +235,9 @@ def test_same_games_without_the_rule_differ() -> None:
         assert play_reference(rules, 0, "playfirst").digest == mine[0]
 
 
-def test_attack_and_the_other_keys_are_refused_by_name() -> None:
+def test_the_other_keys_are_refused_by_name() -> None:
     refused = {
-        "attack": {"deck"},
+        "attack,players=4,uno_slap=true": {"uno_slap"},
         "official,extra_cards={WD1:2}": {"extra_cards"},
         "official,five_exchange=true,multi_play=same_number": {"five_exchange", "multi_play"},
         "official,players=4,uno_slap=true,silence=twos,false_catch_penalty=1":
@@ -229,4 +252,4 @@ def test_attack_and_the_other_keys_are_refused_by_name() -> None:
         with pytest.raises(RulesError) as caught:
             check_supported(rules)
         assert set(caught.value.keys) == keys
-    assert "Discard All" in unsupported(Rules.load("attack"))["deck"]
+    check_supported(Rules.load("attack,launcher_fire_chance=0.5,launcher_max_burst=2"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from unokit.engine.rules import Rules
-from unokit.sim import effects
+from unokit.sim import deal, effects
 from unokit.sim import kernel as K
 from unokit.sim.policies import play_reference
 from unokit.sim.runner import COLUMNS, Simulator
@@ -126,7 +126,7 @@ def test_a_new_round_forgets_the_positions() -> None:
     effects.note_position(gp)
     effects.note_position(gp)
     saved = g.copy()
-    K.start_round(gp)  # a new generation: the old slots are free
+    deal.start_round(gp)  # a new generation: the old slots are free
     assert g[K.S_NPOS] == 0
     g[: K.RP] = saved[: K.RP]
     g[K.HC: K.DPILE] = saved[K.HC: K.DPILE]  # the same position again, in the new round

@@ -58,7 +58,7 @@ SIM_ACCEPTED = [
     # cards, are refused by the rules themselves: see Rules.inert_keys.)
 ]
 SIM_REFUSED = [
-    ("attack", {"deck"}),
+    ("official,players=4,silence=twos", {"silence"}),
     ("official,extra_cards={WC:4}", {"extra_cards"}),
     ("official,scoring=elimination,rounds=3", {"scoring"}),
     ("official,false_catch_penalty=2,uno_slap=true,five_exchange=true",
@@ -68,6 +68,7 @@ SIM_ONLY = [
     # Played by the simulator's own game loop, not by the RL backend's.
     ("party", {"jump_in"}),
     ("h2o", {"deck"}),
+    ("attack", {"deck"}),
     ("pairs", {"teams"}),
     ("online,partner_hands_visible=true", {"teams", "partner_hands_visible"}),
     ("official,wild_color=next_in_circle", {"wild_color"}),

@@ -44,6 +44,7 @@ from numba.np.numpy_support import carray
 
 from unokit.rl import encoding as EN
 from unokit.sim import support as S
+from unokit.sim.deal import choose_dealer, start_round
 from unokit.sim.effects import apply
 from unokit.sim.kernel import (
     ACTS,
@@ -83,12 +84,10 @@ from unokit.sim.kernel import (
     UNO_FLAG,
     WILD,
     _address,
-    choose_dealer,
     inline,
     jit,
     lowest_kind,
     seed_streams,
-    start_round,
     view,
 )
 from unokit.sim.loop import legal, skip_answers
@@ -96,7 +95,8 @@ from unokit.sim.loop import legal, skip_answers
 I64 = npt.NDArray[np.int64]
 
 _RL = Path(__file__).parent
-_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "effects.py",
+_SOURCES = (*(_RL.parent / "sim" / name for name in ("support.py", "kernel.py", "attack.py",
+                                                     "deal.py", "match.py", "effects.py",
                                                      "loop.py")),
             _RL / "encoding.py", _RL / "_sim_kernel.py", _RL / "_vector_kernel.py")
 """The files whose code or constants the compiled functions of this package hold."""
@@ -561,7 +561,7 @@ def encode_into(ep: int, seat: int, selected: bool, f: npt.NDArray[np.float32],
     base = HC + seat * HAND_COLS
     bits = g[base + MASK]  # the kinds held (unokit.sim.kernel keeps the bit set)
     while bits:
-        kind = lowest_kind(bits)
+        kind = lowest_kind(e[E_G], bits)
         f[O_HAND + kind] = g[base + kind]
         bits &= bits - 1
     nd = g[S_NDISC]

@@ -4,8 +4,8 @@
 >>> import typer
 >>> app = typer.Typer()
 >>> _ = app.command("simulate")(simulate_command)
->>> result = CliRunner().invoke(app, ["--rules", "attack", "--games", "10"])
->>> result.exit_code, "deck" in result.output
+>>> result = CliRunner().invoke(app, ["--rules", "official,silence=twos", "--games", "10"])
+>>> result.exit_code, "silence" in result.output
 (2, True)
 """
 

@@ -11,8 +11,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from unokit.engine.cards import (
+    HIT_TWO,
+    TRADE_HANDS,
+    WILD_ALL_HIT,
+    WILD_HIT_FIRE,
+)
 from unokit.sim import kernel
 from unokit.sim import support as S
+from unokit.sim.attack import (
+    all_hit,
+    attack_play,
+    press,
+    press_until_fired,
+    take_cards,
+)
 from unokit.sim.kernel import (
     _COLOR,
     _GOLDEN,
@@ -101,7 +114,8 @@ def downpour(gp: int, p: int, count: int) -> None:
 
 @jit
 def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
-    """``match_flow._went_out`` (the round ends: no ``play_to_last``)."""
+    """``match_flow._went_out`` (the round ends: no ``play_to_last``); a last Hit 2,
+    Wild All Hit or Wild Hit-Fire still makes the others press."""
     g = view(gp)
     rank = _RANK[card]
     victim = nxt(gp, p)
@@ -115,6 +129,12 @@ def went_out(gp: int, p: int, card: int, target: int, responding: bool) -> None:
         draw_cards(gp, victim, amount)
     elif card == kernel.DOWNPOUR_ONE or card == kernel.DOWNPOUR_TWO:
         downpour(gp, p, 2 if card == kernel.DOWNPOUR_TWO else 1)
+    elif card < kernel.WILD and rank == HIT_TWO:
+        press(gp, victim, 2)
+    elif card == WILD_ALL_HIT:
+        all_hit(gp, p)
+    elif card == WILD_HIT_FIRE:
+        press_until_fired(gp, victim)
     elif card < kernel.WILD and g[kernel.RP + S.R_SEVEN_ZERO_APPLY]:
         if rank == 7 and target != 15:
             swap_hands(gp, p, target)
@@ -140,6 +160,8 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
     base = kernel.HC + p * kernel.HAND_COLS
     g[kernel.DISC + g[kernel.S_NDISC]] = card
     g[kernel.S_NDISC] += 1
+    if g[kernel.RP + S.R_ATTACK]:  # the order of the hand; a Discard All's cards
+        attack_play(gp, p, card)
     prev_color = g[kernel.S_COLOR]
     if card < kernel.WILD:
         g[kernel.S_COLOR] = _COLOR[card]
@@ -155,7 +177,10 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_UNO_OPEN] = p
     if size == 0 and refills(gp, p):  # progressive_refill: a level down, cards again
         g[kernel.LEVELS + p] -= 1
-        draw_cards(gp, p, g[kernel.LEVELS + p])
+        if g[kernel.RP + S.R_ATTACK]:
+            take_cards(gp, p, g[kernel.LEVELS + p])
+        else:
+            draw_cards(gp, p, g[kernel.LEVELS + p])
         size = g[base + kernel.SIZE]
     if size == 0:
         went_out(gp, p, card, target, responding)
@@ -198,9 +223,33 @@ def do_play(gp: int, p: int, card: int, color: int, uno: bool, target: int) -> N
         g[kernel.S_WD4_GUILTY] = 1 if guilty else 0
         g[kernel.S_WD4_MATCH] = prev_match
         penalty(gp, p, kernel.WD4, g[kernel.S_PENDING] + 4 if responding else 4)
-    else:
+    elif card == kernel.WILD:
         g[kernel.S_CUR] = nxt(gp, p)
         g[kernel.S_PHASE] = kernel.P_PLAY
+    else:
+        attack_effect(gp, p, card, target)
+
+
+@jit
+def attack_effect(gp: int, p: int, card: int, target: int) -> None:
+    """``MatchFlow._effect`` for the Attack cards (a Discard All does nothing more): Hit 2
+    makes the next seat press twice and lose the turn, Trade Hands swaps hands with
+    ``target``, Wild All Hit makes every other seat press once, Wild Hit-Fire makes the
+    next seat press until it fires and lose the turn."""
+    g = view(gp)
+    victim = nxt(gp, p)
+    if card < kernel.WILD and _RANK[card] == HIT_TWO:
+        press(gp, victim, 2)
+        p = victim
+    elif card < kernel.WILD and _RANK[card] == TRADE_HANDS:
+        swap_hands(gp, p, target)
+    elif card == WILD_ALL_HIT:
+        all_hit(gp, p)
+    elif card == WILD_HIT_FIRE:
+        press_until_fired(gp, victim)
+        p = victim
+    g[kernel.S_CUR] = nxt(gp, p)
+    g[kernel.S_PHASE] = kernel.P_PLAY
 
 
 @jit
@@ -210,7 +259,10 @@ def misplayed(gp: int, p: int) -> None:
     g = view(gp)
     g[kernel.S_UNO_OPEN] = -1
     g[kernel.S_SKIP_FROM] = -1
-    got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
+    if g[kernel.RP + S.R_ATTACK]:  # a count of presses
+        got = press(gp, p, g[kernel.RP + S.R_MISPLAY])
+    else:
+        got = draw_cards(gp, p, g[kernel.RP + S.R_MISPLAY])
     g[kernel.S_IDLE] = 0 if got else g[kernel.S_IDLE] + 1
     if g[kernel.S_IDLE] >= g[kernel.RP + S.R_N]:
         blocked(gp)
@@ -222,7 +274,8 @@ def misplayed(gp: int, p: int) -> None:
 @jit
 def turn_draw(gp: int, p: int) -> None:
     """``Game._turn_draw`` and ``_turn_ended_idle`` (a round in which every player in
-    turn could neither play nor draw is blocked)."""
+    turn could neither play nor draw is blocked). With the Attack deck the player presses
+    the launcher once instead, which ends the turn."""
     g = view(gp)
     g[kernel.S_UNO_OPEN] = -1
     g[kernel.S_SKIP_FROM] = -1
@@ -240,6 +293,10 @@ def turn_draw(gp: int, p: int) -> None:
                 g[kernel.S_CUR] = nxt(gp, p)
                 g[kernel.S_PHASE] = kernel.P_PLAY
             return
+    elif g[kernel.RP + S.R_ATTACK]:  # one press ends the turn, whatever comes out
+        got = press(gp, p, 1)
+        if g[kernel.S_NPILE] and g[kernel.RP + S.R_FIRE]:
+            got = 1  # a launcher that holds cards and can fire: a draw that was possible
     else:
         while True:
             card = take(gp)
@@ -250,7 +307,7 @@ def turn_draw(gp: int, p: int) -> None:
             last = card
             if can_play(gp, p, card):
                 break
-    if got and g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
+    if last >= 0 and g[kernel.RP + S.R_PLAY_DRAWN] != 2 and can_play(gp, p, last):
         g[kernel.S_IDLE] = 0
         g[kernel.S_DRAWN] = last
         g[kernel.S_PHASE] = kernel.P_DRAWN
@@ -329,7 +386,7 @@ def position_hash(gp: int) -> np.uint64:
         bits = g[base + kernel.MASK]
         h = _fold(h, bits)
         while bits:
-            h = _fold(h, g[base + lowest_kind(bits)])
+            h = _fold(h, g[base + lowest_kind(gp, bits)])
             bits &= bits - 1
     return h
 
@@ -418,7 +475,10 @@ def apply(gp: int, action: int) -> None:
         g[kernel.S_UNO_OPEN] = -1
     elif kind == kernel.T_CATCH:
         g[kernel.S_UNO_OPEN] = -1
-        draw_cards(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
+        if g[kernel.RP + S.R_ATTACK]:  # a count of presses
+            press(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
+        else:
+            draw_cards(gp, (action >> 18) & 15, g[kernel.RP + S.R_UNO_PENALTY])
     elif kind == kernel.T_COLOR:
         g[kernel.S_COLOR] = (action >> 15) & 7
         g[kernel.S_PHASE] = kernel.P_PLAY

@@ -8,13 +8,17 @@ module's plain Python and numpy code to machine code at the first call, from whe
 processes start at once.
 
 The kernel mirrors :mod:`unokit.engine.game`, :mod:`unokit.engine.match_flow`,
-:mod:`unokit.engine.table` and :mod:`unokit.engine.house` for the rules
-:mod:`unokit.sim.support` accepts: the same dealer draw, deal, start card, draws and
-reshuffles from the same SplitMix64 numbers
-(:mod:`unokit.engine.rng`), the same effects and scoring. Hands are counts of each card kind:
-nothing in these rules depends on the order of the cards in a hand.
-:mod:`unokit.sim.effects` has what the actions do; :mod:`unokit.sim.loop` the legal
-actions, the policies and the game loop.
+:mod:`unokit.engine.table`, :mod:`unokit.engine.house` and :mod:`unokit.engine.attack` for
+the rules :mod:`unokit.sim.support` accepts: the same dealer draw, deal, start card, draws,
+launcher presses and reshuffles from the same SplitMix64 numbers
+(:mod:`unokit.engine.rng`), the same effects and scoring. Hands are counts of each card
+kind with a bit set of the kinds held (:func:`deck_tables`): with the classic and H2O
+decks nothing depends on the order of the cards in a hand; with the Attack deck a
+Discard All does, and :mod:`unokit.sim.attack` keeps each hand's order beside its counts.
+This module has the state, the generator and the primitives; :mod:`unokit.sim.deal` the
+start of a round, :mod:`unokit.sim.attack` the launcher, :mod:`unokit.sim.effects` what
+the actions do, :mod:`unokit.sim.match` the end of a round and of the match, and
+:mod:`unokit.sim.loop` the legal actions, the policies and the game loop.
 
 The whole state of a game is one int64 array ``g`` (see the offsets below: the scalars
 ``S_*``, the rule parameters at ``RP``, the hands, piles and scores), because every array
@@ -56,70 +60,52 @@ DOWNPOUR_ONE, DOWNPOUR_TWO = C.WILD_DOWNPOUR_ONE, C.WILD_DOWNPOUR_TWO
 SKIP, REVERSE, DRAW_TWO = C.SKIP, C.REVERSE, C.DRAW_TWO
 
 
-PLAY_STRIDE = 32
-
-
-def in_kernel(kind: int) -> bool:
-    """Whether the kernel holds cards of ``kind`` in its hands' bit sets: the coloured
-    cards of the classic deck (numbers, Skip, Reverse, Draw Two) and every wild kind."""
-    return WILD <= kind < NUM_KINDS or (kind < WILD and RANK_OF[kind] <= DRAW_TWO)
-
-
-def _playable_lists() -> tuple[I64, I64, I64]:
-    """For each ``top * 4 + colour``: the kinds of :func:`in_kernel` that may be played
-    there, ascending (wilds; the colour; the same number or symbol), at
-    ``[row * PLAY_STRIDE:]``, and their count; and a 0/1 table of every kind (the
+def _playable_table() -> I64:
+    """A 0/1 table of the kinds that may be played on each ``top * 4 + colour`` (the
     engine's :data:`~unokit.engine.tables.PLAYABLE`)."""
-    rows = NUM_KINDS * 4
-    lists = np.zeros(rows * PLAY_STRIDE, dtype=np.int64)
-    counts = np.zeros(rows, dtype=np.int64)
-    table = np.zeros((rows, NUM_KINDS), dtype=np.int64)
-    for top in range(NUM_KINDS):
-        for color in range(4):
-            row = top * 4 + color
-            for kind in range(NUM_KINDS):
-                if PLAYABLE[row][kind]:
-                    table[row, kind] = 1
-                    if in_kernel(kind):
-                        lists[row * PLAY_STRIDE + counts[row]] = kind
-                        counts[row] += 1
-    return lists, counts, table
+    return np.array([list(row) for row in PLAYABLE], dtype=np.int64)
 
 
-_PLAY_LIST, _PLAY_COUNT, _PLAYABLE = _playable_lists()
+_PLAYABLE = _playable_table()
 
 
-def _bit_tables() -> tuple[I64, I64, I64, I64]:
-    """Each hand also keeps a bit set of the kinds it holds: a coloured card of the
-    classic deck is bit ``colour * 13 + rank``, a wild bit ``52 + kind - W`` (``W`` 52,
-    ``W+4`` 53, ``WD1`` 57, ...: ascending with the kind). Returns the bit of each kind
-    (-1: none), the kind of each bit, the bits that may be played on each
-    ``top * 4 + colour``, and the bits of each colour."""
-    bit_of = np.full(NUM_KINDS, -1, dtype=np.int64)
+def deck_tables(deck: I64) -> tuple[I64, I64, I64, I64]:
+    """Each hand also keeps a bit set of the kinds it holds, one bit for each kind of the
+    deck, ascending with the kind (the classic deck: a coloured card is bit ``colour * 13
+    + rank``, then ``W`` 52 and ``W+4`` 53; the Attack deck: 14 kinds a colour, then
+    ``W``, ``WAH`` and ``WHF``). Returns the kind of each bit, the bit of each kind (63,
+    never set, for a kind not in the deck), the bits that may be played on each ``top * 4
+    + colour``, and the bits of each colour; :func:`new_state` keeps them in the state.
+
+    >>> from unokit.engine.rules import Rules
+    >>> kinds, bits, play, colors = deck_tables(np.array(Rules().deck_cards()))
+    >>> int(bits[C.WILD]), int(kinds[53]) == C.WILD_DRAW_FOUR, hex(int(colors[0]))
+    (52, True, '0x1fff')
+    """
+    kinds = sorted({int(k) for k in deck})
+    if len(kinds) > 63:
+        raise ValueError(f"a deck of {len(kinds)} kinds is more than a hand's bit set holds")
     kind_of = np.zeros(64, dtype=np.int64)
-    for kind in range(NUM_KINDS):
-        if kind < WILD and RANK_OF[kind] <= DRAW_TWO:
-            bit_of[kind] = COLOR_OF[kind] * 13 + RANK_OF[kind]
-        elif kind >= WILD:
-            bit_of[kind] = 52 + kind - WILD
-        if bit_of[kind] >= 0:
-            kind_of[bit_of[kind]] = kind
-    rows = NUM_KINDS * 4
-    play_mask = np.zeros(rows, dtype=np.int64)
-    for row in range(rows):
-        for idx in range(_PLAY_COUNT[row]):
-            play_mask[row] |= 1 << int(bit_of[_PLAY_LIST[row * PLAY_STRIDE + idx]])
+    bit_of = np.full(HAND_COLS, 63, dtype=np.int64)
+    for bit, kind in enumerate(kinds):
+        kind_of[bit] = kind
+        bit_of[kind] = bit
+    play_mask = np.zeros(NUM_KINDS * 4, dtype=np.int64)
+    for row in range(NUM_KINDS * 4):
+        for bit, kind in enumerate(kinds):
+            if PLAYABLE[row][kind]:
+                play_mask[row] |= 1 << bit
     color_mask = np.zeros(4, dtype=np.int64)
-    for color in range(4):
-        color_mask[color] = ((1 << 13) - 1) << (13 * color)
-    return bit_of, kind_of, play_mask, color_mask
+    for bit, kind in enumerate(kinds):
+        if kind < WILD:
+            color_mask[COLOR_OF[kind]] |= 1 << bit
+    return kind_of, bit_of, play_mask, color_mask
 
 
-_BIT, _KIND_OF_BIT, _PLAY_MASK, _COLOR_MASK = _bit_tables()
 # ------------------------------------------------------------------ state layout
 HAND_COLS = 80
 SIZE = 79  # the column of a hand that holds its size
-MASK = 78  # the column of a hand that holds the bit set of its kinds (see _bit_tables)
+MASK = 78  # the column of a hand that holds the bit set of its kinds (see deck_tables)
 PILE_CAP = 128
 MAX_SEATS = 10
 MAX_LEGAL = 512
@@ -132,7 +118,14 @@ SCORES = DPILE + PILE_CAP
 POL = SCORES + MAX_SEATS  # the policy of each seat
 BONUS = POL + MAX_SEATS  # going_out_bonus by card kind
 DECK = BONUS + HAND_COLS  # the deck in canonical order
-ACTS = DECK + PILE_CAP  # legal actions
+KINDS = DECK + PILE_CAP  # the kind of each bit of a hand's bit set (see deck_tables)
+BITS = KINDS + 64  # the bit of each kind
+PLAY_BITS = BITS + HAND_COLS  # the bits that may be played on each top * 4 + colour
+COLOR_BITS = PLAY_BITS + NUM_KINDS * 4  # the bits of each colour
+TRADE_BITS = COLOR_BITS + 4  # the bits of the Trade Hands (UNO Attack); one entry
+ORDER = TRADE_BITS + 1  # UNO Attack: lists of the cards of a hand in order, PILE_CAP each
+LIST_OF = ORDER + MAX_SEATS * PILE_CAP  # UNO Attack: the list of each seat's hand
+ACTS = LIST_OF + MAX_SEATS  # legal actions
 TMP = ACTS + MAX_LEGAL  # the policies' working space
 SCRATCH = TMP + MAX_LEGAL  # hands being rotated; the dealer draw's contenders
 RNG = SCRATCH + MAX_SEATS * HAND_COLS  # two SplitMix64 states (uint64 bits): game, decisions
@@ -186,7 +179,7 @@ S_FRESH = XS  # 1 while the start card lies untouched on the discard pile (no ju
 S_FIRST_NEXT = XS + 1  # lazy scoring: 1 + the seat that plays first next round (0: none)
 S_LOSER = XS + 2  # lazy scoring: the loser of the round
 S_PILE_FINAL = XS + 3  # the draw pile's cards below this index are not placed yet (0: all are)
-S_PILE_STATE = XS + 4  # the generator state with which to place them (see shuffle_pile)
+S_PILE_STATE = XS + 4  # the generator state with which to place them (see deal.shuffle_pile)
 
 # Action encoding (unokit.engine.actions).
 T_PLAY, T_DRAW, T_PASS, T_CHALLENGE, T_UNO, T_CATCH, T_COLOR, T_NEXT = range(8)
@@ -209,7 +202,8 @@ _U27 = np.uint64(27)
 _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 
-_COMPILED_MODULES = ("support.py", "kernel.py", "match.py", "effects.py", "loop.py")
+_COMPILED_MODULES = ("support.py", "kernel.py", "attack.py", "deal.py", "match.py", "effects.py",
+                     "loop.py")
 
 
 def _drop_stale_cache() -> None:
@@ -320,6 +314,15 @@ def new_state(params: I64, bonus: I64, deck: I64, policies: I64) -> I64:
     g[BONUS: BONUS + len(bonus)] = bonus
     g[DECK: DECK + len(deck)] = deck
     g[POL: POL + len(policies)] = policies
+    kinds, bits, play, colors = deck_tables(deck)
+    g[KINDS: KINDS + 64] = kinds
+    g[BITS: BITS + HAND_COLS] = bits
+    g[PLAY_BITS: PLAY_BITS + NUM_KINDS * 4] = play
+    g[COLOR_BITS: COLOR_BITS + 4] = colors
+    for color in range(4):
+        kind = color * C.RANKS_PER_COLOR + C.TRADE_HANDS
+        if bits[kind] != 63:
+            g[TRADE_BITS] |= 1 << int(bits[kind])
     return g
 
 
@@ -411,28 +414,9 @@ def shuffle(gp: int, start: int, length: int) -> None:
     g[RNG] = np.int64(shuffle_steps(gp, start, length - 1, 1, np.uint64(g[RNG])))
 
 
-PILE_TOP = 8
-"""Cards of a new round's draw pile placed at once beyond those dealt and the start
-card; the others are placed when the first of them is drawn (see :func:`shuffle_pile`)."""
-
-
-@jit
-def shuffle_pile(gp: int, length: int, top: int) -> None:
-    """:func:`shuffle` of the draw pile ``g[PILE:PILE + length]``, placing its top ``top``
-    cards now and the others only when :func:`take` comes to them (or a reshuffle or the
-    repetition rule needs the whole pile: :func:`place_pile`); many rounds end before.
-    The generator is advanced over every step at once, as :func:`shuffle` advances it."""
-    g = view(gp)
-    final = max(1, length - top)
-    state = shuffle_steps(gp, PILE, length - 1, final, np.uint64(g[RNG]))
-    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
-    g[S_PILE_FINAL] = final if final > 1 else 0
-    g[S_PILE_STATE] = np.int64(state)
-
-
 @jit
 def place_pile(gp: int) -> None:
-    """Place the cards of the draw pile that :func:`shuffle_pile` left unplaced."""
+    """Place the cards of the draw pile that :func:`unokit.sim.deal.shuffle_pile` left unplaced."""
     g = view(gp)
     final = g[S_PILE_FINAL]
     if final:
@@ -460,13 +444,14 @@ def has_color(gp: int, p: int, color: int) -> bool:
     g = view(gp)
     if color < 0:
         return False
-    return (g[HC + p * HAND_COLS + MASK] & _COLOR_MASK[color]) != 0
+    return (g[HC + p * HAND_COLS + MASK] & g[COLOR_BITS + color]) != 0
 
 
 @inline
-def lowest_kind(bits: int) -> int:
+def lowest_kind(gp: int, bits: int) -> int:
     """The kind of the lowest bit of a non-empty bit set of kinds."""
-    return _KIND_OF_BIT[trailing_zeros(bits)]
+    g = view(gp)
+    return g[KINDS + trailing_zeros(bits)]
 
 
 @inline
@@ -476,7 +461,7 @@ def add_card(gp: int, p: int, card: int) -> None:
     base = HC + p * HAND_COLS
     g[base + card] += 1
     g[base + SIZE] += 1
-    g[base + MASK] |= 1 << _BIT[card]
+    g[base + MASK] |= 1 << g[BITS + card]
 
 
 @inline
@@ -487,7 +472,7 @@ def remove_card(gp: int, p: int, card: int) -> None:
     g[base + card] -= 1
     g[base + SIZE] -= 1
     if g[base + card] == 0:
-        g[base + MASK] &= ~(1 << _BIT[card])
+        g[base + MASK] &= ~(1 << g[BITS + card])
 
 
 @inline
@@ -510,15 +495,6 @@ def refills(gp: int, p: int) -> bool:
 
 
 @jit
-def start_card_ok(gp: int, card: int) -> bool:
-    """``Game._start_card_ok`` (classic deck)."""
-    g = view(gp)
-    if g[RP + S.R_NUMBER_ONLY]:
-        return _NUMBER[card] == 1
-    return card == WILD or (card < WILD and _RANK[card] <= DRAW_TWO)
-
-
-@jit
 def hand_points(gp: int, p: int) -> int:
     """Points of a hand; a lone 0 is worth ``lone_zero_points``."""
     g = view(gp)
@@ -526,7 +502,7 @@ def hand_points(gp: int, p: int) -> int:
     total = 0
     bits = g[base + MASK]
     while bits:
-        k = lowest_kind(bits)
+        k = lowest_kind(gp, bits)
         bits &= bits - 1
         if g[base + SIZE] == 1 and _NUMBER[k] == 1 and _RANK[k] == 0:
             return g[RP + S.R_LONE_ZERO]
@@ -581,11 +557,11 @@ def move_hand(gp: int, src: int, dst: int) -> None:
     g = view(gp)
     bits = g[dst + MASK]
     while bits:
-        g[dst + lowest_kind(bits)] = 0
+        g[dst + lowest_kind(gp, bits)] = 0
         bits &= bits - 1
     bits = g[src + MASK]
     while bits:
-        k = lowest_kind(bits)
+        k = lowest_kind(gp, bits)
         g[dst + k] = g[src + k]
         bits &= bits - 1
     g[dst + SIZE] = g[src + SIZE]
@@ -599,7 +575,7 @@ def save_hand(gp: int, src: int, dst: int) -> None:
     g = view(gp)
     bits = g[src + MASK]
     while bits:
-        k = lowest_kind(bits)
+        k = lowest_kind(gp, bits)
         g[dst + k] = g[src + k]
         bits &= bits - 1
     g[dst + SIZE] = g[src + SIZE]
@@ -614,7 +590,7 @@ def swap_hands(gp: int, a: int, b: int) -> None:
     bb = HC + b * HAND_COLS
     bits = g[ba + MASK] | g[bb + MASK]
     while bits:
-        k = lowest_kind(bits)
+        k = lowest_kind(gp, bits)
         bits &= bits - 1
         tmp = g[ba + k]
         g[ba + k] = g[bb + k]
@@ -623,6 +599,10 @@ def swap_hands(gp: int, a: int, b: int) -> None:
         tmp = g[ba + k]
         g[ba + k] = g[bb + k]
         g[bb + k] = tmp
+    if g[RP + S.R_ATTACK]:  # the lists of the cards in order go with the hands
+        tmp = g[LIST_OF + a]
+        g[LIST_OF + a] = g[LIST_OF + b]
+        g[LIST_OF + b] = tmp
 
 
 @jit
@@ -639,150 +619,6 @@ def rotate_hands(gp: int) -> None:
         move_hand(gp, HC + before * HAND_COLS, HC + seat * HAND_COLS)
         seat = before
     move_hand(gp, SCRATCH, HC + seat * HAND_COLS)
-
-
-# ------------------------------------------------------------------ the match
-DEALER_TOP = 16
-"""The cards of the dealer draw's shuffled deck that are placed at once; the draw seldom
-takes more, and the rest are placed only if it does (the generator is advanced over their
-steps all the same)."""
-
-
-@jit
-def choose_dealer(gp: int) -> int:
-    """``match_flow._choose_dealer``."""
-    g = view(gp)
-    n = g[RP + S.R_N]
-    how = g[RP + S.R_DEALER]
-    if how == 2:
-        return 0
-    if how == 1:
-        return below(gp, 0, n)
-    size = g[RP + S.R_DECK_SIZE]
-    contenders = SCRATCH
-    drawn = SCRATCH + MAX_SEATS
-    for seat in range(n):
-        g[contenders + seat] = seat
-    count = n
-    left = 0
-    final = 0  # the cards from g[DPILE + final] on are shuffled
-    state = np.uint64(0)
-    while True:
-        for idx in range(count):
-            seat = g[contenders + idx]
-            while True:
-                if left == 0:  # shuffle the top cards now, the others only if they come
-                    g[DPILE: DPILE + size] = g[DECK: DECK + size]
-                    final = max(1, size - DEALER_TOP)
-                    state = shuffle_steps(gp, DPILE, size - 1, final, np.uint64(g[RNG]))
-                    g[RNG] = np.int64(skip_steps(final - 1, 1, state))
-                    left = size
-                left -= 1
-                if left < final:
-                    shuffle_steps(gp, DPILE, final - 1, 1, state)
-                    final = 0
-                card = g[DPILE + left]
-                if _NUMBER[card] == 1:
-                    g[drawn + seat] = _RANK[card]
-                    break
-        best = -1
-        for idx in range(count):
-            best = max(best, g[drawn + g[contenders + idx]])
-        kept = 0
-        for idx in range(count):
-            seat = g[contenders + idx]
-            if g[drawn + seat] == best:
-                g[contenders + kept] = seat
-                kept += 1
-        count = kept
-        if count == 1:
-            return g[contenders]
-
-
-@jit
-def start_round(gp: int) -> None:
-    """``match_flow._start_round`` and ``_turn_start_card``."""
-    g = view(gp)
-    n = g[RP + S.R_N]
-    g[HC: HC + n * HAND_COLS] = 0
-    g[S_NPILE] = 0
-    g[S_NDISC] = 0
-    g[S_COLOR] = -1
-    g[S_DIR] = 1
-    g[S_CUR] = -1
-    g[S_PHASE] = P_PLAY
-    g[S_DRAWN] = -1
-    g[S_PENDING] = 0
-    g[S_PKIND] = -1
-    g[S_WD4_BY] = -1
-    g[S_WD4_GUILTY] = 0
-    g[S_WD4_COLOR] = -1
-    g[S_WD4_MATCH] = -1
-    g[S_UNO_OPEN] = -1
-    g[S_SKIP_FROM] = -1
-    g[S_IDLE] = 0
-    g[S_ROUND_WINNER] = -1
-    g[S_MATCH] = -1
-    g[S_OFFER_SKIP] = 0
-    g[S_RECYCLED] = 0
-    g[S_NPOS] = 0
-    g[S_FRESH] = 1
-    g[POS] += 1  # a new generation: every slot of the repetition table is free again
-    g[S_ROUND_NO] += 1
-    dealer = g[S_DEALER]
-    size = g[RP + S.R_DECK_SIZE]
-    while True:
-        g[PILE: PILE + size] = g[DECK: DECK + size]
-        shuffle_pile(gp, size, n * g[RP + S.R_HAND] + 1 + PILE_TOP)
-        left = size
-        for _ in range(g[RP + S.R_HAND]):
-            for i in range(n):
-                seat = (dealer + 1 + i) % n
-                if left:
-                    left -= 1
-                    add_card(gp, seat, g[PILE + left])
-        ok = False
-        for k in range(left):
-            if start_card_ok(gp, g[PILE + k]):
-                ok = True
-                break
-        if ok:
-            break
-        if left == 0:
-            raise ValueError("no card of the deck is left to start the round")
-        g[HC: HC + n * HAND_COLS] = 0
-    if g[RP + S.R_REFILL]:  # every level starts at the hand size each round
-        g[LEVELS: LEVELS + n] = g[RP + S.R_HAND]
-    first = g[S_FIRST_NEXT] - 1 if g[S_FIRST_NEXT] else (dealer + 1) % n
-    g[S_FIRST_NEXT] = 0
-    while True:
-        left -= 1
-        card = g[PILE + left]
-        if start_card_ok(gp, card):
-            break
-        left += 1  # put back: the card is still there, on top
-        place_pile(gp)
-        shuffle(gp, PILE, left)
-    g[S_NPILE] = left
-    g[DISC] = card
-    g[S_NDISC] = 1
-    g[S_MATCH] = card
-    g[S_COLOR] = _COLOR[card]
-    rank = _RANK[card]
-    g[S_PHASE] = P_PLAY
-    if card == WILD:
-        g[S_CUR] = first
-        g[S_PHASE] = P_COLOR
-    elif rank == SKIP:
-        g[S_CUR] = nxt(gp, first)
-    elif rank == REVERSE:
-        g[S_DIR] = -1
-        g[S_CUR] = nxt(gp, first)
-    elif rank == DRAW_TWO:
-        draw_cards(gp, first, 2)
-        g[S_CUR] = nxt(gp, first)
-    else:
-        g[S_CUR] = first
 
 
 _WHEEL_NEXT = np.array([3, 0, 1, 2], dtype=np.int64)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from unokit.engine.cards import DISCARD_ALL, TRADE_HANDS
 from unokit.sim import support as S
+from unokit.sim.attack import color_count
+from unokit.sim.deal import choose_dealer, start_round
 from unokit.sim.effects import apply
 from unokit.sim.kernel import (
-    _BIT,
     _COLOR,
-    _PLAY_MASK,
     _RANK,
     ACTS,
+    BITS,
     DISC,
     DRAW_TWO,
     EMPTY,
@@ -40,6 +42,7 @@ from unokit.sim.kernel import (
     P_PLAY,
     P_RESPOND,
     P_ROUND_OVER,
+    PLAY_BITS,
     POL,
     POL_PLAYFIRST,
     POL_RANDOM,
@@ -81,13 +84,13 @@ from unokit.sim.kernel import (
     T_PLAY,
     T_UNO,
     TMP,
+    TRADE_BITS,
     UNO_FLAG,
     WD4,
     WILD,
     XS,
     below,
     can_play,
-    choose_dealer,
     has_color,
     inline,
     jit,
@@ -96,13 +99,10 @@ from unokit.sim.kernel import (
     popcount,
     refills,
     seed_streams,
-    start_round,
     view,
 )
 
 U64 = npt.NDArray[np.uint64]
-
-_WD4_BIT = 1 << int(_BIT[WD4])
 
 _COLOR_MASK = 7 << 15
 _TARGET_MASK = 15 << 18
@@ -137,10 +137,46 @@ def play_action(p: int, card: int, color: int, target: int) -> int:
 
 
 @inline
+def target_plays(gp: int, k: int, p: int, card: int) -> int:
+    """The plays of ``card`` naming each other seat, from the next one in the direction
+    of play (a 7 under ``seven_swap``, a Trade Hands), from ``g[ACTS + k]``; returns the
+    new end."""
+    g = view(gp)
+    n = g[RP + S.R_N]
+    for i in range(1, n):
+        g[ACTS + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
+        k += 1
+    return k
+
+
+@jit
+def attack_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
+    """:func:`card_plays` for a Discard All (one way; the cards of its colour go with it,
+    so ``left`` counts without them) or a Trade Hands (naming each other seat; never the
+    last card)."""
+    g = view(gp)
+    start = k
+    if _RANK[card] == DISCARD_ALL:
+        left += 1 - color_count(gp, p, _COLOR[card])
+        g[ACTS + k] = play_action(p, card, 7, 15)
+        k += 1
+    elif left != 0 or refills(gp, p):
+        k = target_plays(gp, k, p, card)
+    if left == 1:
+        end = k
+        for j in range(start, end):
+            g[ACTS + k] = g[ACTS + j] | UNO_FLAG
+            k += 1
+    return k
+
+
+@inline
 def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     """``CardEffects._card_plays`` (and the engine's tables of plain plays): every way ``p``
-    may play ``card``, each also with an UNO call when ``left`` is 1. Writes the
-    actions from ``g[ACTS + k]``; returns the new end."""
+    may play ``card``, each also with an UNO call when ``left`` (the cards left in hand
+    after it; after a Discard All, those of its colour are gone too) is 1. A Trade Hands
+    names each other seat, as a 7 under ``seven_swap``, and cannot be the last card.
+    Writes the actions from ``g[ACTS + k]``; returns the new end."""
     g = view(gp)
     start = k
     out = ACTS
@@ -152,12 +188,11 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
             for color in range(4):
                 g[out + k] = play_action(p, card, color, 15)
                 k += 1
+    elif _RANK[card] >= DISCARD_ALL:
+        return attack_plays(gp, k, p, card, left)
     elif (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
           and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
-        n = g[RP + S.R_N]
-        for i in range(1, n):
-            g[out + k] = play_action(p, card, 7, (p + g[S_DIR] * i) % n)
-            k += 1
+        k = target_plays(gp, k, p, card)
     else:
         g[out + k] = play_action(p, card, 7, 15)
         k += 1
@@ -192,11 +227,16 @@ def answer_allowed(gp: int, card: int) -> bool:
 @inline
 def playable_bits(gp: int, p: int) -> int:
     """The bit set of the kinds seat ``p`` may play now (phase play): those matching the
-    top card and colour, less a Wild Draw Four that ``strict`` forbids."""
+    top card and colour, less a Wild Draw Four that ``strict`` forbids and a Trade Hands
+    that would be the last card."""
     g = view(gp)
-    bits = g[HC + p * HAND_COLS + MASK] & _PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+    base = HC + p * HAND_COLS
+    bits = g[base + MASK] & g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
     if g[RP + S.R_WD4] == 1 and has_color(gp, p, g[S_COLOR]):
-        bits &= ~_WD4_BIT
+        bits &= ~(1 << g[BITS + WD4])
+    trade = bits & g[TRADE_BITS]
+    if trade and g[base + SIZE] == 1 and not refills(gp, p):
+        bits ^= trade  # a Trade Hands cannot be the last card
     return bits
 
 
@@ -209,7 +249,7 @@ def answer_bits(gp: int, p: int) -> int:
     answers = 0
     while bits:
         low = bits & -bits
-        card = lowest_kind(bits)
+        card = lowest_kind(gp, bits)
         bits ^= low
         if answer_allowed(gp, card) and (
                 card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
@@ -230,12 +270,12 @@ def legal(gp: int, p: int) -> int:
         bits = playable_bits(gp, p)
         playable = bits
         while bits:
-            k = card_plays(gp, k, p, lowest_kind(bits), left)
+            k = card_plays(gp, k, p, lowest_kind(gp, bits), left)
             bits &= bits - 1
         if g[RP + S.R_MISPLAY]:  # the cards that do not match, as plain plays
-            bits = g[base + MASK] & ~_PLAY_MASK[g[S_MATCH] * 4 + g[S_COLOR]]
+            bits = g[base + MASK] & ~g[PLAY_BITS + g[S_MATCH] * 4 + g[S_COLOR]]
             while bits:
-                g[ACTS + k] = play_action(p, lowest_kind(bits), 7, 15)
+                g[ACTS + k] = play_action(p, lowest_kind(gp, bits), 7, 15)
                 k += 1
                 bits &= bits - 1
         if g[RP + S.R_DWP] or playable == 0:
@@ -252,7 +292,7 @@ def legal(gp: int, p: int) -> int:
         if phase == P_RESPOND:
             bits = g[base + MASK]
             while bits:
-                card = lowest_kind(bits)
+                card = lowest_kind(gp, bits)
                 bits &= bits - 1
                 if answer_allowed(gp, card) and (
                         card != WD4 or g[RP + S.R_WD4] != 1 or can_play(gp, p, card)):
@@ -344,12 +384,28 @@ def pick_way(gp: int, p: int, card: int, count: int) -> int:
 
 
 @jit
+def attack_way(gp: int, p: int, card: int, left: int) -> int:
+    """:func:`playfirst_way` for a Trade Hands (its target among the other seats, as a 7
+    that swaps) or a Discard All (calling UNO when one card stays after it and the cards
+    of its colour)."""
+    g = view(gp)
+    if _RANK[card] == TRADE_HANDS:
+        n = g[RP + S.R_N]
+        step = 1 + below(gp, 1, n - 1)
+        uno = UNO_FLAG if left == 1 else 0
+        return play_action(p, card, 7, (p + g[S_DIR] * step) % n) | uno
+    below(gp, 1, 1)
+    uno = UNO_FLAG if left + 1 - color_count(gp, p, _COLOR[card]) == 1 else 0
+    return play_action(p, card, 7, 15) | uno
+
+
+@jit
 def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
     """:func:`pick_way` among ``card_plays(gp, 0, p, card, left)``, without listing
     them: the same action, from the same draws on the decision stream (a wild names the
-    favourite colour, or none under the wheel; a 7 that swaps picks its target among the
-    other seats in the direction of play; one way otherwise; with an UNO call when
-    ``left`` is 1)."""
+    favourite colour, or none under the wheel; a 7 that swaps or a Trade Hands picks its
+    target among the other seats in the direction of play; one way otherwise; with an UNO
+    call when ``left`` is 1, or for a Discard All when one card stays after it)."""
     g = view(gp)
     uno = UNO_FLAG if left == 1 else 0
     if card >= WILD:
@@ -358,6 +414,8 @@ def playfirst_way(gp: int, p: int, card: int, left: int) -> int:
         if g[RP + S.R_WHEEL]:
             color = 7
         return play_action(p, card, color, 15) | uno
+    if _RANK[card] >= DISCARD_ALL:
+        return attack_way(gp, p, card, left)
     if (_RANK[card] == 7 and g[RP + S.R_SEVEN_SWAP]
             and (left != 0 or g[RP + S.R_SEVEN_ZERO_APPLY] or refills(gp, p))):
         n = g[RP + S.R_N]
@@ -423,7 +481,7 @@ def playfirst_turn(gp: int, p: int) -> int:
             return plain(p, T_DRAW)
         for _ in range(below(gp, 1, popcount(bits))):  # the chosen kind, ascending
             bits &= bits - 1
-        card = lowest_kind(bits)
+        card = lowest_kind(gp, bits)
     return playfirst_way(gp, p, card, left)
 
 

@@ -11,6 +11,7 @@ The state array ``g`` and the helpers are those of :mod:`unokit.sim.kernel`.
 from __future__ import annotations
 
 from unokit.sim import support as S
+from unokit.sim.deal import start_round
 from unokit.sim.kernel import (
     BONUS,
     HAND_COLS,
@@ -37,7 +38,6 @@ from unokit.sim.kernel import (
     inline,
     jit,
     nxt,
-    start_round,
     view,
 )
 

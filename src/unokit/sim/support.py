@@ -1,24 +1,26 @@
 """Which rule sets the fast simulator plays, and the numbers its kernel reads them from.
 
-The simulator plays the classic and H2O decks with every rule of RULES.md sections 2 and
-3 that a match of the presets ``official``, ``classic_ru``, ``stacking``, ``seven_o``,
-``jump_in``, ``party``, ``h2o``, ``pairs`` and ``online`` can use (and ``draw =
-"until_playable"``, ``wild_color = "next_in_circle"``, ``progressive_refill``), with
-``standard``, ``penalty`` or ``lazy`` scoring. Anything else is refused, naming the
-keys, rather than played under simpler rules:
+The simulator plays the classic, UNO Attack and H2O decks with every rule of RULES.md
+sections 2, 3 and 6 that a match of the presets ``official``, ``classic_ru``,
+``stacking``, ``seven_o``, ``jump_in``, ``party``, ``attack``, ``h2o``, ``pairs`` and
+``online`` can use (and ``draw = "until_playable"``, ``wild_color = "next_in_circle"``,
+``progressive_refill``, the launcher's two keys), with ``standard``, ``penalty`` or
+``lazy`` scoring. Anything else is refused, naming the keys, rather than played under
+simpler rules:
 
 >>> from unokit.engine.rules import Rules
 >>> check_supported(Rules.preset("party", players=6))
->>> check_supported(Rules.preset("attack"))  # doctest: +ELLIPSIS
+>>> check_supported(Rules.load("attack,launcher_fire_chance=0.5,seven_swap=true"))
+>>> check_supported(Rules.load("attack,players=4,uno_slap=true"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-unokit.engine.errors.RulesError: invalid rule set: deck: the simulator does not play the attack...
+unokit.engine.errors.RulesError: invalid rule set: uno_slap: the simulator ...
 
 What it plays of each key is declared in :data:`SUPPORT`: a key added to the rules is
 refused until it is declared there. Keys that only matter for cards the simulator's deck
-does not hold (``blank_card_effect``, the launcher of UNO Attack, ``silence_penalty``
-without ``silence``), and ``partner_hands_visible`` (the simulator's policies look at no
-other hand), change nothing there and are accepted.
+does not hold (``blank_card_effect``, ``silence_penalty`` without ``silence``), and
+``partner_hands_visible`` (the simulator's policies look at no other hand), change
+nothing there and are accepted.
 
 :data:`CORE_SUPPORT` is the part that components driving the kernel's actions themselves
 (the RL environment's ``sim`` backend) play: it leaves out the keys whose play the
@@ -28,6 +30,7 @@ and those whose effects such a component has not been checked against.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -39,7 +42,7 @@ from unokit.engine.rules import Rules
 from unokit.engine.support import ANY, INERT, Declaration, only_default, refusals
 
 SUPPORTED_PRESETS = ("official", "classic_ru", "stacking", "seven_o", "jump_in", "party",
-                     "h2o", "pairs", "online")
+                     "attack", "h2o", "pairs", "online")
 """The presets the simulator plays as they are (with any number of players)."""
 
 _DEALER = {"high_card": 0, "random": 1, "seat0": 2}
@@ -51,7 +54,7 @@ _SKIP_ON_SKIP = {"none": 0, "same_color": 1, "any": 2}
 SUPPORT: Declaration = {
     "players": ANY,
     "hand_size": ANY,
-    "deck": frozenset({"classic", "h2o"}),
+    "deck": frozenset({"classic", "h2o", "attack"}),
     "extra_cards": frozenset({()}),
     "dealer": frozenset(_DEALER),
     "first_card": frozenset({"official", "number_only"}),
@@ -93,8 +96,8 @@ SUPPORT: Declaration = {
     "silence_penalty": INERT,  # silence is always off
     "wild_color": ANY,
     "blank_card_effect": INERT,  # the classic deck holds no blank card
-    "launcher_fire_chance": INERT,  # the classic deck has no launcher
-    "launcher_max_burst": INERT,
+    "launcher_fire_chance": ANY,
+    "launcher_max_burst": ANY,
 }
 """What the simulator plays of each rule key (see :mod:`unokit.engine.support`)."""
 
@@ -109,14 +112,11 @@ CORE_SUPPORT: Declaration = dict(SUPPORT) | {
     "progressive_refill": only_default("progressive_refill"),
 }
 """What the kernel plays for a component that drives its actions itself (see the
-module docstring): :data:`SUPPORT` less the H2O deck, teams, jump-ins, the colour
-wheel, misplays, lazy scoring and the refills of ``progressive_refill``."""
+module docstring): :data:`SUPPORT` less the Attack and H2O decks, teams, jump-ins, the
+colour wheel, misplays, lazy scoring and the refills of ``progressive_refill``."""
 
 _WHY = {
     "extra_cards": Reason("the simulator plays the decks as they are, without extra cards"),
-    "deck": Reason("the simulator does not play the attack deck: its Discard All puts "
-                   "cards on the discard pile in the order of the hand, which the "
-                   "simulator does not keep"),
 }
 """Reasons clearer than the generic one, by key."""
 
@@ -128,7 +128,7 @@ _WHY = {
  R_PENALTY_SCORING, R_TARGET, R_ROUNDS, R_LONE_ZERO, R_D2D2, R_D4D4, R_D2D4, R_D4D2,
  R_REV_DEFLECT, R_SKIP_ON_SKIP, R_SEVEN_SWAP, R_ZERO_ROTATE, R_SEVEN_ZERO_APPLY,
  R_ANSWER_TWO, R_ANSWER_FOUR, R_DECK_SIZE, R_TEAMS, R_JUMP_IN, R_WHEEL, R_MISPLAY, R_LAZY,
- R_REFILL, N_PARAMS) = range(37)
+ R_REFILL, R_ATTACK, R_FIRE, R_BURST, N_PARAMS) = range(40)
 
 
 def unsupported(rules: Rules, support: Declaration = SUPPORT) -> dict[str, str]:
@@ -158,6 +158,18 @@ def _answers_exist(rules: Rules, two: bool) -> bool:
     return rules.draw_four_on_draw_four == "stack" or rules.draw_two_on_draw_four != "none"
 
 
+def fire_threshold(chance: float) -> int:
+    """The launcher fires when ``(next_u64 >> 11) / 2**53 < chance`` (the engine's
+    ``rng.random() < launcher_fire_chance``): exactly when the integer ``next_u64 >> 11``
+    is below this threshold, ``ceil(chance * 2**53)`` (``chance * 2**53`` is exact, a
+    power of two times a float).
+
+    >>> fire_threshold(0.0), fire_threshold(1.0) == 2**53, fire_threshold(0.3)
+    (0, True, 2702159776422298)
+    """
+    return math.ceil(chance * 2**53)
+
+
 def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
     """The rule parameters of the kernel (see the ``R_*`` indices).
 
@@ -170,7 +182,7 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_HAND: rules.hand_size,
         R_DEALER: _DEALER[rules.dealer],
         R_NUMBER_ONLY: rules.first_card == "number_only",
-        R_DRAW_ONE: rules.draw == "one",
+        R_DRAW_ONE: rules.draw == "one" and rules.deck != "attack",  # (a press instead)
         R_PLAY_DRAWN: _PLAY_DRAWN[rules.play_drawn],
         R_DWP: rules.draw_when_playable,
         R_REV_SKIPS: rules.two_player_reverse_skips,
@@ -202,6 +214,9 @@ def kernel_params(rules: Rules) -> npt.NDArray[np.int64]:
         R_MISPLAY: rules.misplay_penalty,
         R_LAZY: rules.scoring == "lazy",
         R_REFILL: rules.progressive_refill,
+        R_ATTACK: rules.deck == "attack",
+        R_FIRE: fire_threshold(rules.launcher_fire_chance),
+        R_BURST: rules.launcher_max_burst,
     }
     params = np.zeros(N_PARAMS, dtype=np.int64)
     for index, value in values.items():
