@@ -27,6 +27,9 @@ from unokit.client import GameClient
 pytestmark = pytest.mark.asyncio
 
 RULES = "official,players=2,rounds=1,hand_size=7"
+# fifteen cards each: the three endings of the connections all come before anyone
+# can go out (at most 14 actions are played by then)
+LONG_RULES = "official,players=2,rounds=1,hand_size=15"
 
 
 @pytest.fixture
@@ -38,9 +41,10 @@ def bouncer() -> Iterator[PgBouncer]:
         pooler.stop()
 
 
-async def a_match(url: str, database_url: str) -> tuple[str, GameClient, GameClient]:
+async def a_match(url: str, database_url: str,
+                  rules: str = RULES) -> tuple[str, GameClient, GameClient]:
     """A room of two clients, started."""
-    code = await new_room(url, rules=RULES)
+    code = await new_room(url, rules=rules)
     ann = await join(url, code, name="Ann")
     bob = await join(url, code, name="Bob")
     await ann.start()
@@ -90,13 +94,13 @@ async def test_the_owners_connections_ended_mid_match_lose_no_acked_action(
         async with running_server(server_settings(url, db_wait=60)) as server:
             store = server.rooms.store
             assert store is not None
-            code, ann, bob = await a_match(server.url, postgres_url)
+            code, ann, bob = await a_match(server.url, postgres_url, LONG_RULES)
             await play([ann, bob], actions=6)
-            ended = 0
             for _ in range(3):  # mid-match, three times, play going on between
-                ended += terminate_backends(postgres_url)
+                assert ann.reveal is None, "the match ended before the connections did"
+                assert terminate_backends(postgres_url) >= 1, \
+                    "the server held no connection to end"
                 await play([ann, bob], actions=4)
-            assert ended >= 3, "the server's connections were ended"
             await play([ann, bob])  # play goes on to the end
             assert ann.reveal is not None and ann.reveal == bob.reveal
             if pooler is None:  # the store found its connection dead and wrote again
