@@ -30,7 +30,7 @@ compete with the server for its cores, and a client that runs while the server w
 delays every room the server holds. Niced, they yield to it as clients on other machines
 would, and their own delays still count (an action's time ends when the client has read
 the last broadcast). ``--pin`` puts the server on the first CPU and the load clients on
-the others.
+the others, and the server's bot workers there too (``UNOKIT_BOT_CPUS``).
 
     python benchmarks/server_load.py --rooms 1000 --seconds 60
     python benchmarks/server_load.py --rooms 200 --seconds 30 --unpaced
@@ -259,8 +259,8 @@ def main() -> int:
                         help="the servers' Redis (UNOKIT_REDIS_URL: the cluster's fan-out "
                              "and presence), to measure what it costs per action")
     parser.add_argument("--pin", action="store_true",
-                        help="the server on the first CPU, the load clients on the others "
-                             "(so that the load generator does not take the server's core)")
+                        help="the server on the first CPU, the load clients and the bot workers "
+                             "on the others (so that neither takes the server's core)")
     parser.add_argument("--client", choices=("sansio", "unokit"), default="sansio",
                         help="the load clients: the cheap sans-I/O ones (default) or the "
                              "project's own unokit.client.GameClient (heavier: fewer rooms)")
@@ -330,6 +330,8 @@ def main() -> int:
             server_env.update(UNOKIT_RATE="100000", UNOKIT_BURST="100000")
         if args.redis_url:
             server_env["UNOKIT_REDIS_URL"] = args.redis_url
+        if args.pin and len(CPUS) > 1:  # the bot workers beside the clients, not the server
+            server_env["UNOKIT_BOT_CPUS"] = ",".join(map(str, sorted(CPUS - {min(CPUS)})))
         for index in range(0 if args.url else args.processes):
             port = free_port()
             urls.append(f"http://127.0.0.1:{port}")

@@ -133,6 +133,34 @@ async def test_the_workers_run_at_the_lowest_priority(tmp_path: Path) -> None:
         assert own < 19  # the server's own priority is kept
 
 
+def _allowed_cpus(pid: int) -> set[int]:
+    return set(os.sched_getaffinity(pid))
+
+
+async def test_the_workers_run_on_the_cpus_of_bot_cpus_and_the_server_keeps_its_own(
+        tmp_path: Path) -> None:
+    """``bot_cpus`` pins the workers, so that a host can keep the event loop's CPU free
+    of bots; the server's own CPUs stay as they were. Without it a worker may run
+    wherever the server may."""
+    mine = _allowed_cpus(0)
+    assert len(mine) >= 2, "this test pins a worker to one of two CPUs or more"
+    last = max(mine)
+    settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1,
+                               bot_cpus=str(last))
+    async with running_server(settings) as server:
+        pool = await warm(server)
+        process = pool.workers[0].process
+        assert process is not None
+        assert _allowed_cpus(process.pid) == {last}
+        assert _allowed_cpus(0) == mine  # the server (this process) is left as it was
+    settings = server_settings(f"sqlite:///{tmp_path / 'other.db'}", bot_workers=1)
+    async with running_server(settings) as server:
+        pool = await warm(server)
+        process = pool.workers[0].process
+        assert process is not None
+        assert _allowed_cpus(process.pid) == mine
+
+
 async def test_a_bot_past_its_budget_gets_the_cheap_move_and_its_worker_is_replaced(
         gate: Path, tmp_path: Path) -> None:
     settings = server_settings(f"sqlite:///{tmp_path / 'unokit.db'}", bot_workers=1,

@@ -24,6 +24,8 @@ from unokit.server.settings import OTHER_VARIABLES, Settings, SettingsError
     ({"UNOKIT_ALLOWED_ORIGINS": "evil.example"}, "UNOKIT_ALLOWED_ORIGINS:"),
     ({"UNOKIT_WS_PING_INTERVAL": "-1"}, "UNOKIT_WS_PING_INTERVAL:"),
     ({"UNOKIT_WS_PING_TIMEOUT": "0"}, "UNOKIT_WS_PING_TIMEOUT:"),
+    ({"UNOKIT_BOT_CPUS": "1-x"}, "UNOKIT_BOT_CPUS: '1-x': not a CPU number or range"),
+    ({"UNOKIT_BOT_CPUS": "3-1"}, "UNOKIT_BOT_CPUS: '3-1': a range runs upwards"),
     ({"UNOKIT_DATABSE_URL": "postgresql://x"},
      "UNOKIT_DATABSE_URL: not a setting (did you mean UNOKIT_DATABASE_URL?)"),
 ])
@@ -53,6 +55,11 @@ def test_the_default_limits_are_valid_and_named_in_the_docs() -> None:
                  "idle_timeout", "room_list_max", "room_list_ttl", "presence_interval",
                  "allowed_origins", "ws_ping_interval", "ws_ping_timeout"):
         assert f"UNOKIT_{name.upper()}" in section, name
+
+
+def test_bot_cpus_is_a_cpu_list() -> None:
+    assert Settings.from_env({"UNOKIT_BOT_CPUS": "1-2,4"}).bot_cpus == "1-2,4"
+    assert Settings.from_env({}).bot_cpus == ""
 
 
 def test_the_websocket_pings_are_a_setting_that_reaches_uvicorn() -> None:

@@ -51,6 +51,7 @@ from typing import Any
 from unokit.bots.base import Bot
 from unokit.bots.simple import PlayFirstBot
 from unokit.engine.observation import Observation
+from unokit.server.settings import parse_cpus
 
 LOG = logging.getLogger("unokit.bots")
 
@@ -220,6 +221,15 @@ def warm_up() -> None:
     search_stats(plain, spot, [5, -1], 4, 1)
 
 
+def pin_to(cpus: frozenset[int]) -> None:  # pragma: no cover - runs in a worker process
+    """Let this process run on ``cpus`` only (none: leave it as it is), as far as the
+    machine has them."""
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        return
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, cpus)
+
+
 def lower_priority(nice: int) -> None:  # pragma: no cover - runs in a worker process
     """Make this process ``nice`` steps nicer. On Linux, where the scheduler shares the
     CPU between sessions first ("autogroups") and between a session's processes only
@@ -238,12 +248,15 @@ def _frame(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
-def worker_main(nice: int) -> None:  # pragma: no cover - runs in a worker process
-    """A worker process (``python -m unokit.server.bot_pool NICE``): warm up, say
+def worker_main(nice: int, cpus: frozenset[int] = frozenset()
+                ) -> None:  # pragma: no cover - runs in a worker process
+    """A worker process (``python -m unokit.server.bot_pool NICE [CPUS]``), on ``cpus``
+    (the setting ``bot_cpus``; none: wherever the server may run): warm up, say
     ``ready``, then answer each job ``(bots, asks, seconds)`` with ``("done", seat,
     action, bots, seconds, error)``, one length-prefixed pickle per message on stdin and
     stdout, until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    pin_to(cpus)
     lower_priority(nice)
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed goes to stderr, never into the answers
@@ -293,22 +306,31 @@ class _Worker:
         self.task: asyncio.Task[None] | None = None
 
 
-def _worker_command(nice: int) -> tuple[list[str], dict[str, str]]:
+def _worker_command(nice: int, cpus: frozenset[int] = frozenset()
+                    ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a worker process: this Python, with this
-    ``unokit`` on its path."""
+    ``unokit`` on its path.
+
+    >>> _worker_command(19, frozenset({1, 3}))[0][-3:]
+    ['unokit.server.bot_pool', '19', '1,3']
+    """
     here = str(Path(__file__).resolve().parent.parent.parent)
     path = os.environ.get("PYTHONPATH", "")
     env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
-    return [sys.executable, "-m", "unokit.server.bot_pool", str(nice)], env
+    pinned = [",".join(map(str, sorted(cpus)))] if cpus else []
+    return [sys.executable, "-m", "unokit.server.bot_pool", str(nice), *pinned], env
 
 
 class ProcessBotPool(BotPool):
     """``size`` worker processes (see the module docstring)."""
 
-    def __init__(self, budget: float, size: int, *, nice: int = WORKER_NICE) -> None:
+    def __init__(self, budget: float, size: int, *, nice: int = WORKER_NICE,
+                 cpus: frozenset[int] = frozenset()) -> None:
         super().__init__(budget)
         self.size = size
         self.nice = nice
+        self.cpus = cpus
+        """The CPUs the workers run on (none: wherever the server may)."""
         self.replaced = 0
         """Workers that were killed or died, and were started again."""
         self.workers: list[_Worker] = []
@@ -402,7 +424,7 @@ class ProcessBotPool(BotPool):
 
     async def _serve(self, worker: _Worker) -> None:
         """Start a worker and read its answers until it ends."""
-        command, env = _worker_command(self.nice)
+        command, env = _worker_command(self.nice, self.cpus)
         try:
             process = await asyncio.create_subprocess_exec(
                 *command, env=env, stdin=asyncio.subprocess.PIPE,
@@ -499,11 +521,14 @@ class ProcessBotPool(BotPool):
                 await asyncio.wait_for(task, 5)
 
 
-def make_pool(workers: int, budget: float) -> BotPool:
+def make_pool(workers: int, budget: float, cpus: str = "") -> BotPool:
     """The pool of ``workers`` processes (0: threads) with ``budget`` seconds per
-    decision."""
-    return ThreadBotPool(budget) if workers == 0 else ProcessBotPool(budget, workers)
+    decision, the processes on the CPUs of the list ``cpus`` (empty: wherever the
+    server may run)."""
+    return (ThreadBotPool(budget) if workers == 0
+            else ProcessBotPool(budget, workers, cpus=parse_cpus(cpus)))
 
 
 if __name__ == "__main__":  # pragma: no cover - a worker process
-    worker_main(int(sys.argv[1]) if len(sys.argv) > 1 else WORKER_NICE)
+    worker_main(int(sys.argv[1]) if len(sys.argv) > 1 else WORKER_NICE,
+                parse_cpus(sys.argv[2]) if len(sys.argv) > 2 else frozenset())

@@ -148,7 +148,8 @@ class Rooms:
         self.oversight = Oversight(words=load_words(settings.word_list))
         """The metrics, bans and word list every room of this process shares."""
         self.bot_pool: BotPool = bot_pool or make_pool(settings.bot_workers,
-                                                       settings.bot_budget)
+                                                       settings.bot_budget,
+                                                       settings.bot_cpus)
         """Where every room's bots decide (its workers start at the first decision)."""
 
     async def open(self) -> None:

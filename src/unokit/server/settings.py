@@ -186,6 +186,10 @@ class Settings:
     bot_workers: int = field(default_factory=lambda: default_bot_workers())
     """Worker processes the server's bots decide in (0: a thread of the server process,
     for tests and small hosts; a runaway decision there cannot be stopped)."""
+    bot_cpus: str = ""
+    """The CPUs the bot workers run on, as a Linux CPU list (``1-3``); empty: wherever
+    the server may run. With the server itself pinned elsewhere (``taskset -c 0``), the
+    workers never take the event loop's CPU."""
     bot_budget: float = 0.2
     """Seconds a server bot may think per decision; then its best move so far, or the
     cheap ``playfirst`` move, is played."""
@@ -257,9 +261,10 @@ class Settings:
         ``UNOKIT_ACCESS_LOG``, ``UNOKIT_METRICS``, ``UNOKIT_METRICS_ALLOW``,
         ``UNOKIT_MIGRATE``, ``UNOKIT_ADMIN_TOKEN``, ``UNOKIT_WORD_LIST``,
         ``UNOKIT_BASE_PATH``, ``UNOKIT_FORWARDED_ALLOW_IPS``, ``UNOKIT_BOT_WORKERS``,
-        ``UNOKIT_BOT_BUDGET``, ``UNOKIT_BOT_MAX_ITERATIONS``, and the limits (every field,
-        its name in capitals after ``UNOKIT_``: ``UNOKIT_MAX_BODY``, ...). Any other
-        ``UNOKIT_*`` variable, unless in :data:`OTHER_VARIABLES`, is refused.
+        ``UNOKIT_BOT_CPUS``, ``UNOKIT_BOT_BUDGET``, ``UNOKIT_BOT_MAX_ITERATIONS``, and
+        the limits (every field, its name in capitals after ``UNOKIT_``:
+        ``UNOKIT_MAX_BODY``, ...). Any other ``UNOKIT_*`` variable, unless in
+        :data:`OTHER_VARIABLES`, is refused.
 
         Raises:
             SettingsError: naming the variable.
@@ -288,6 +293,30 @@ class Settings:
             field_name = str(exc).split(":", 1)[0]
             raise SettingsError(f"UNOKIT_{field_name.upper()}:{str(exc).split(':', 1)[1]}"
                                 ) from None
+
+
+def parse_cpus(text: str) -> frozenset[int]:
+    """The CPUs of a CPU list as Linux writes them (``0-3,6``); empty: none named.
+
+    >>> sorted(parse_cpus("1-3,6")), parse_cpus("")
+    ([1, 2, 3, 6], frozenset())
+    >>> parse_cpus("2-1")
+    Traceback (most recent call last):
+    ...
+    ValueError: '2-1': a range runs upwards (1-2, not 2-1)
+    """
+    cpus: set[int] = set()
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise ValueError(f"{part!r}: not a CPU number or range (0, 2-3)")
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise ValueError(f"{part!r}: a range runs upwards ({last}-{first}, not {part})")
+        if last > 4095:
+            raise ValueError(f"{part!r}: CPU numbers stop at 4095")
+        cpus.update(range(first, last + 1))
+    return frozenset(cpus)
 
 
 def default_bot_workers(cpus: int | None = None) -> int:
@@ -455,6 +484,10 @@ def check(settings: Settings) -> None:
                             f"{settings.db_wait}")
     if not 0 <= settings.bot_workers <= 64:
         raise SettingsError(f"bot_workers: 0..64, not {settings.bot_workers}")
+    try:
+        parse_cpus(settings.bot_cpus)
+    except ValueError as exc:
+        raise SettingsError(f"bot_cpus: {exc}") from None
     if not 0.01 <= settings.bot_budget <= 10:
         raise SettingsError(f"bot_budget: 0.01..10 seconds, not {settings.bot_budget}")
     if not 1 <= settings.bot_max_iterations <= 1_000_000:
