@@ -24,7 +24,7 @@ from unokit.engine import actions as A
 from unokit.engine.cards import parse_card
 from unokit.engine.game import Game
 from unokit.engine.rules import Rules
-from unokit.server.bot_pool import Ask, ProcessBotPool, ThreadBotPool, decide
+from unokit.server.bot_pool import Ask, Kept, ProcessBotPool, ThreadBotPool, decide, live
 from unokit.server.bot_specs import check_bot_spec, clamp_bot_spec
 from unokit.store.rating_model import bot_rating
 from unokit.testing.invariants import permuted
@@ -381,8 +381,8 @@ def test_a_master_decision_in_a_worker_process_is_the_one_made_here() -> None:
     this process does."""
     rules = Rules.preset("official", players=2, rounds=1)
     game = Game(rules, seed=12)
-    here, there = MasterBot(5, rules=rules, iterations=200), MasterBot(5, rules=rules,
-                                                                        iterations=200)
+    here = MasterBot(5, rules=rules, iterations=200)
+    there: Kept = MasterBot(5, rules=rules, iterations=200)
     pairs = []
 
     async def run() -> None:
@@ -399,7 +399,8 @@ def test_a_master_decision_in_a_worker_process_is_the_one_made_here() -> None:
                 decision = await pool.decide({0: there}, asks, 0)
                 assert decision.fallback is None and decision.bots is not None
                 back = decision.bots[0]
-                assert isinstance(back, MasterBot)
+                # it comes back pickled, and goes out again so for its next decision
+                assert isinstance(back, bytes) and isinstance(live(back), MasterBot)
                 there = back
                 local = decide({0: here}, asks, float("inf"))
                 pairs.append((local, (decision.seat, decision.action)))

@@ -34,7 +34,7 @@ from unokit.client.client import ActionRefused
 from unokit.engine.actions import action_player
 from unokit.server import pacing as pacing_module
 from unokit.server import protocol as P
-from unokit.server.bot_pool import ProcessBotPool
+from unokit.server.bot_pool import ProcessBotPool, live
 from unokit.server.rooms import Rooms
 from unokit.server.seating import BOT, Seat
 
@@ -112,7 +112,11 @@ async def test_a_thinking_bot_blocks_neither_its_room_nor_another(
         gate.touch()
         await until(lambda: room.game is not None and len(room.game.history) > before)
         assert pool.decided >= 1 and not pool.fallbacks
-        bot = room.bots[1]
+        kept = room.bots[1]
+        # it came back pickled: the event loop does not unpickle it (nor pickle it
+        # again for its next decision)
+        assert isinstance(kept, bytes)
+        bot = live(kept)
         assert isinstance(bot, GateBot)
         # it decided in another process, and came back with what it did there
         assert bot.pids and os.getpid() not in bot.pids

@@ -7,6 +7,10 @@ actions (nothing else of the game leaves the room), and awaits :meth:`BotPool.de
 The bots themselves cross the process boundary: the room keeps each seat's bot, sends
 it pickled with the asks, and gets it back as it is after deciding (with what its
 memory learnt), so that a bot chooses exactly as it would in the room's own process.
+A bot comes back from a worker still pickled (:data:`Kept`: ``bytes``), and the room
+keeps it so and sends it so: the event loop never pickles nor unpickles a bot that has
+decided once (a search bot with its memory takes about 0.1 ms each way); the worker
+does both.
 
 Every decision has a budget (``bot_budget`` seconds, counted from the ask). A search
 bot stops its search at a deadline inside the budget and plays its best choice so far
@@ -90,6 +94,25 @@ class Ask:
     must: bool
 
 
+Kept = Bot | bytes
+"""A seat's bot as a room keeps it: the bot, or the bot pickled (as a worker returns
+it; :func:`live` makes it a bot again)."""
+
+
+def live(bot: Kept) -> Bot:
+    """The bot of ``bot``, unpickled if it is pickled.
+
+    >>> from unokit.bots import make_bot
+    >>> live(pickle.dumps(make_bot("easy", 1)))
+    EasyBot(seed=1, level='easy', personality='balanced')
+    """
+    if isinstance(bot, bytes):
+        revived = pickle.loads(bot)
+        assert isinstance(revived, Bot)
+        return revived
+    return bot
+
+
 @dataclass(frozen=True)
 class Decision:
     """What the asked bots decided."""
@@ -98,9 +121,10 @@ class Decision:
     """The seat that acts (``None``: every seat asked let its chance go)."""
     action: int | None
     """Its action, one of its legal actions."""
-    bots: Mapping[int, Bot] | None
-    """The asked bots as they are now, for the room to keep; ``None``: they are lost (a
-    thread still runs them), and the room makes them again."""
+    bots: Mapping[int, Kept] | None
+    """The asked bots as they are now, for the room to keep (pickled when a worker
+    decided); ``None``: they are lost (a thread still runs them), and the room makes
+    them again."""
     fallback: str | None = None
     """Why the cheap move was played: ``late`` (not back within the budget), ``busy``
     (no worker was free in time), ``failed`` (the bot or its worker failed), ``closed``
@@ -117,13 +141,13 @@ def checked(choice: object, ask: Ask) -> int | None:
     return choice if isinstance(choice, int) and choice in ask.legal else ask.legal[0]
 
 
-def decide(bots: Mapping[int, Bot], asks: Sequence[Ask],
+def decide(bots: Mapping[int, Kept], asks: Sequence[Ask],
            deadline: float) -> tuple[int | None, int | None]:
     """Ask the seats in order; the first ``(seat, action)`` offered, else ``(None,
     None)``. A bot with a ``deadline`` attribute (the search bot) is given ``deadline``
     (a ``time.monotonic()`` instant) for the time of its decision."""
     for ask in asks:
-        bot = bots[ask.seat]
+        bot = live(bots[ask.seat])
         limited = hasattr(bot, "deadline")
         if limited:
             bot.deadline = deadline  # type: ignore[attr-defined]
@@ -161,7 +185,7 @@ class BotPool:
         self.fallbacks: collections.Counter[str] = collections.Counter()
         """Cheap moves played instead, by reason."""
 
-    async def decide(self, bots: Mapping[int, Bot], asks: Sequence[Ask],
+    async def decide(self, bots: Mapping[int, Kept], asks: Sequence[Ask],
                      seed: int) -> Decision:
         """The decision of ``bots`` (one per seat asked) on ``asks``, or the cheap one
         (``seed`` seeds it) once the budget is spent. Never raises (but is cancelled
@@ -172,7 +196,7 @@ class BotPool:
         """Stop at once; a decision under way gets the cheap move."""
 
     def _cheap(self, asks: Sequence[Ask], seed: int, why: str, started: float,
-               bots: Mapping[int, Bot] | None) -> Decision:
+               bots: Mapping[int, Kept] | None) -> Decision:
         self.fallbacks[why] += 1
         seat, action = cheap_decision(asks, seed)
         return Decision(seat, action, bots, why, time.monotonic() - started)
@@ -185,9 +209,10 @@ class ThreadBotPool(BotPool):
         super().__init__(budget)
         self._executor: ThreadPoolExecutor | None = None
 
-    async def decide(self, bots: Mapping[int, Bot], asks: Sequence[Ask],
+    async def decide(self, bots: Mapping[int, Kept], asks: Sequence[Ask],
                      seed: int) -> Decision:
         started = time.monotonic()
+        bots = {seat: live(bot) for seat, bot in bots.items()}  # decided on in place
         if self._executor is None:
             self._executor = ThreadPoolExecutor(THREADS, thread_name_prefix="unokit-bot")
         deadline = started + self.budget * DEADLINE_SHARE
@@ -271,9 +296,12 @@ def worker_main(nice: int, cpus: frozenset[int] = frozenset()
         data = source.read(int.from_bytes(head, "big"))
         start = time.monotonic()
         try:
-            bots, asks, seconds = pickle.loads(data)
+            sent, asks, seconds = pickle.loads(data)
+            bots = {place: live(bot) for place, bot in sent.items()}
             seat, action = decide(bots, asks, start + seconds)
-            reply = pickle.dumps(("done", seat, action, bots, time.monotonic() - start,
+            kept = {place: pickle.dumps(bot, pickle.HIGHEST_PROTOCOL)
+                    for place, bot in bots.items()}  # the room keeps them pickled
+            reply = pickle.dumps(("done", seat, action, kept, time.monotonic() - start,
                                   None), pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # the error's kind only: its text could name cards
             reply = pickle.dumps(("done", None, None, None, time.monotonic() - start,
@@ -285,7 +313,7 @@ def worker_main(nice: int, cpus: frozenset[int] = frozenset()
 class _Job:
     __slots__ = ("asks", "bots", "deadline", "future", "seed", "started", "timer", "worker")
 
-    def __init__(self, bots: Mapping[int, Bot], asks: Sequence[Ask], seed: int,
+    def __init__(self, bots: Mapping[int, Kept], asks: Sequence[Ask], seed: int,
                  future: asyncio.Future[Decision], deadline: float) -> None:
         self.bots, self.asks, self.seed = bots, asks, seed
         self.future, self.deadline = future, deadline
@@ -352,7 +380,7 @@ class ProcessBotPool(BotPool):
                 self._start_worker()
 
     # ------------------------------------------------------------ deciding
-    async def decide(self, bots: Mapping[int, Bot], asks: Sequence[Ask],
+    async def decide(self, bots: Mapping[int, Kept], asks: Sequence[Ask],
                      seed: int) -> Decision:
         started = time.monotonic()
         if self._closed:

@@ -20,13 +20,13 @@ from __future__ import annotations
 import asyncio
 
 from unokit.bots import make_bot
-from unokit.bots.base import Bot, BotSpecError
+from unokit.bots.base import BotSpecError
 from unokit.engine.actions import action_player, parse_action
 from unokit.engine.errors import Reason
 from unokit.engine.phases import ROUND_OVER
 from unokit.i18n import N_
 from unokit.server import protocol as P
-from unokit.server.bot_pool import Ask, Decision, ThreadBotPool
+from unokit.server.bot_pool import Ask, Decision, Kept, ThreadBotPool
 from unokit.server.inbox import BotDecided
 from unokit.server.room_base import RoomBase
 from unokit.server.room_state import Thinking
@@ -41,7 +41,7 @@ class Pacing(RoomBase):
     def _automatic(self) -> set[int]:
         return {i for i, s in enumerate(self.seats) if s.kind == BOT or s.away}
 
-    def _bot(self, seat: int) -> Bot:
+    def _bot(self, seat: int) -> Kept:
         bot = self.bots.get(seat)
         if bot is None:
             spot = self.seats[seat]

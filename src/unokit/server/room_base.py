@@ -20,7 +20,6 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from unokit.bots.base import Bot
 from unokit.engine.actions import format_action, parse_action
 from unokit.engine.driver import Driver
 from unokit.engine.events import Event
@@ -29,7 +28,7 @@ from unokit.engine.rules import Rules
 from unokit.i18n import localize
 from unokit.server import protocol as P
 from unokit.server.answers import Answers, refusals_of
-from unokit.server.bot_pool import BotPool
+from unokit.server.bot_pool import BotPool, Kept
 from unokit.server.fanout import SPECTATORS, FanOut
 from unokit.server.inbox import Inbox
 from unokit.server.outage import RETRY_AFTER, RETRY_CODES
@@ -128,7 +127,7 @@ class RoomBase:
     seed: StateField[int | None] = StateField()
     game: StateField[Game | None] = StateField()
     driver: StateField[Driver | None] = StateField()
-    bots: StateField[dict[int, Bot]] = StateField()
+    bots: StateField[dict[int, Kept]] = StateField()
     play_marks: StateField[list[int]] = StateField()
     answers: StateField[Answers] = StateField()
     answers_next: StateField[int] = StateField()

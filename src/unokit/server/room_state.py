@@ -21,7 +21,6 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 
-from unokit.bots.base import Bot
 from unokit.engine.actions import parse_action
 from unokit.engine.driver import Driver
 from unokit.engine.errors import UnoError
@@ -30,6 +29,7 @@ from unokit.engine.phases import MATCH_OVER
 from unokit.engine.rules import Rules
 from unokit.server import protocol as P
 from unokit.server.answers import Answers
+from unokit.server.bot_pool import Kept
 from unokit.server.bot_specs import clamp_bot_spec
 from unokit.server.seating import BOT, Grace, Seat
 from unokit.server.settings import Settings
@@ -53,7 +53,7 @@ class Thinking:
     only if they are the same when it comes."""
     origin: str
     """``bot`` (the bots' own move) or ``timeout`` (a person's turn timer ran out)."""
-    bots: dict[int, Bot]
+    bots: dict[int, Kept]
     """The bots asked, as the room held them."""
     asked_at: float
     """When the bots were asked (the room's monotonic clock): the metric of decision
@@ -75,7 +75,7 @@ class RoomState:
     seed: int | None = None
     game: Game | None = None
     driver: Driver | None = None
-    bots: dict[int, Bot] = field(default_factory=dict)
+    bots: dict[int, Kept] = field(default_factory=dict)
     """The seats' bots as made (they keep what they learn during the match)."""
     play_marks: list[int] = field(default_factory=list)
     """Each applied action's play mark (:func:`unokit.store.farming.play_mark`), stored
