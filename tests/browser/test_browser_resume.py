@@ -45,9 +45,11 @@ SAME_HAND_JS = r"""
 NET_JS = r"""
 (() => {
   // the page's connections: how many were opened and closed, the hellos sent, and (when
-  // a test arms `drop` with the page's seat) one events message of its own move lost
+  // a test arms `drop` with the page's seat) one events message of its own move lost;
+  // the ids of the messages sent that wait for an answer, and of the answers handled
   const Base = window.WebSocket;
-  const net = window.__unokit_net = {opened: 0, closed: 0, hellos: [], dropped: [], drop: null};
+  const net = window.__unokit_net = {opened: 0, closed: 0, hellos: [], dropped: [], drop: null,
+                                     asked: [], answered: []};
   class Watched extends Base {
     constructor(...args) {
       super(...args);
@@ -55,8 +57,11 @@ NET_JS = r"""
       this.addEventListener('close', () => { net.closed += 1; });
     }
     send(data) {
-      try { const msg = JSON.parse(data); if (msg.type === 'hello') net.hellos.push(msg); }
-      catch (e) { /* not JSON */ }
+      try {
+        const msg = JSON.parse(data);
+        if (msg.type === 'hello') net.hellos.push(msg);
+        else if (msg.id && msg.type !== 'ping') net.asked.push(msg.id);
+      } catch (e) { /* not JSON */ }
       return super.send(data);
     }
     set onmessage(fn) {
@@ -74,6 +79,8 @@ NET_JS = r"""
           return;
         }
         fn(event);
+        const answer = msg && (msg.type === 'events' ? msg.ack : msg);
+        if (answer && answer.id) net.answered.push(answer.id);
       };
     }
     get onmessage() { return super.onmessage; }
@@ -106,15 +113,28 @@ def _cards(st: dict[str, Any]) -> list[str]:
     return sorted(hand_cards(st).elements())
 
 
+def _all_answered(page: Any) -> None:
+    """Wait until the page has handled an answer to every message it sent that waits
+    for one (a test that then cuts the connection counts only the moves it makes)."""
+    _wait_net(page, "(n) => n.asked.every(id => n.answered.includes(id))",
+              what="an answer to every message sent")
+
+
 def _at_my_turn(server: ServerProcess, contexts: Any, name: str, *, turn_timer: int = 0,
-                clock: bool = False) -> tuple[Any, str, dict[str, Any]]:
-    """A page in a new two-seat room against a bot, at its own turn."""
-    page = named_context(contexts, name).new_page()
+                clock: bool = False, watched: bool = False) -> tuple[Any, str, dict[str, Any]]:
+    """A page in a new two-seat room against a bot, at its own turn (``watched``: with
+    :data:`NET_JS`, and every message it sent answered)."""
+    context = named_context(contexts, name)
+    if watched:
+        context.add_init_script(NET_JS)
+    page = context.new_page()
     if clock:
         page.clock.install()
     code = start_at_my_turn(page, server, RULES, bots=["normal"], turn_timer=turn_timer)
     if turn_timer:  # the timer comes in a message of its own, after the turn's events
         expect(by_id(page, "turn-timer")).to_have_attribute("data-deadline", _digits())
+    if watched:
+        _all_answered(page)
     return page, code, state(page)
 
 
@@ -275,7 +295,8 @@ def test_a_restarted_server_sees_the_page_again_within_a_second(
 
 def test_a_move_made_offline_shows_as_waiting_then_lands(server: ServerProcess,
                                                          contexts: Any) -> None:
-    page, code, before = _at_my_turn(server, contexts, "Uma")
+    # every earlier message answered: only the move below waits for the connection
+    page, code, before = _at_my_turn(server, contexts, "Uma", watched=True)
     status = by_id(page, "connection-status")
     queued = by_id(page, "queued-moves")
     expect(queued).to_be_hidden()
@@ -323,10 +344,14 @@ def test_a_move_made_offline_for_a_seat_given_up_meanwhile_is_explained(
     move was not sent (``not_sent``), and does not wait for it."""
     context = named_context(contexts, "Eve")
     context.add_init_script(TOASTS_JS)
+    context.add_init_script(NET_JS)
     page = context.new_page()
     code = start_at_my_turn(page, server, RULES, bots=["normal"])
     token = page.evaluate("(code) => localStorage.getItem('unokit.token.' + code)", code)
     assert token, "no seat token kept"
+    # the answer to the host's start may still be on its way when the turn shows: cut
+    # the connection only once it is in, so that only the move below waits
+    _all_answered(page)
     page.context.set_offline(True)
     expect(by_id(page, "connection-status")).to_have_attribute("data-state", _not_online())
     player = Player(page)
