@@ -149,6 +149,18 @@ def target_plays(gp: int, k: int, p: int, card: int) -> int:
     return k
 
 
+@inline
+def with_uno_calls(gp: int, start: int, k: int) -> int:
+    """Each play written in ``g[ACTS + start : ACTS + k]`` again with an UNO call, after
+    them; returns the new end."""
+    g = view(gp)
+    end = k
+    for j in range(start, end):
+        g[ACTS + k] = g[ACTS + j] | UNO_FLAG
+        k += 1
+    return k
+
+
 @jit
 def attack_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     """:func:`card_plays` for a Discard All (one way; the cards of its colour go with it,
@@ -162,12 +174,7 @@ def attack_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
         k += 1
     elif left != 0 or refills(gp, p):
         k = target_plays(gp, k, p, card)
-    if left == 1:
-        end = k
-        for j in range(start, end):
-            g[ACTS + k] = g[ACTS + j] | UNO_FLAG
-            k += 1
-    return k
+    return with_uno_calls(gp, start, k) if left == 1 else k
 
 
 @inline
@@ -196,12 +203,7 @@ def card_plays(gp: int, k: int, p: int, card: int, left: int) -> int:
     else:
         g[out + k] = play_action(p, card, 7, 15)
         k += 1
-    if left == 1:
-        end = k
-        for j in range(start, end):
-            g[out + k] = g[out + j] | UNO_FLAG
-            k += 1
-    return k
+    return with_uno_calls(gp, start, k) if left == 1 else k
 
 
 @inline
