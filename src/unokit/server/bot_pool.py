@@ -141,13 +141,13 @@ def checked(choice: object, ask: Ask) -> int | None:
     return choice if isinstance(choice, int) and choice in ask.legal else ask.legal[0]
 
 
-def decide(bots: Mapping[int, Kept], asks: Sequence[Ask],
+def decide(bots: Mapping[int, Bot], asks: Sequence[Ask],
            deadline: float) -> tuple[int | None, int | None]:
     """Ask the seats in order; the first ``(seat, action)`` offered, else ``(None,
     None)``. A bot with a ``deadline`` attribute (the search bot) is given ``deadline``
     (a ``time.monotonic()`` instant) for the time of its decision."""
     for ask in asks:
-        bot = live(bots[ask.seat])
+        bot = bots[ask.seat]
         limited = hasattr(bot, "deadline")
         if limited:
             bot.deadline = deadline  # type: ignore[attr-defined]
@@ -212,11 +212,11 @@ class ThreadBotPool(BotPool):
     async def decide(self, bots: Mapping[int, Kept], asks: Sequence[Ask],
                      seed: int) -> Decision:
         started = time.monotonic()
-        bots = {seat: live(bot) for seat, bot in bots.items()}  # decided on in place
+        awake = {seat: live(bot) for seat, bot in bots.items()}  # decided on in place
         if self._executor is None:
             self._executor = ThreadPoolExecutor(THREADS, thread_name_prefix="unokit-bot")
         deadline = started + self.budget * DEADLINE_SHARE
-        future = asyncio.get_running_loop().run_in_executor(self._executor, decide, bots,
+        future = asyncio.get_running_loop().run_in_executor(self._executor, decide, awake,
                                                             asks, deadline)
         try:
             seat, action = await asyncio.wait_for(asyncio.shield(future), self.budget)
@@ -226,7 +226,7 @@ class ThreadBotPool(BotPool):
             LOG.error("a bot failed", extra={"error": type(exc).__name__})
             return self._cheap(asks, seed, "failed", started, None)
         self.decided += 1
-        return Decision(seat, action, bots, None, time.monotonic() - started)
+        return Decision(seat, action, awake, None, time.monotonic() - started)
 
     async def close(self) -> None:
         if self._executor is not None:
