@@ -40,7 +40,7 @@ from browser_flow import (
     start_match,
 )
 from browser_server import ServerProcess
-from browser_table import Player, on, play_until, shot
+from browser_table import Player, on, play_until, shot, wait_js
 from playwright.sync_api import expect
 from sqlalchemy import create_engine
 from test_browser_accounts import FAST_HASH, PASSWORD, claim, me, play_a_match, replay_flow
@@ -291,5 +291,9 @@ def test_a_guest_plays_claims_climbs_the_leaderboard_and_spends_coins(
     expect(page.locator("html")).to_have_attribute("data-table", "table.blue")
     felt = page.locator(".felt")
     expect(felt).to_be_visible()
+    # the felt's style follows data-table once the page has drawn it: wait for that
+    wait_js(page, "(blue) => [...document.querySelectorAll('.felt')].some("
+            "(el) => getComputedStyle(el).backgroundImage.includes(blue))", BLUE,
+            what="the felt in the chosen blue")
     assert BLUE in felt.evaluate("(el) => getComputedStyle(el).backgroundImage")
     shot(page, artifacts, "rewards-blue-table")
