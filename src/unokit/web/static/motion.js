@@ -8,11 +8,11 @@
 import { h, s } from "./dom.js";
 import { cardBack, cardFace } from "./cards.js";
 import { bump, mark, stage } from "./stage.js";
+import { middleOf } from "./rects.js";
 
 const FLIGHT_MS = 420;
 const STAGGER_MS = 70;
 const MAX_BATCH = 16; // more new events at once (a resume): the table just shows them
-const MINI = { width: 40, height: 60 }; // a card leaving or reaching a seat tile
 
 export function reducedMotion() {
   try {
@@ -38,12 +38,6 @@ function box(el) {
   if (!el) return null;
   const r = el.getBoundingClientRect();
   return r.width && r.height ? { left: r.left, top: r.top, width: r.width, height: r.height } : null;
-}
-
-// A card-sized box at the middle of `rect`.
-function middleOf(rect, size = MINI) {
-  if (!rect) return null;
-  return { left: rect.left + (rect.width - size.width) / 2, top: rect.top + (rect.height - size.height) / 2, ...size };
 }
 
 function seatBox(seat) {
