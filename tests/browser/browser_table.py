@@ -10,6 +10,7 @@ for the bots) until a condition holds. Every wait is a wait for a condition in t
 from __future__ import annotations
 
 import json
+import time
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -128,6 +129,34 @@ def wait_change(page: Any, before: str, timeout: float = 20_000) -> None:
     except PlaywrightTimeout:
         raise Stuck(f"nothing changed in {timeout / 1000:.0f} s on {page.url}: {before}"
                     ) from None
+
+
+def wait_any_change(pages: Sequence[tuple[Any, str]], watch: Any,
+                    timeout: float = 30_000) -> None:
+    """Wait until one of ``pages`` shows something other than its ``before`` (a
+    :func:`signature`), watching ``watch`` (one of them) in between: another page that
+    was behind when it was read can catch up while ``watch`` shows nothing new.
+
+    Raises:
+        Stuck: not within ``timeout`` ms.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    deadline = time.monotonic() + timeout / 1000
+    before = dict(pages)
+    while True:
+        if any(page.evaluate(CHANGED_JS, seen) for page, seen in pages):
+            return
+        left = (deadline - time.monotonic()) * 1000
+        if left <= 0:
+            raise Stuck(f"nothing changed in {timeout / 1000:.0f} s on {watch.url}: "
+                        f"{before[watch]}")
+        try:
+            # the watched page wakes this at once; the others are looked at again after
+            # at most a quarter of a second
+            watch.wait_for_function(CHANGED_JS, arg=before[watch], timeout=min(left, 250))
+            return
+        except PlaywrightTimeout:
+            continue
 
 
 SETTLED_JS = "(a) => { const w = window.__unokit_wire || {sent: 0, answered: 0}; " \
@@ -407,8 +436,9 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
 
     Each step reads every page; one that must act acts, then its page is watched until
     it shows the result. When no page must act (a bot's turn, or a page still behind),
-    the page of the seat to act is watched (the own page when that seat is a bot), so
-    every wait ends with something new on the screen.
+    the page of the seat to act is watched (the own page when that seat is a bot), and
+    the wait ends when that page or any other shows something new (a page that was
+    behind when it was read may show what ``done`` waits for meanwhile).
     """
     for _ in range(max_steps):
         states = [state(p.page) for p in players]
@@ -439,9 +469,8 @@ def play_until(players: Sequence[Player], done: Callable[[list[dict[str, Any]]],
             for player, seat in zip(players, seats, strict=True):
                 if current and seat == current[0]:
                     watch = player
-            index = players.index(watch)
-            wait_change(watch.page, json.dumps(states[index], separators=(",", ":")),
-                        timeout=30_000)
+            wait_any_change([(p.page, json.dumps(st, separators=(",", ":")))
+                             for p, st in zip(players, states, strict=True)], watch.page)
     raise AssertionError(f"not done after {max_steps} steps: {states}")
 
 
