@@ -181,6 +181,9 @@ async def test_a_bot_past_its_budget_gets_the_cheap_move_and_its_worker_is_repla
             action_player(a) == 1 for a in room.game.history))
         assert sum(pool.fallbacks.values()) >= 1
         assert pool.decided == 0
+        # the bot was pickled when first asked, and the room keeps it so though no
+        # worker decided: the event loop does not pickle it again at its next ask
+        assert isinstance(room.bots[1], bytes)
         # once a job reached the stuck worker, it is killed and a new one started
         await play_until(ann, lambda: pool.replaced >= 1)
         assert pool.decided == 0

@@ -7,10 +7,11 @@ actions (nothing else of the game leaves the room), and awaits :meth:`BotPool.de
 The bots themselves cross the process boundary: the room keeps each seat's bot, sends
 it pickled with the asks, and gets it back as it is after deciding (with what its
 memory learnt), so that a bot chooses exactly as it would in the room's own process.
-A bot comes back from a worker still pickled (:data:`Kept`: ``bytes``), and the room
-keeps it so and sends it so: the event loop never pickles nor unpickles a bot that has
-decided once (a search bot with its memory takes about 0.1 ms each way); the worker
-does both.
+A bot new to the room is pickled once, when it is first asked (:func:`pickled`); it
+comes back from a worker still pickled (:data:`Kept`: ``bytes``), and the room keeps
+it so and sends it so, also when the cheap move is played instead: the event loop
+never pickles nor unpickles a bot again (a search bot with its memory takes about
+0.1 ms each way); the worker does both.
 
 Every decision has a budget (``bot_budget`` seconds, counted from the ask). A search
 bot stops its search at a deadline inside the budget and plays its best choice so far
@@ -111,6 +112,17 @@ def live(bot: Kept) -> Bot:
         assert isinstance(revived, Bot)
         return revived
     return bot
+
+
+def pickled(bot: Kept) -> bytes:
+    """``bot`` pickled (as it is if it is already).
+
+    >>> from unokit.bots import make_bot
+    >>> data = pickled(make_bot("easy", 1))
+    >>> pickled(data) is data, live(data)
+    (True, EasyBot(seed=1, level='easy', personality='balanced'))
+    """
+    return bot if isinstance(bot, bytes) else pickle.dumps(bot, pickle.HIGHEST_PROTOCOL)
 
 
 @dataclass(frozen=True)
@@ -385,6 +397,13 @@ class ProcessBotPool(BotPool):
         started = time.monotonic()
         if self._closed:
             return self._cheap(asks, seed, "closed", started, bots)
+        try:
+            # a bot not yet pickled (new to the room) is pickled once, here: the room
+            # keeps it so even when the cheap move is played instead
+            bots = {seat: pickled(bot) for seat, bot in bots.items()}
+        except Exception:
+            LOG.exception("a bot could not be sent to a worker")
+            return self._cheap(asks, seed, "failed", started, bots)
         self.start()
         loop = asyncio.get_running_loop()
         job = _Job(bots, asks, seed, loop.create_future(), loop.time() + self.budget)
