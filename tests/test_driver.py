@@ -186,6 +186,31 @@ def test_asking_one_seat_at_a_time_follows_seats_to_ask(rules_text: str) -> None
             driver.apply(action)
 
 
+@pytest.mark.parametrize("rules_text", OUT_OF_TURN)
+def test_asks_any_is_whether_seats_to_ask_holds_one_of_the_seats(rules_text: str) -> None:
+    """``asks_any(seats)`` (what a room asks to see whether a bot is due) agrees with
+    :meth:`Driver.seats_to_ask` for every set of seats, at every step of matches with
+    out-of-turn actions, holds and every kind of window."""
+    rules = Rules.from_string(rules_text)
+    for index in range(len(_drivers(Game(rules, 0)))):
+        rng = random.Random(1000 + index)
+        game = Game(rules, seed=rng.randrange(2**32))
+        driver = _drivers(game)[index]
+        subsets = [frozenset(s for s in range(game.n) if mask >> s & 1)
+                   for mask in range(1 << game.n)]
+        for _ in range(300):
+            order = set(driver.seats_to_ask())
+            for seats in subsets:
+                assert driver.asks_any(seats) == bool(order & seats), (seats, order)
+            if game.is_over():
+                break
+            lead = driver.lead()
+            answer = driver.ask(_chooser([], lead, rng))
+            assert answer is not None
+            driver.apply(answer[1])
+        assert not driver.asks_any(frozenset(range(game.n))) or not game.is_over()
+
+
 # ------------------------------------------------------- bots and the terminal
 BOT_PINS: list[tuple[str, int, int, str]] = [
     # (rules, seed, actions, digest of the history) of random bots' matches.

@@ -46,7 +46,7 @@ seat, until one answers:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from unokit.engine.actions import action_player
 from unokit.engine.events import Event
@@ -164,6 +164,31 @@ class Driver:
         if self.game.phase is MATCH_OVER:
             return []
         return [*self.windows(), lead_seat(self.game)]
+
+    def asks_any(self, seats: Container[int]) -> bool:
+        """Whether any of ``seats`` is among :meth:`seats_to_ask`, worked out with no
+        more than it needs: the lead first, then the windows of ``seats`` only.
+
+        >>> game = Game("official,players=4", seed=2)
+        >>> driver = Driver(game)
+        >>> driver.asks_any({driver.lead()}), driver.asks_any(set())
+        (True, False)
+        >>> others = set(range(4)) - {driver.lead()}
+        >>> driver.asks_any(others) == any(s in others for s in driver.seats_to_ask())
+        True
+        """
+        game = self.game
+        if game.phase is MATCH_OVER:
+            return False
+        lead = lead_seat(game)
+        if lead in seats:
+            return True
+        if self.windows_open is not None and not self.windows_open(game):
+            return False
+        held = self.held
+        offered = self.offered
+        return any(seat in seats and seat not in held and offered(game, seat)
+                   for seat in range(game.n) if seat != lead)
 
     def ask(self, choose: Choose) -> tuple[int, int] | None:
         """Ask the seats in order (as :meth:`seats_to_ask`, each seat's window decided

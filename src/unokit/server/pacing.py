@@ -80,7 +80,7 @@ class Pacing(RoomBase):
         # bots asked in this position that all declined are asked again only after the
         # next action, a change of the automatic seats, or when one leads: otherwise the
         # room would ask them at once, forever
-        if (auto and any(seat in auto for seat in driver.seats_to_ask())
+        if (auto and driver.asks_any(auto)
                 and (driver.lead() in auto
                      or self.declined != (len(game.history), frozenset(auto)))):
             self.bot_due = now + self.settings.bot_delay
