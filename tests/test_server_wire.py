@@ -202,6 +202,96 @@ async def test_text_that_is_not_utf8_closes_the_connection() -> None:
         assert ws.close_code == 1007
 
 
+@async_test
+async def test_a_whole_text_frame_a_read_skips_websockets_parser() -> None:
+    """The common read, one whole masked text frame, is read by the socket itself;
+    anything else still goes through ``websockets``' parser."""
+    async with watched_room() as (_server, ws, _conn, protocol):
+        fed: list[bytes] = []
+        parse = protocol.ws.receive_data
+
+        def feed(data: bytes) -> None:
+            fed.append(bytes(data))
+            parse(data)
+
+        protocol.ws.receive_data = feed
+        for n in range(10):
+            await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
+            assert await pongs(ws, 1) == [f"p{n}"]
+        assert fed == []
+        await ws.ping(b"hi")  # a control frame: websockets answers it
+        await ws.send(json.dumps({"type": "ping", "id": "after"}))
+        assert await pongs(ws, 1) == ["after"]
+        assert fed and fed[0][0] & 0x0F == Opcode.PING.value
+
+
+def _masked(payload: bytes, mask: bytes, first: int = 0x81) -> bytes:
+    """A client's frame of ``payload`` masked with ``mask`` (7- or 16-bit length)."""
+    size = len(payload)
+    head = bytes([first, 0x80 | size]) if size < 126 else (
+        bytes([first, 0x80 | 126]) + size.to_bytes(2, "big"))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _socket() -> tuple[SlimSocket, Owner, list[bytes]]:
+    written: list[bytes] = []
+    transport = SimpleNamespace(write=written.append, is_closing=lambda: False,
+                                close=lambda: written.append(b"<closed>"))
+    owner = Owner()
+    slim = SlimSocket(transport, Protocol(Side.SERVER), owner,  # type: ignore[arg-type]
+                      ping_interval=None, ping_timeout=None, connections=set())
+    return slim, owner, written
+
+
+@given(st.lists(st.text(max_size=300), min_size=1, max_size=6),
+       st.lists(st.integers(min_value=1, max_value=40), max_size=8))
+def test_frames_cut_anywhere_come_out_whole_and_in_order(texts: list[str],
+                                                         cuts: list[int]) -> None:
+    """Whatever reads the frames arrive in (whole, several at once, cut anywhere), the
+    messages are the texts sent, in order: a read is taken as a whole frame only when
+    it is one and nothing of another frame came before it."""
+    slim, owner, _ = _socket()
+    stream = b"".join(_masked(t.encode(), bytes([i + 1, 7, 0, 255]))
+                      for i, t in enumerate(texts))
+    at = 0
+    for cut in [*cuts, len(stream)]:
+        slim.data_received(stream[at:at + cut])
+        at += cut
+        if at >= len(stream):
+            break
+    if at < len(stream):
+        slim.data_received(stream[at:])
+    assert owner.got == texts
+
+
+def test_a_frame_that_hides_another_after_a_cut_head_is_not_read_as_one() -> None:
+    """A read that is exactly a whole text frame, but comes after the head of another
+    frame (its payload still to come), is that frame's payload, not a frame of its own."""
+    slim, owner, written = _socket()
+    inner = _masked(b"hello", b"\x00\x00\x00\x00")  # a whole frame, as bytes
+    outer = _masked(inner, b"\x00\x00\x00\x00")  # ... sent as another's payload
+    slim.data_received(outer[:6])  # the outer frame's head and mask, no payload yet
+    slim.data_received(outer[6:])  # exactly the inner frame's bytes
+    assert "hello" not in owner.got
+    # the outer payload is not UTF-8 (0x81 cannot start a character): closed with 1007
+    assert owner.got == []
+    assert written[0][0] == 0x88 and written[0][2:4] == (1007).to_bytes(2, "big"), written
+
+
+def test_reads_that_are_not_a_whole_plain_text_frame_go_to_websockets() -> None:
+    slim, owner, written = _socket()
+    slim.data_received(_masked("é".encode() * 100, b"abcd"))  # 16-bit length
+    assert owner.got == ["é" * 100]
+    slim.data_received(_masked(b"part", b"abcd", first=0x01))  # no FIN
+    slim.data_received(_masked(b"-end", b"abcd", first=0x80))  # its continuation
+    assert owner.got[-1] == "part-end"
+    slim.data_received(_masked(b"\x00", b"abcd", first=0x82))  # binary: None
+    assert owner.got[-1] is None
+    # unmasked: websockets refuses it (1002, a protocol error)
+    slim.data_received(b"\x81\x02hi")
+    assert written[0][0] == 0x88 and written[0][2:4] == (1002).to_bytes(2, "big"), written
+
+
 class FakeTransport:
     """What :func:`take_over` uses of a transport, recorded."""
 
