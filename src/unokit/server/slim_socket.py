@@ -58,10 +58,15 @@ from collections.abc import Callable, MutableSet
 from typing import Any, Protocol
 
 from starlette.websockets import WebSocketDisconnect
-from websockets.frames import Frame, Opcode, apply_mask
+from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 from websockets.protocol import Protocol as WebSocketProtocol
 from websockets.streams import StreamReader
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets built without its C extension
+    from websockets.utils import apply_mask
 
 from unokit.server.wire import DirectProtocol, SmallQueue, text_frame
 
