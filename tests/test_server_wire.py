@@ -202,29 +202,6 @@ async def test_text_that_is_not_utf8_closes_the_connection() -> None:
         assert ws.close_code == 1007
 
 
-@async_test
-async def test_a_whole_text_frame_a_read_skips_websockets_parser() -> None:
-    """The common read, one whole masked text frame, is read by the socket itself;
-    anything else still goes through ``websockets``' parser."""
-    async with watched_room() as (_server, ws, _conn, protocol):
-        fed: list[bytes] = []
-        parse = protocol.ws.receive_data
-
-        def feed(data: bytes) -> None:
-            fed.append(bytes(data))
-            parse(data)
-
-        protocol.ws.receive_data = feed
-        for n in range(10):
-            await ws.send(json.dumps({"type": "ping", "id": f"p{n}"}))
-            assert await pongs(ws, 1) == [f"p{n}"]
-        assert fed == []
-        await ws.ping(b"hi")  # a control frame: websockets answers it
-        await ws.send(json.dumps({"type": "ping", "id": "after"}))
-        assert await pongs(ws, 1) == ["after"]
-        assert fed and fed[0][0] & 0x0F == Opcode.PING.value
-
-
 def _masked(payload: bytes, mask: bytes, first: int = 0x81) -> bytes:
     """A client's frame of ``payload`` masked with ``mask`` (7- or 16-bit length)."""
     size = len(payload)
@@ -248,8 +225,7 @@ def _socket() -> tuple[SlimSocket, Owner, list[bytes]]:
 def test_frames_cut_anywhere_come_out_whole_and_in_order(texts: list[str],
                                                          cuts: list[int]) -> None:
     """Whatever reads the frames arrive in (whole, several at once, cut anywhere), the
-    messages are the texts sent, in order: a read is taken as a whole frame only when
-    it is one and nothing of another frame came before it."""
+    messages are the texts sent, in order."""
     slim, owner, _ = _socket()
     stream = b"".join(_masked(t.encode(), bytes([i + 1, 7, 0, 255]))
                       for i, t in enumerate(texts))
@@ -266,7 +242,8 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order(texts: list[str],
 
 def test_a_frame_that_hides_another_after_a_cut_head_is_not_read_as_one() -> None:
     """A read that is exactly a whole text frame, but comes after the head of another
-    frame (its payload still to come), is that frame's payload, not a frame of its own."""
+    frame (its payload still to come), is that frame's payload, not a frame of its own
+    (see ``SlimSocket.data_received``)."""
     slim, owner, written = _socket()
     inner = _masked(b"hello", b"\x00\x00\x00\x00")  # a whole frame, as bytes
     outer = _masked(inner, b"\x00\x00\x00\x00")  # ... sent as another's payload
