@@ -325,7 +325,7 @@ def worker_main(nice: int, cpus: frozenset[int] = frozenset()
 class _Job:
     __slots__ = ("asks", "bots", "deadline", "future", "seed", "started", "timer", "worker")
 
-    def __init__(self, bots: Mapping[int, Kept], asks: Sequence[Ask], seed: int,
+    def __init__(self, bots: Mapping[int, bytes], asks: Sequence[Ask], seed: int,
                  future: asyncio.Future[Decision], deadline: float) -> None:
         self.bots, self.asks, self.seed = bots, asks, seed
         self.future, self.deadline = future, deadline
@@ -400,13 +400,13 @@ class ProcessBotPool(BotPool):
         try:
             # a bot not yet pickled (new to the room) is pickled once, here: the room
             # keeps it so even when the cheap move is played instead
-            bots = {seat: pickled(bot) for seat, bot in bots.items()}
+            sent = {seat: pickled(bot) for seat, bot in bots.items()}
         except Exception:
             LOG.exception("a bot could not be sent to a worker")
             return self._cheap(asks, seed, "failed", started, bots)
         self.start()
         loop = asyncio.get_running_loop()
-        job = _Job(bots, asks, seed, loop.create_future(), loop.time() + self.budget)
+        job = _Job(sent, asks, seed, loop.create_future(), loop.time() + self.budget)
         job.timer = loop.call_at(job.deadline, self._overdue, job)
         self._queue.append(job)
         self._pump()
