@@ -19,6 +19,9 @@ from polling import until
 from server_harness import Running, running_server, server_settings
 from unokit.client import ClientError, GameClient
 from unokit.client.client import ActionRefused
+from unokit.server import presence as presence_module
+from unokit.server import rooms as rooms_module
+from unokit.server.presence import SEEN_EVERY, seen_every
 from unokit.server.room import Room
 from unokit.server.rooms import FINISHED_KEPT
 from unokit.store.models import RoomRow
@@ -127,6 +130,51 @@ async def test_a_match_everyone_left_is_abandoned_after_abandon_after(
         assert verified["passed"], verified  # the deal of an abandoned match checks out
         await again.close()
         await eve.close()
+
+
+async def test_a_sweep_stores_the_clocks_of_every_room_due_in_one_write(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rooms made together come due apart (each its own interval), and the rooms due at
+    # one sweep are stored in one transaction, not one each: a busy server's commits
+    # never queue behind thousands of small writes.
+    clock = Clock()
+    async with running_server(server_settings(database_url), clock=clock) as server:
+        made = [await play_now(server) for _ in range(6)]
+        rooms = [server.rooms.get(code) for code, _ in made]
+        batches: list[list[tuple[int, float]]] = []
+        singles: list[int] = []
+        many, one = rooms_module.set_last_seen_many, presence_module.set_last_seen
+
+        async def counted_many(store: Any, seen: Any) -> None:
+            batches.append(list(seen))
+            await many(store, seen)
+
+        async def counted_one(store: Any, room_id: int, at: float) -> None:
+            singles.append(room_id)
+            await one(store, room_id, at)
+        monkeypatch.setattr(rooms_module, "set_last_seen_many", counted_many)
+        monkeypatch.setattr(presence_module, "set_last_seen", counted_one)
+        made_at = clock.now
+        intervals = sorted(seen_every(room.id) for room in rooms)
+        assert len(set(intervals)) == len(rooms)  # each its own
+        clock.now = made_at + intervals[2]  # three rooms are due
+        await server.rooms.sweep()
+        assert [sorted(at for _, at in batch) for batch in batches] == [[clock.now] * 3]
+        assert sorted(room_id for room_id, _ in batches[0]) == sorted(
+            room.id for room in rooms if seen_every(room.id) <= intervals[2])
+        first = clock.now
+        await server.rooms.sweep()  # nothing more is due
+        clock.now = made_at + SEEN_EVERY  # the other three
+        await server.rooms.sweep()
+        assert [len(batch) for batch in batches] == [3, 3]
+        assert {room_id for batch in batches for room_id, _ in batch} == {
+            room.id for room in rooms}
+        assert singles == []
+        for code, _ in made:
+            due = first if seen_every(server.rooms.get(code).id) <= intervals[2] else clock.now
+            assert (await stored(server, code))[:2] == ("playing", due)
+        for _, client in made:
+            await client.close()
 
 
 async def test_the_abandon_clock_is_stored_and_survives_restarts(

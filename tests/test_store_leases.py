@@ -30,6 +30,7 @@ from unokit.store import (
 )
 from unokit.store.db import HEAD, current_revision, open_engine
 from unokit.store.leases import LEASES, Owner
+from unokit.store.lifecycle import set_last_seen_many
 
 pytestmark = pytest.mark.asyncio
 
@@ -224,6 +225,31 @@ async def test_a_stalled_owners_queued_writes_are_refused_after_a_takeover(
         assert [a.client_id for a in stored["KEEP"].actions] == ["k0"]
     finally:
         gate.set()
+        await old.close()
+        await new.close()
+
+
+async def test_the_batched_clock_writes_are_fenced_room_by_room(database_url: str) -> None:
+    # The sweep stores many rooms' ``last_seen`` in one statement run once a room; each
+    # run is fenced in the statement: a room another store took over keeps its time
+    # (the old owner still has its token, as a stalled process would), the rest change.
+    clock = LeaseClock()
+    old = Store(database_url, lease=LEASE, lease_clock=clock)
+    new = Store(database_url, lease=LEASE, lease_clock=clock)
+    try:
+        kept = await old.create_room(new_room("KEEP"))
+        taken = await old.create_room(new_room("TAKE"))
+        before = {r.code: r.last_seen for r in await old.load_rooms()}
+        clock.advance(LEASE)
+        assert await new.claim_rooms(code="TAKE") == ([taken], 0)
+        assert old.token(taken) == 1 and new.token(taken) == 2
+        await set_last_seen_many(old, [(kept, 5.0), (taken, 6.0)])
+        seen = {r.code: r.last_seen for r in await old.load_rooms()}
+        assert seen == {"KEEP": 5.0, "TAKE": before["TAKE"]}
+        await set_last_seen_many(new, [(kept, 7.0), (taken, 8.0)])  # holds only TAKE
+        seen = {r.code: r.last_seen for r in await new.load_rooms()}
+        assert seen == {"KEEP": 5.0, "TAKE": 8.0}
+    finally:
         await old.close()
         await new.close()
 

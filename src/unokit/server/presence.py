@@ -5,7 +5,11 @@ The rule (docs/server.md, "Rooms"): only seated people count, not bots nor spect
 While one of them is connected the room is *attended*. When the last one goes, the time
 is noted (``last_seen``) and stored at the next sweep; while someone stays, it is stored
 again at most every :data:`SEEN_EVERY` seconds, so that after a crash the stored time is
-at most that old. Then, counting from ``last_seen``:
+at most that old. Each room has its own interval, from half of that to all of it
+(:func:`seen_every`), so that rooms made or brought back together do not all come due at
+the same sweep; and the sweep stores the times of all the rooms due in one transaction
+(:func:`unokit.store.lifecycle.set_last_seen_many`), so that the rooms' commits never
+queue behind a write of each. Then, counting from ``last_seen``:
 
 - a room in the lobby is closed after ``lobby_timeout`` seconds (status ``closed``);
 - a match under way is closed as abandoned after ``abandon_after`` seconds (status
@@ -30,13 +34,28 @@ from unokit.server.room_state import ENDED
 from unokit.store import StoreError
 from unokit.store.lifecycle import set_last_seen
 
-__all__ = ["ABANDONED", "ENDED", "SEEN_EVERY", "Presence"]
+__all__ = ["ABANDONED", "ENDED", "SEEN_EVERY", "Presence", "seen_every"]
 
 LOG = logging.getLogger("unokit.room")
 
 SEEN_EVERY = 60.0
 """Seconds between two stored ``last_seen`` of a room someone stays in (at most: what a
 crash can take off the clock)."""
+
+
+def seen_every(room_id: int) -> float:
+    """Seconds between two stored ``last_seen`` of the room ``room_id`` while someone
+    stays in it: from half of :data:`SEEN_EVERY` to all of it, spread by the room's id
+    (a multiplicative hash), so that rooms made together do not store their times
+    together.
+
+    >>> [round(seen_every(room)) for room in range(1, 7)]
+    [43, 55, 38, 51, 33, 46]
+    >>> all(SEEN_EVERY / 2 <= seen_every(room) <= SEEN_EVERY for room in range(10_000))
+    True
+    """
+    return SEEN_EVERY * (1 + (room_id * 2654435761 % 1024) / 1023) / 2
+
 
 class Presence(RoomBase):
     """The stored presence clock of :class:`unokit.server.room.Room` (its fields are in
@@ -51,25 +70,49 @@ class Presence(RoomBase):
             self.attended = False
             self.last_seen = self.clock.wall()
 
+    def seen_due(self, now: float) -> float | None:
+        """The ``last_seen`` to store at ``now`` (by the room's wall clock), or ``None``
+        if nothing is due: the time the last seated person went, not stored yet, or
+        ``now`` while someone stays and the stored time is :func:`seen_every` old.
+        Read by the sweep, which stores the due times of every room at once and then
+        calls :meth:`seen_written`."""
+        if self.status not in ("lobby", "playing") or self.closing:
+            return None
+        if not self.attended:
+            return self.last_seen if self.last_seen > self.seen_stored else None
+        return now if now - self.seen_stored >= seen_every(self.id) else None
+
+    def seen_written(self, seen: float) -> None:
+        """``seen`` was stored as the room's ``last_seen``."""
+        self.seen_stored = max(self.seen_stored, seen)
+
+    def idle_over(self, now: float) -> bool:
+        """Whether nobody seated has been connected for long enough, at ``now``, for
+        :meth:`_keep_time` to close the lobby or abandon the match."""
+        if self.attended or self.closing:
+            return False
+        idle = now - self.last_seen
+        return ((self.status == "lobby" and idle >= self.settings.lobby_timeout)
+                or (self.status == "playing" and idle >= self.settings.abandon_after))
+
     async def _keep_time(self, now: float) -> None:
-        """At ``now`` (by the room's wall clock): store ``last_seen`` if it is due, then close
-        the lobby or abandon the match if nobody seated has been connected for long
-        enough. Run by the sweep in the room's task; a refused write changes nothing
-        and the next sweep tries again."""
+        """At ``now`` (by the room's wall clock): store ``last_seen`` if it is due (the
+        sweep has stored it already, with every other room's), then close the lobby or
+        abandon the match if nobody seated has been connected for long enough. Run by
+        the sweep in the room's task; a refused write changes nothing and the next sweep
+        tries again."""
         if self.status not in ("lobby", "playing") or self.closing:
             return
-        seen = now if self.attended else self.last_seen
         try:
-            if seen > self.seen_stored and (not self.attended
-                                            or seen - self.seen_stored >= SEEN_EVERY):
+            seen = self.seen_due(now)
+            if seen is not None:
                 await set_last_seen(self.store, self.id, seen)
-                self.seen_stored = seen
-            if self.attended:
+                self.seen_written(seen)
+            if not self.idle_over(now):
                 return
-            idle = now - self.last_seen
-            if self.status == "lobby" and idle >= self.settings.lobby_timeout:
+            if self.status == "lobby":
                 await self._close_idle()
-            elif self.status == "playing" and idle >= self.settings.abandon_after:
+            else:
                 await self._abandon()
         except StoreError as exc:
             LOG.warning("room clock not stored", extra={"room": self.code,

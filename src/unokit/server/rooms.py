@@ -51,7 +51,7 @@ from unokit.server.moderation import load_words
 from unokit.server.outage import open_store, reading, writing
 from unokit.server.oversight import Oversight
 from unokit.server.ownership import Ownership
-from unokit.server.presence import ENDED, SEEN_EVERY
+from unokit.server.presence import ENDED
 from unokit.server.retention import Retainer
 from unokit.server.room import Room
 from unokit.server.room_clock import RoomClock
@@ -60,7 +60,7 @@ from unokit.server.settings import Settings, rating_policy
 from unokit.store import Store, StoreConflict, StoredRoom, StoreError
 from unokit.store.bans import list_bans
 from unokit.store.leases import Clock
-from unokit.store.lifecycle import end_stale
+from unokit.store.lifecycle import end_stale, set_last_seen_many
 from unokit.store.turn_clocks import TurnClock
 
 LOG = logging.getLogger("unokit.rooms")
@@ -293,9 +293,10 @@ class Rooms:
         seen = self.clock() if wall is None else wall
         running = [room for room in self.rooms.values()
                    if room.task is not None and not room.task.done()]
+        await self._store_seen(running, seen)
         live = [room for room in running if room.status == "lobby" or (
-            room.status == "playing" and not (room.attended
-                                              and seen - room.seen_stored < SEEN_EVERY))]
+            room.status == "playing" and (room.idle_over(seen)
+                                          or room.seen_due(seen) is not None))]
         over = [room for room in running if room.status in ENDED and not room.conns
                 and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
 
@@ -305,6 +306,23 @@ class Rooms:
             await room._keep_time(seen)
         await asyncio.gather(*(room.call(keep) for room in live),
                              *(room.call(lambda r: r._unload_if_idle()) for room in over))
+
+    async def _store_seen(self, rooms: list[Room], now: float) -> None:
+        """Store the ``last_seen`` of every room of ``rooms`` that has one due at ``now``
+        (:meth:`Presence.seen_due`), all in one transaction. If the database refuses,
+        they stay due: each room tries its own in the sweep's call, and the next sweep
+        all of them again."""
+        due = [(room, at) for room in rooms if (at := room.seen_due(now)) is not None]
+        if not due or self.store is None:
+            return
+        try:
+            await set_last_seen_many(self.store, [(room.id, at) for room, at in due])
+        except StoreError as exc:
+            LOG.warning("rooms' clocks not stored", extra={"rooms": len(due),
+                                                           "error": str(exc)[:200]})
+            return
+        for room, at in due:
+            room.seen_written(at)
 
     async def _sweep_forever(self) -> None:
         every = max(0.01, min(SWEEP_EVERY, self.settings.seat_timeout / 2,

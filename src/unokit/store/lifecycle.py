@@ -1,7 +1,7 @@
 """The stored side of rooms' lives and of retention: when a seated person was last seen
-(:func:`set_last_seen`), rooms that outlived their clocks while no process served them
-(:func:`end_stale`), and the deletion of old rooms in bounded batches
-(:func:`delete_ended`).
+(:func:`set_last_seen`, :func:`set_last_seen_many`), rooms that outlived their clocks
+while no process served them (:func:`end_stale`), and the deletion of old rooms in
+bounded batches (:func:`delete_ended`).
 
 Every function goes through the store's writer (:meth:`Store.run`), one short
 transaction at a time, so that a room's commit never waits long behind them: a deletion
@@ -27,7 +27,7 @@ writes go in between.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import (
@@ -35,6 +35,7 @@ from sqlalchemy import (
     Connection,
     Table,
     and_,
+    bindparam,
     delete,
     exists,
     false,
@@ -63,6 +64,44 @@ async def set_last_seen(store: Store, room_id: int, at: float) -> None:
     def write(connection: Connection) -> None:
         store._fence(connection, room_id)
         connection.execute(update(ROOMS).where(ROOMS.c.id == room_id).values(last_seen=at))
+    await store.run(write)
+
+
+async def set_last_seen_many(store: Store, seen: Sequence[tuple[int, float]]) -> None:
+    """:func:`set_last_seen` of many rooms (``(room id, at)`` pairs) in one transaction:
+    one statement run once a room (``executemany``), each run fenced in the statement
+    itself by its room's lease, so that a sweep that finds many rooms due costs the
+    writer one short transaction, not one each (the rooms' commits wait behind it). A
+    room this store no longer holds keeps the time it had.
+
+    >>> import asyncio
+    >>> from unokit.store import NewRoom, Store
+    >>> async def demo():
+    ...     store = Store("sqlite://")
+    ...     rooms = [await store.create_room(NewRoom(code=code, rules="{}", turn_timer=0,
+    ...         public=True, server_seed="00" * 32, commitment="ab" * 32, seats=2))
+    ...         for code in ("ABCD", "EFGH")]
+    ...     await set_last_seen_many(store, [(rooms[0], 100.0), (rooms[1], 200.0)])
+    ...     seen = [room.last_seen for room in await store.load_rooms()]
+    ...     await store.close()
+    ...     return seen
+    >>> asyncio.run(demo())
+    [100.0, 200.0]
+    """
+    rows = [{"b_room": room_id, "b_at": at, "b_token": token, "b_owner": store.owner.text}
+            for room_id, at in seen if (token := store.token(room_id)) is not None]
+    if not rows:
+        return
+
+    def write(connection: Connection) -> None:
+        held = select(LEASES.c.room_id).where(
+            LEASES.c.room_id == bindparam("b_room"), LEASES.c.owner == bindparam("b_owner"),
+            LEASES.c.token == bindparam("b_token"))
+        if connection.dialect.name == "postgresql":
+            held = held.with_for_update(read=True)
+        connection.execute(update(ROOMS).where(ROOMS.c.id == bindparam("b_room"),
+                                               exists(held))
+                           .values(last_seen=bindparam("b_at")), rows)
     await store.run(write)
 
 

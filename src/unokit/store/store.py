@@ -297,6 +297,11 @@ class Store:
         write or a renewal finds out when another process took it)."""
         return room_id in self._tokens
 
+    def token(self, room_id: int) -> int | None:
+        """The fencing token of the lease this store holds on ``room_id`` (``None``: it
+        holds none, as far as it knows)."""
+        return self._tokens.get(room_id)
+
     def lease_left(self, room_id: int) -> float:
         """The seconds that the lease of ``room_id`` lasts at least, by this machine's
         clock, counted from the start of its last claim, renewal or confirmation; 0
