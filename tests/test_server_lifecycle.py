@@ -24,6 +24,7 @@ from unokit.server import rooms as rooms_module
 from unokit.server.presence import SEEN_EVERY, seen_every
 from unokit.server.room import Room
 from unokit.server.rooms import FINISHED_KEPT
+from unokit.store import StoreError
 from unokit.store.models import RoomRow
 
 pytestmark = pytest.mark.asyncio
@@ -175,6 +176,29 @@ async def test_a_sweep_stores_the_clocks_of_every_room_due_in_one_write(
             assert (await stored(server, code))[:2] == ("playing", due)
         for _, client in made:
             await client.close()
+
+
+async def test_clocks_the_database_refused_stay_due_for_the_next_sweep(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    async with running_server(server_settings(database_url), clock=clock) as server:
+        code, ann = await play_now(server)
+        room = server.rooms.get(code)
+        made = (await stored(server, code))[1]
+        many = rooms_module.set_last_seen_many
+
+        async def refused(store: Any, seen: Any) -> None:
+            raise StoreError("the database is away")
+        monkeypatch.setattr(rooms_module, "set_last_seen_many", refused)
+        clock.now += SEEN_EVERY
+        await server.rooms.sweep()
+        assert room.seen_due(clock.now) == clock.now  # still due
+        assert (await stored(server, code))[1] == made
+        monkeypatch.setattr(rooms_module, "set_last_seen_many", many)
+        await server.rooms.sweep()
+        assert room.seen_due(clock.now) is None
+        assert (await stored(server, code))[1] == clock.now
+        await ann.close()
 
 
 async def test_the_abandon_clock_is_stored_and_survives_restarts(

@@ -295,8 +295,7 @@ class Rooms:
                    if room.task is not None and not room.task.done()]
         await self._store_seen(running, seen)
         live = [room for room in running if room.status == "lobby" or (
-            room.status == "playing" and (room.idle_over(seen)
-                                          or room.seen_due(seen) is not None))]
+            room.status == "playing" and room.idle_over(seen))]
         over = [room for room in running if room.status in ENDED and not room.conns
                 and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
 
@@ -310,8 +309,8 @@ class Rooms:
     async def _store_seen(self, rooms: list[Room], now: float) -> None:
         """Store the ``last_seen`` of every room of ``rooms`` that has one due at ``now``
         (:meth:`Presence.seen_due`), all in one transaction. If the database refuses,
-        they stay due: each room tries its own in the sweep's call, and the next sweep
-        all of them again."""
+        they stay due, and the next sweep tries all of them again (a room that the
+        sweep calls, a lobby or one to close, tries its own first)."""
         due = [(room, at) for room in rooms if (at := room.seen_due(now)) is not None]
         if not due or self.store is None:
             return
