@@ -178,6 +178,34 @@ async def test_a_sweep_stores_the_clocks_of_every_room_due_in_one_write(
             await client.close()
 
 
+async def test_a_sweep_of_many_rooms_lets_the_rooms_messages_through_between_chunks(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Looking at thousands of rooms takes milliseconds: the sweep looks at them in
+    # chunks, and whatever else the event loop has to do runs in between.
+    async with running_server(server_settings(database_url)) as server:
+        made = [await play_now(server) for _ in range(5)]
+        monkeypatch.setattr(rooms_module, "SWEEP_CHUNK", 2)
+        order: list[str] = []
+        for code, _ in made:
+            room = server.rooms.get(code)
+            looked = room.seen_due
+
+            def seen_due(now: float, looked: Any = looked) -> float | None:
+                order.append("room")
+                return looked(now)  # type: ignore[no-any-return]
+            monkeypatch.setattr(room, "seen_due", seen_due)
+        sweeping = asyncio.ensure_future(server.rooms.sweep())
+        while not sweeping.done():
+            order.append("other")
+            await asyncio.sleep(0)
+        await sweeping
+        looks = "".join("r" if step == "room" else "." for step in order).strip(".")
+        assert looks.replace(".", "") == "rrrrr"
+        assert [len(run) for run in looks.split(".") if run] == [2, 2, 1]
+        for _, client in made:
+            await client.close()
+
+
 async def test_clocks_the_database_refused_stay_due_for_the_next_sweep(
         database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()

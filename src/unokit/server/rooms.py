@@ -77,6 +77,10 @@ SWEEP_EVERY = 5.0
 """Seconds between two sweeps of the lobbies (at most: half the shorter timeout if that
 is less)."""
 
+SWEEP_CHUNK = 250
+"""Rooms a sweep looks at between two turns of the event loop: with thousands of rooms,
+looking at all of them at once would hold every room's messages for milliseconds."""
+
 OFFERED = ["online", *[name for name in PRESETS if name != "online"]]
 """The presets a new room may start from, the seeds' online game first."""
 
@@ -291,13 +295,25 @@ class Rooms:
         room has."""
         at = time.monotonic() if now is None else now
         seen = self.clock() if wall is None else wall
-        running = [room for room in self.rooms.values()
-                   if room.task is not None and not room.task.done()]
-        await self._store_seen(running, seen)
-        live = [room for room in running if room.status == "lobby" or (
-            room.status == "playing" and room.idle_over(seen))]
-        over = [room for room in running if room.status in ENDED and not room.conns
-                and room.finished_at is not None and room.finished_at <= at - FINISHED_KEPT]
+        due: list[tuple[Room, float]] = []
+        live: list[Room] = []
+        over: list[Room] = []
+        for n, room in enumerate(list(self.rooms.values())):
+            if n and n % SWEEP_CHUNK == 0:
+                await asyncio.sleep(0)  # the rooms' messages go first; each call checks again
+            if room.task is None or room.task.done():
+                continue
+            status = room.status
+            if status == "lobby" or status == "playing":
+                stored_at = room.seen_due(seen)
+                if stored_at is not None:
+                    due.append((room, stored_at))
+                if status == "lobby" or room.idle_over(seen):
+                    live.append(room)
+            elif (status in ENDED and not room.conns and room.finished_at is not None
+                  and room.finished_at <= at - FINISHED_KEPT):
+                over.append(room)
+        await self._store_seen(due)
 
         async def keep(room: Room) -> None:
             if room.status == "lobby":
@@ -306,12 +322,11 @@ class Rooms:
         await asyncio.gather(*(room.call(keep) for room in live),
                              *(room.call(lambda r: r._unload_if_idle()) for room in over))
 
-    async def _store_seen(self, rooms: list[Room], now: float) -> None:
-        """Store the ``last_seen`` of every room of ``rooms`` that has one due at ``now``
-        (:meth:`Presence.seen_due`), all in one transaction. If the database refuses,
-        they stay due, and the next sweep tries all of them again (a room that the
-        sweep calls, a lobby or one to close, tries its own first)."""
-        due = [(room, at) for room in rooms if (at := room.seen_due(now)) is not None]
+    async def _store_seen(self, due: list[tuple[Room, float]]) -> None:
+        """Store the ``last_seen`` that each room of ``due`` has due (:meth:`Presence.
+        seen_due`), all in one transaction. If the database refuses, they stay due, and
+        the next sweep tries all of them again (a room that the sweep calls, a lobby or
+        one to close, tries its own first)."""
         if not due or self.store is None:
             return
         try:
