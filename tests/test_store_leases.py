@@ -9,10 +9,11 @@ process of this machine. Migration 0006 gives the rooms already there free lease
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -70,6 +71,19 @@ def shape(room: StoredRoom) -> Any:
     """Everything stored of a room."""
     return (room.status, room.turn_timer, room.seed, room.seats, room.contributions,
             room.actions, room.chat, room.answers)
+
+
+@contextlib.asynccontextmanager
+async def two_stores(database_url: str) -> AsyncIterator[tuple[LeaseClock, Store, Store]]:
+    """Two stores on one database (two processes) with one lease clock; closed after."""
+    clock = LeaseClock()
+    first = Store(database_url, lease=LEASE, lease_clock=clock)
+    second = Store(database_url, lease=LEASE, lease_clock=clock)
+    try:
+        yield clock, first, second
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def lease_row(store: Store, room_id: int) -> tuple[str, int, float]:
@@ -138,10 +152,7 @@ async def test_a_lease_that_ran_out_is_taken_over_and_the_old_owner_is_refused(
 
 
 async def test_renewing_keeps_a_lease_and_finds_the_ones_lost(database_url: str) -> None:
-    clock = LeaseClock()
-    first = Store(database_url, lease=LEASE, lease_clock=clock)
-    second = Store(database_url, lease=LEASE, lease_clock=clock)
-    try:
+    async with two_stores(database_url) as (clock, first, second):
         kept = await first.create_room(new_room("KEPT"))
         taken = await first.create_room(new_room("TAKEN"))
         clock.advance(LEASE - 1)
@@ -157,9 +168,6 @@ async def test_renewing_keeps_a_lease_and_finds_the_ones_lost(database_url: str)
         with pytest.raises(LeaseLost):
             await first.append_action(taken, action(0))
         await first.append_action(kept, action(0))
-    finally:
-        await first.close()
-        await second.close()
 
 
 async def test_a_released_lease_is_claimed_at_once_and_close_releases_them_all(
@@ -233,10 +241,7 @@ async def test_the_batched_clock_writes_are_fenced_room_by_room(database_url: st
     # The sweep stores many rooms' ``last_seen`` in one statement run once a room; each
     # run is fenced in the statement: a room another store took over keeps its time
     # (the old owner still has its token, as a stalled process would), the rest change.
-    clock = LeaseClock()
-    old = Store(database_url, lease=LEASE, lease_clock=clock)
-    new = Store(database_url, lease=LEASE, lease_clock=clock)
-    try:
+    async with two_stores(database_url) as (clock, old, new):
         kept = await old.create_room(new_room("KEEP"))
         taken = await old.create_room(new_room("TAKE"))
         before = {r.code: r.last_seen for r in await old.load_rooms()}
@@ -249,9 +254,6 @@ async def test_the_batched_clock_writes_are_fenced_room_by_room(database_url: st
         await set_last_seen_many(new, [(kept, 7.0), (taken, 8.0)])  # holds only TAKE
         seen = {r.code: r.last_seen for r in await new.load_rooms()}
         assert seen == {"KEEP": 5.0, "TAKE": 8.0}
-    finally:
-        await old.close()
-        await new.close()
 
 
 async def test_the_rooms_of_a_dead_process_of_this_machine_are_claimed_at_once(
