@@ -9,6 +9,9 @@ import asyncio
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
@@ -19,7 +22,7 @@ from unokit.client import GameClient
 from unokit.client.client import ActionRefused
 from unokit.server import protocol as P
 from unokit.server.app import create_app
-from unokit.server.metrics import Metrics
+from unokit.server.metrics import FAST, Metrics
 from unokit.server.settings import Settings, SettingsError
 
 
@@ -41,6 +44,30 @@ def test_two_servers_keep_their_own_counts() -> None:
     one.action("player", 0.001)
     assert value(one.render().decode(), "unokit_actions_total", origin="player") == 1
     assert value(two.render().decode(), "unokit_actions_total", origin="player") == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["player", "bot", "timeout"]),
+                          st.floats(-1.0, 10.0, allow_nan=False)), max_size=40))
+def test_actions_and_commits_read_as_prometheus_clients_own_would(
+        actions: list[tuple[str, float]]) -> None:
+    # counted on the loop without a lock, read out as prometheus_client's own Counter
+    # and Histogram (with the same buckets) would give them
+    metrics = Metrics()
+    registry = CollectorRegistry()
+    counter = Counter("unokit_actions", "", ["origin"], registry=registry)
+    histogram = Histogram("unokit_commit_seconds", "", buckets=FAST, registry=registry)
+    for origin, seconds in actions:
+        metrics.action(origin, seconds)
+        counter.labels(origin).inc()
+        histogram.observe(max(0.0, seconds))
+    ours = {k: v for k, v in samples(metrics.render().decode()).items()
+            if k[0].startswith(("unokit_actions", "unokit_commit"))}
+    theirs = {k: v for k, v in samples(generate_latest(registry).decode()).items()
+              if not k[0].endswith("_created")}
+    assert ours.keys() == theirs.keys()
+    for key, expected in theirs.items():
+        assert ours[key] == pytest.approx(expected), key
 
 
 def test_errors_are_counted_by_their_code_and_nothing_else_is() -> None:

@@ -3,7 +3,10 @@
 Each application has its own :class:`Metrics` (a private ``CollectorRegistry``, not
 ``prometheus_client``'s global one, so that several servers can live in one process).
 The rest of the server reports to it with one-line calls; what can be counted when
-``/metrics`` is read (rooms by status, connections by kind) is counted then.
+``/metrics`` is read (rooms by status, connections by kind) is counted then. What every
+action counts (its origin, its commit's time) is kept as plain numbers on the event loop
+and handed to the registry when ``/metrics`` is read (:class:`_ActionCounts`): no lock
+per action.
 
 ========================================  ==============================================
 ``unokit_rooms{status}``                  rooms in memory: lobby, playing, finished
@@ -35,7 +38,9 @@ True
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
+import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -48,8 +53,13 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 T = TypeVar("T")
 
@@ -89,16 +99,58 @@ class _Live(Collector):
         yield by_kind
 
 
+class _ActionCounts(Collector):
+    """``unokit_actions_total`` and ``unokit_commit_seconds``, counted on the event loop
+    (:meth:`Metrics.action`) and read as they stand when ``/metrics`` is read.
+
+    >>> counts = _ActionCounts()
+    >>> counts.add("player", 0.003)
+    >>> counts.add("player", 9.0)
+    >>> actions, commit = counts.collect()
+    >>> [(s.name, s.labels, s.value) for s in actions.samples]
+    [('unokit_actions_total', {'origin': 'player'}, 2.0)]
+    >>> [(s.labels["le"], s.value) for s in commit.samples if "le" in s.labels][3:5]
+    [('0.005', 1.0), ('0.01', 1.0)]
+    >>> [(s.name, s.value) for s in commit.samples if "le" not in s.labels]
+    [('unokit_commit_seconds_count', 2.0), ('unokit_commit_seconds_sum', 9.003)]
+    """
+
+    def __init__(self) -> None:
+        self.actions: dict[str, int] = {}
+        self.commits = [0] * (len(FAST) + 1)
+        """Commits by bucket: ``commits[i]`` took at most ``FAST[i]`` and more than the
+        bound before (the last: more than every bound)."""
+        self.commit_sum = 0.0
+
+    def add(self, origin: str, commit_seconds: float) -> None:
+        """One action of ``origin`` committed after ``commit_seconds``."""
+        actions = self.actions
+        actions[origin] = actions.get(origin, 0) + 1
+        seconds = max(0.0, commit_seconds)
+        self.commits[bisect.bisect_left(FAST, seconds)] += 1
+        self.commit_sum += seconds
+
+    def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
+        actions = CounterMetricFamily("unokit_actions", "Actions applied and committed, "
+                                      "by origin", labels=["origin"])
+        for origin, count in sorted(list(self.actions.items())):  # list(): one step
+            actions.add_metric([origin], float(count))
+        yield actions
+        cumulative = [float(c) for c in itertools.accumulate(list(self.commits))]
+        bounds = [floatToGoString(b) for b in FAST] + ["+Inf"]  # type: ignore[no-untyped-call]
+        yield HistogramMetricFamily(
+            "unokit_commit_seconds", "Seconds a room waited for an action's commit",
+            buckets=list(zip(bounds, cumulative, strict=True)), sum_value=self.commit_sum)
+
+
 class Metrics:
     """One server's metrics (see the module's table)."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.actions = Counter("unokit_actions", "Actions applied and committed, by origin",
-                               ["origin"], registry=r)
-        self.commit = Histogram("unokit_commit_seconds", "Seconds a room waited for an "
-                                "action's commit", buckets=FAST, registry=r)
+        self._action_counts = _ActionCounts()
+        r.register(self._action_counts)
         self.bot_decision = Histogram("unokit_bot_decision_seconds", "Seconds one server "
                                       "bot's decision took", buckets=FAST, registry=r)
         self.loop_lag = Histogram("unokit_event_loop_lag_seconds", "Seconds the event loop "
@@ -112,8 +164,6 @@ class Metrics:
                                       registry=r)
         self.open_sockets = 0
         """WebSocket connections open now (the server adds and takes away)."""
-        self._actions_of: dict[str, Any] = {}
-        """``actions``'s series of each origin (looked up once: an action counts it)."""
         self._live: _Live | None = None
         self._process: Info | None = None
 
@@ -147,11 +197,7 @@ class Metrics:
     # ------------------------------------------------------------ one-line hooks
     def action(self, origin: str, commit_seconds: float) -> None:
         """An action was committed after its room waited ``commit_seconds``."""
-        series = self._actions_of.get(origin)
-        if series is None:
-            series = self._actions_of[origin] = self.actions.labels(origin)
-        series.inc()
-        self.commit.observe(max(0.0, commit_seconds))
+        self._action_counts.add(origin, commit_seconds)
 
     @contextlib.contextmanager
     def bot_timer(self) -> Iterator[None]:
