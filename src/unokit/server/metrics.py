@@ -133,7 +133,7 @@ class _ActionCounts(Collector):
     def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
         actions = CounterMetricFamily("unokit_actions", "Actions applied and committed, "
                                       "by origin", labels=["origin"])
-        for origin, count in sorted(list(self.actions.items())):  # list(): one step
+        for origin, count in sorted(self.actions.items()):
             actions.add_metric([origin], float(count))
         yield actions
         cumulative = [float(c) for c in itertools.accumulate(list(self.commits))]
